@@ -1,0 +1,3 @@
+from streamspatial.cli import main
+
+main()

@@ -1,0 +1,61 @@
+"""Error types.
+
+Two kinds of failure matter to users and must never be confused:
+
+* :class:`StreamspatialError` and its subclasses are mistakes a user can make (a broken benchmark
+  file, a missing video, a bad config).  The CLI prints them as one line and exits with code 2.
+* :class:`CausalityError` is a bug: some code asked for a frame recorded after the query time.
+  It is deliberately *not* a user error so that it is never swallowed as one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, located as precisely as we can.
+
+    ``location`` is a line (``"line 12"``), a parquet row (``"row 3"``) or empty.
+    """
+
+    file: str
+    field: str
+    expected: str
+    item_id: str | None = None
+    location: str = ""
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.location:
+            where += f":{self.location.removeprefix('line ').removeprefix('row ')}"
+        parts = [where]
+        if self.item_id is not None:
+            parts.append(f"item {self.item_id}")
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        parts.append(self.expected)
+        return ": ".join(parts)
+
+
+class StreamspatialError(Exception):
+    """A mistake in user input; printed as one line by the CLI, exit code 2."""
+
+
+class InputError(StreamspatialError):
+    """A user input is invalid; carries every :class:`Problem` found, not just the first."""
+
+    def __init__(self, problems: list[Problem] | Problem | str):
+        if isinstance(problems, str):
+            problems = [Problem(file="", field="", expected=problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        first = str(self.problems[0]) if self.problems else "invalid input"
+        more = len(self.problems) - 1
+        super().__init__(first + (f" (and {more} more problem(s))" if more > 0 else ""))
+
+
+class CausalityError(RuntimeError):
+    """Something asked for content recorded after the query time.  Always a bug."""

@@ -1,0 +1,152 @@
+"""The unified item schema that every benchmark adapter produces.
+
+One :class:`Item` is one question about one video.  It is asked at one or more
+:class:`QueryPoint` s (Revisit Counting in OVO-S-Bench and every VCBench question ask the same
+question several times as the stream advances).  A query point is the unit the runner
+schedules, scores and records; its identity is ``(item.id, query.index)``.
+
+Evidence intervals and answers live here but must never reach a model request: only the
+offline oracle-evidence policy reads evidence, and it is labelled offline wherever it appears.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+LETTERS = string.ascii_uppercase[:7]  # A–G: up to seven options (OVO-S Revisit Counting)
+
+
+class AnswerType(StrEnum):
+    CHOICE = "choice"
+    NUMBER = "number"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Option(_Frozen):
+    """A lettered option: text, or an image (``data:image/png;base64,...``) for map options."""
+
+    letter: str
+    text: str | None = None
+    image: str | None = None
+
+    @field_validator("letter")
+    @classmethod
+    def _letter_in_range(cls, v: str) -> str:
+        if v not in LETTERS:
+            raise ValueError(f"expected an option letter A–G, got {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _has_content(self) -> Option:
+        if (self.text is None) == (self.image is None):
+            raise ValueError("an option has exactly one of text or image")
+        return self
+
+    @property
+    def is_image(self) -> bool:
+        return self.image is not None
+
+    def display(self) -> str:
+        """How the option reads in a prompt; image options are referred to by their letter."""
+        return self.text if self.text is not None else f"[map image {self.letter}]"
+
+
+class QueryPoint(_Frozen):
+    """One time at which the item's question is asked, with its answer and evidence.
+
+    ``answer`` is a letter for choice items and a number for number items.  ``evidence`` lists
+    ``(start, end)`` second intervals that lie strictly before ``time``.
+    """
+
+    index: int = Field(ge=0)
+    time: float = Field(ge=0)
+    answer: str | float
+    evidence: tuple[tuple[float, float], ...] = ()
+
+    @field_validator("time")
+    @classmethod
+    def _finite_time(cls, v: float) -> float:
+        if not math.isfinite(v):
+            raise ValueError("expected a finite time in seconds")
+        return v
+
+    @model_validator(mode="after")
+    def _evidence_before_query(self) -> QueryPoint:
+        for start, end in self.evidence:
+            if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end < start:
+                raise ValueError(f"expected evidence [start, end] with 0 ≤ start ≤ end, got "
+                                 f"[{start}, {end}]")
+            if end >= self.time and not (end == start == self.time == 0):
+                raise ValueError(f"expected evidence strictly before the query time "
+                                 f"{self.time}, got [{start}, {end}]")
+        return self
+
+
+class TaskLabels(_Frozen):
+    """A benchmark's task hierarchy for one item, coarse to fine.
+
+    The meaning of each level follows the benchmark's own tables: OVO-S level / main category /
+    subcategory / task type name; VCBench counting type / subtype; UCS-Bench category /
+    subcategory / qtype; S3-Bench task and format (Num or MC); VSI-Bench question type.
+    """
+
+    level: str | None = None
+    category: str | None = None
+    subcategory: str | None = None
+    task: str
+
+
+class Item(_Frozen):
+    """One question about one video, in the benchmark-independent form."""
+
+    benchmark: str
+    id: str
+    video: str  # path relative to the videos folder, or a frame folder
+    question: str
+    answer_type: AnswerType
+    options: tuple[Option, ...] = ()
+    queries: tuple[QueryPoint, ...]
+    task: TaskLabels
+    source: str | None = None  # source dataset (per-source tables)
+    depends_on: str | None = None  # earlier item whose *model* answer enters this prompt
+    intent: dict[str, Any] | None = None  # structured intent of generated items
+    explorable: bool = False  # simulator items whose agent may act in the environment
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Item:
+        if not self.queries:
+            raise ValueError("expected at least one query point")
+        indexes = [q.index for q in self.queries]
+        if indexes != list(range(len(indexes))):
+            raise ValueError("expected query indexes 0, 1, 2, … in order")
+        if self.answer_type is AnswerType.CHOICE:
+            letters = [o.letter for o in self.options]
+            if not letters:
+                raise ValueError("expected options for a choice item")
+            if letters != list(LETTERS[: len(letters)]):
+                raise ValueError(f"expected option letters A, B, C, … in order, got {letters}")
+            for q in self.queries:
+                if q.answer not in letters:
+                    raise ValueError(f"expected an answer among the options {''.join(letters)},"
+                                     f" got {q.answer!r}")
+        else:
+            for q in self.queries:
+                if isinstance(q.answer, str) or not math.isfinite(q.answer):
+                    raise ValueError(f"expected a finite numeric answer, got {q.answer!r}")
+        return self
+
+    @property
+    def letters(self) -> str:
+        return "".join(o.letter for o in self.options)
+
+    def query_key(self, index: int) -> tuple[str, int]:
+        return (self.id, index)
