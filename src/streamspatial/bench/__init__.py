@@ -1,0 +1,43 @@
+"""Benchmark adapters: read released files into Items, validate them, prompt, score.
+
+Formats: ``ovos`` (OVO-S-Bench), ``vcbench`` (VCBench), ``ucs`` (UCS-Bench), ``s3`` (our
+S3-Bench JSONL) and ``vsibench`` (VSI-Bench).  Start with :func:`load_benchmark`.
+"""
+
+from streamspatial.bench.base import BenchmarkAdapter, LoadResult, ScoringSpec
+from streamspatial.bench.ovos import OvosAdapter, write_ovos_jsonl
+from streamspatial.bench.prompts import frame_caption
+from streamspatial.bench.registry import (
+    ADAPTERS,
+    FORMATS,
+    check_benchmark,
+    detect_format,
+    get_adapter,
+    load_benchmark,
+)
+from streamspatial.bench.s3 import S3Adapter, S3Line, write_s3_jsonl
+from streamspatial.bench.ucs import UCSAdapter
+from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
+from streamspatial.bench.vsibench import VSIBenchAdapter
+
+__all__ = [
+    "ADAPTERS",
+    "FORMATS",
+    "BenchmarkAdapter",
+    "LoadResult",
+    "OvosAdapter",
+    "S3Adapter",
+    "S3Line",
+    "ScoringSpec",
+    "UCSAdapter",
+    "VCBenchAdapter",
+    "VSIBenchAdapter",
+    "check_benchmark",
+    "detect_format",
+    "frame_caption",
+    "get_adapter",
+    "load_benchmark",
+    "write_ovos_jsonl",
+    "write_s3_jsonl",
+    "write_vcbench_jsonl",
+]

@@ -1,0 +1,77 @@
+"""The adapter interface every benchmark format implements.
+
+An adapter reads a file *as released* into unified :class:`~streamspatial.core.Item` s,
+collecting every problem rather than stopping at the first, writes the benchmark's own prompt
+for a query point, and says how its answers are scored and tabulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from streamspatial.core.errors import Problem
+from streamspatial.core.schema import Item, QueryPoint
+
+
+@dataclass(frozen=True)
+class ScoringSpec:
+    """How a benchmark scores and tabulates.
+
+    ``invalid``: what an unparseable answer counts as — ``"wrong"`` (OVO-S-Bench: it stays in
+    every denominator) or ``"exclude"`` (VCBench: left out of the metric, invalid rate
+    reported).  ``number_metric``: ``"mra"`` (S3-Bench, VSI-Bench), ``"gpa"`` (VCBench counting
+    trajectories) or ``"exact"``.  ``table``: the layout of the paper's results table.
+    """
+
+    invalid: Literal["wrong", "exclude"] = "wrong"
+    number_metric: Literal["mra", "gpa", "exact"] = "mra"
+    table: str = "generic"
+
+
+@dataclass
+class LoadResult:
+    items: list[Item] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    # Where each item was read from ("line 12", "row 3"), so later checks (videos) can point
+    # at the exact place in the file.
+    locations: dict[str, str] = field(default_factory=dict)
+
+
+class BenchmarkAdapter(Protocol):
+    name: str  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench
+    scoring: ScoringSpec
+
+    def sniff(self, path: Path) -> bool:
+        """True when ``path`` looks like this format (used by ``--format auto``)."""
+        ...
+
+    def load(self, path: Path) -> LoadResult:
+        """Read and validate the whole file; never raises for bad content."""
+        ...
+
+    def video_path(self, item: Item, videos: Path) -> Path:
+        """Where the item's video (or 1 fps frame folder) is under ``videos``."""
+        ...
+
+    def prompt(
+        self,
+        item: Item,
+        query: QueryPoint,
+        *,
+        variant: Literal["default", "cot"] = "default",
+        text_only: bool = False,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> str:
+        """The benchmark's own prompt text for one query point.
+
+        ``prior_answers`` maps an item id to the *model's* earlier answer (S3-Bench multi-turn
+        chains); ground truth never enters a prompt.
+        """
+        ...
+
+    def system_prompt(self, item: Item) -> str | None:
+        """The benchmark's system prompt, if its protocol has one (S3-Bench does)."""
+        ...

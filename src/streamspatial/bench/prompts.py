@@ -1,0 +1,181 @@
+"""The benchmarks' own prompt texts, verbatim where a paper gives them.
+
+Every template has a text-only form that never mentions frames (the blind baselines).  Frame
+times are not part of these texts: the request builder puts :func:`frame_caption` before each
+image, so the model is told when every frame was recorded whatever the sampling policy.
+
+Sources: OVO-S-Bench default and chain-of-thought templates (seed 000 App. G.5); VCBench query
+format (seed 001 §4.1 / App. B.1); S3-Bench system prompt (seed 004 App. 1.1 — the paper says
+the answer formats "were predefined in the prompts" without printing them, so the format
+instructions are ours); UCS-Bench's prompts (seed 003 App. D.5) are figures not reproduced in
+the text, so its template is ours, in the OVO-S style; VSI-Bench uses its public evaluation
+prompts (pre-prompt and the two post-prompts of its lmms-eval task).
+
+The seed's text renders the OVO-S example letters as ‘‘A’’ — LaTeX's typeset double quotes —
+so the template sends plain double quotes: (e.g., "A" or "B").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from streamspatial.core.schema import Option
+
+
+def frame_caption(t: float) -> str:
+    """The line put before each image in a request: ``"Frame at 12.5 s:"``."""
+    return f"Frame at {format_seconds(t)} s:"
+
+
+def format_seconds(t: float) -> str:
+    """Seconds with at most two decimals and no trailing zeros: 12.5, 3, 0.25."""
+    text = f"{t:.2f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
+def options_text(options: Sequence[Option]) -> str:
+    """One option per line, ``"A. text"``; image options name their letter (image attached)."""
+    return "\n".join(f"{o.letter}. {o.display()}" for o in options)
+
+
+# --- OVO-S-Bench (seed 000, App. G.5) ------------------------------------------------------
+
+OVOS_HEADER = (
+    "You are evaluating a video understanding task. Based on the video frames provided, "
+    "answer the following multiple choice question."
+)
+OVOS_HEADER_TEXT_ONLY = (
+    "You are evaluating a video understanding task. Answer the following multiple choice question."
+)
+OVOS_BODY = "Question: {question}\nOptions:\n{options_text}\n"
+OVOS_INSTRUCTIONS_DEFAULT = (
+    "Instructions:\n"
+    '- Respond with ONLY the letter of your answer (e.g., "A" or "B").\n'
+    "- Do not include any explanation or additional text.\n"
+    "Your answer:"
+)
+OVOS_INSTRUCTIONS_COT = (
+    "Instructions:\n"
+    "- Think step by step about the spatial relationships and scene content shown in the "
+    "frames.\n"
+    "- After your reasoning, output your final answer on a new line in the format: Answer: X"
+)
+OVOS_INSTRUCTIONS_COT_TEXT_ONLY = (
+    "Instructions:\n"
+    "- Think step by step about the spatial relationships and scene content described in the "
+    "question.\n"
+    "- After your reasoning, output your final answer on a new line in the format: Answer: X"
+)
+
+
+def ovos_prompt(
+    question: str, options: Sequence[Option], *, cot: bool = False, text_only: bool = False
+) -> str:
+    header = OVOS_HEADER_TEXT_ONLY if text_only else OVOS_HEADER
+    if cot:
+        instructions = OVOS_INSTRUCTIONS_COT_TEXT_ONLY if text_only else OVOS_INSTRUCTIONS_COT
+    else:
+        instructions = OVOS_INSTRUCTIONS_DEFAULT
+    body = OVOS_BODY.format(question=question, options_text=options_text(options))
+    return f"{header}\n{body}{instructions}"
+
+
+# --- VCBench (seed 001, §4.1) --------------------------------------------------------------
+
+VCBENCH_TEMPLATE = (
+    "Based on the video content up to this moment, {question} Please answer with a single number."
+)
+VCBENCH_TEMPLATE_TEXT_ONLY = "{question} Please answer with a single number."
+
+
+def vcbench_prompt(question: str, *, text_only: bool = False) -> str:
+    template = VCBENCH_TEMPLATE_TEXT_ONLY if text_only else VCBENCH_TEMPLATE
+    return template.format(question=question.strip())
+
+
+# --- UCS-Bench (seed 003; template ours) ----------------------------------------------------
+
+UCS_HEADER = (
+    "You are the camera wearer of this egocentric video. The frames show what you have seen "
+    "up to now, the last one being your current view. Answer the following multiple choice "
+    "question about your surroundings from your own current position and orientation."
+)
+UCS_HEADER_TEXT_ONLY = (
+    "You are the camera wearer of an egocentric video. Answer the following multiple choice "
+    "question about your surroundings from your own current position and orientation."
+)
+
+
+def ucs_prompt(
+    question: str,
+    options: Sequence[Option],
+    query_time: float,
+    *,
+    cot: bool = False,
+    text_only: bool = False,
+) -> str:
+    header = UCS_HEADER_TEXT_ONLY if text_only else UCS_HEADER
+    when = f"The question is asked at {format_seconds(query_time)} s into the video.\n"
+    if cot:
+        instructions = OVOS_INSTRUCTIONS_COT_TEXT_ONLY if text_only else OVOS_INSTRUCTIONS_COT
+    else:
+        instructions = OVOS_INSTRUCTIONS_DEFAULT
+    body = OVOS_BODY.format(question=question, options_text=options_text(options))
+    return f"{header}\n{when}{body}{instructions}"
+
+
+# --- S3-Bench (seed 004, App. 1.1) ----------------------------------------------------------
+
+S3_SYSTEM_PROMPT = (
+    "You are a spatial understanding agent; based on the observed spatial information, answer "
+    "the corresponding questions."
+)
+S3_FORMAT_NUM = (
+    "Answer with a single number only (distances and lengths in meters, areas in square "
+    "meters, durations in seconds), without units or explanation."
+)
+S3_FORMAT_MC = "Answer with only the letter of the correct option."
+S3_TIME_LINE = "The question is asked at {t} s into the video stream."
+
+
+def s3_prompt(
+    question: str,
+    options: Sequence[Option],
+    query_time: float,
+    *,
+    numeric: bool,
+    cot: bool = False,
+    text_only: bool = False,
+) -> str:
+    lines = []
+    if not text_only:
+        lines.append(S3_TIME_LINE.format(t=format_seconds(query_time)))
+    lines.append(f"Question: {question}")
+    if options:
+        lines.append("Options:\n" + options_text(options))
+    fmt = S3_FORMAT_NUM if numeric else S3_FORMAT_MC
+    if cot:
+        fmt = (
+            "Think step by step, then give your final answer on a new line in the format: "
+            "Answer: X. " + fmt
+        )
+    lines.append(fmt)
+    return "\n".join(lines)
+
+
+# --- VSI-Bench (its public evaluation prompts) ----------------------------------------------
+
+VSI_PRE_PROMPT = "These are frames of a video."
+VSI_MC_POST = "Answer with the option's letter from the given choices directly."
+VSI_NUM_POST = "Please answer the question using a single word or phrase."
+
+
+def vsibench_prompt(
+    question: str, options: Sequence[Option], *, numeric: bool, text_only: bool = False
+) -> str:
+    parts = [] if text_only else [VSI_PRE_PROMPT]
+    parts.append(question)
+    if options:
+        parts.append("Options:\n" + options_text(options))
+    parts.append(VSI_NUM_POST if numeric else VSI_MC_POST)
+    return "\n".join(parts)

@@ -1,0 +1,165 @@
+"""Finding the adapter for a file, loading it, and checking its videos.
+
+``load_benchmark`` is what the rest of the system calls: it returns only when the whole file
+(and, given ``videos``, every video it names) is sound, and otherwise raises one
+:class:`~streamspatial.core.errors.InputError` carrying every problem.  ``check_benchmark`` is
+the same work without raising, for ``streamspatial validate``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamspatial.core.errors import InputError, Problem, StreamspatialError
+from streamspatial.core.schema import Item
+
+from .base import BenchmarkAdapter, LoadResult
+from .ovos import OvosAdapter
+from .s3 import S3Adapter
+from .ucs import UCSAdapter
+from .vcbench import VCBenchAdapter
+from .vsibench import QUERY_AT_END, VSIBenchAdapter, at_end
+
+ADAPTERS: dict[str, BenchmarkAdapter] = {
+    a.name: a
+    for a in (OvosAdapter(), VCBenchAdapter(), UCSAdapter(), S3Adapter(), VSIBenchAdapter())
+}
+FORMATS = ("auto", *ADAPTERS)
+
+
+def get_adapter(name: str) -> BenchmarkAdapter:
+    try:
+        return ADAPTERS[name]
+    except KeyError:
+        raise StreamspatialError(
+            f"unknown benchmark format {name!r}; expected one of {', '.join(FORMATS)}"
+        ) from None
+
+
+def detect_format(path: Path) -> str:
+    """The format name of ``path``, judged from its first record or its parquet columns."""
+    path = Path(path)
+    _check_file(path)
+    matches = [name for name, a in ADAPTERS.items() if a.sniff(path)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise InputError(
+            Problem(
+                str(path),
+                "",
+                "could not tell the benchmark format from the "
+                "first record; pass --format " + "|".join(ADAPTERS),
+            )
+        )
+    raise InputError(
+        Problem(
+            str(path),
+            "",
+            f"the file looks like several formats ({', '.join(matches)}); pass --format",
+        )
+    )
+
+
+def check_benchmark(
+    path: Path, format: str = "auto", videos: Path | None = None
+) -> tuple[BenchmarkAdapter, LoadResult]:
+    """Load and validate everything; problems are returned, not raised.
+
+    Raises only when the file cannot be read at all or its format is unknown.
+    """
+    path = Path(path)
+    _check_file(path)
+    adapter = get_adapter(detect_format(path) if format == "auto" else format)
+    result = adapter.load(path)
+    if videos is not None:
+        result.items = check_videos(adapter, result, Path(videos), str(path))
+    return adapter, result
+
+
+def load_benchmark(
+    path: Path, format: str = "auto", videos: Path | None = None
+) -> tuple[BenchmarkAdapter, list[Item]]:
+    """The adapter and the items of a sound benchmark file; InputError with all problems else."""
+    adapter, result = check_benchmark(path, format, videos)
+    if result.problems:
+        raise InputError(result.problems)
+    return adapter, result.items
+
+
+def check_videos(
+    adapter: BenchmarkAdapter, result: LoadResult, videos: Path, file: str
+) -> list[Item]:
+    """Probe each distinct video once; report missing or unreadable videos and query times
+    past the end.  Returns the items with end-of-video query times resolved (VSI-Bench)."""
+    if not videos.is_dir():
+        raise StreamspatialError(f"{videos}: videos folder not found")
+    durations: dict[Path, float | None] = {}
+    out: list[Item] = []
+    for item in result.items:
+        where = result.locations.get(item.id, "")
+        vpath = adapter.video_path(item, videos)
+        if vpath not in durations:
+            try:
+                durations[vpath] = video_duration(vpath)
+            except StreamspatialError as exc:
+                durations[vpath] = None
+                result.problems.append(
+                    Problem(
+                        file, "video", f"{vpath}: {_reason(exc)}", item_id=item.id, location=where
+                    )
+                )
+        duration = durations[vpath]
+        if duration is None:
+            out.append(item)
+            continue
+        if item.meta.get(QUERY_AT_END):
+            item = at_end(item, duration)
+        for q in item.queries:
+            if q.time > duration + 1e-6:
+                field = "query_times" if len(item.queries) > 1 else "query_time"
+                result.problems.append(
+                    Problem(
+                        file,
+                        f"{field}[{q.index}]" if len(item.queries) > 1 else field,
+                        f"expected a query time within the video ({duration:g} s), "
+                        f"got {q.time:g} s",
+                        item_id=item.id,
+                        location=where,
+                    )
+                )
+        out.append(item)
+    return out
+
+
+def video_duration(path: Path) -> float:
+    """Seconds of a video file, or of a 1 fps frame folder (one second per frame)."""
+    # Imported here: bench must not decode video, and only this optional check touches it.
+    from streamspatial.video.sources import probe_duration
+
+    return probe_duration(path)
+
+
+def _reason(exc: StreamspatialError) -> str:
+    if isinstance(exc, InputError) and exc.problems:
+        return exc.problems[0].expected
+    return str(exc)
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise StreamspatialError(f"{path}: file not found")
+    if path.is_dir():
+        raise StreamspatialError(f"{path}: is a folder; expected a benchmark file")
+
+
+__all__ = [
+    "ADAPTERS",
+    "FORMATS",
+    "check_benchmark",
+    "check_videos",
+    "detect_format",
+    "get_adapter",
+    "load_benchmark",
+    "video_duration",
+]

@@ -1,0 +1,323 @@
+"""S3-Bench (seed 004): our JSONL for its 16 task types and 3 multi-turn chains.
+
+S3-Bench is unreleased, so this module *defines* its file format (documented in
+``docs/benchmarks.md``); the simulator writes it with :func:`write_s3_jsonl`.  One JSON object
+per line, validated by :class:`S3Line`:
+
+``id, video, task, format ("num" | "mc"), question, options (mc only: a list of option texts,
+lettered A, B, … in order), query_time, answer (a number, or a letter for mc), evidence
+([[start, end], …], strictly before query_time), depends_on, intent, explorable, source``.
+
+A multi-turn chain (App. 3.2) links a second turn to its first with ``depends_on``: the *model's*
+answer to the earlier turn replaces the ``{prev_answer}`` placeholder in the later question,
+never the ground truth.  The earlier turn must come earlier in the file, on the same video, at
+an earlier query time.  Numeric answers are scored with MRA.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
+
+from . import prompts
+from ._items import IdRegistry, build_item, evidence_before
+from ._rows import Row, first_keys, read_jsonl
+from .base import LoadResult, ScoringSpec
+
+PREV_ANSWER = "{prev_answer}"
+
+# Table 1 of seed 004: task → (domain, answer format).
+TASKS: dict[str, tuple[str, Literal["num", "mc"]]] = {
+    "camera_displacement": ("Ego-centric", "num"),
+    "current_room_area": ("Ego-centric", "num"),
+    "cam_obj_distance": ("Ego-centric", "num"),
+    "identification_closest": ("Ego-centric", "mc"),
+    "camera_motion_target": ("Ego-centric", "mc"),
+    "attribute": ("Spatial Relation", "num"),
+    "spatial_distance": ("Spatial Relation", "num"),
+    "area": ("Spatial Relation", "num"),
+    "count": ("Spatial Relation", "num"),
+    "sequence": ("Spatial Relation", "mc"),
+    "spatial_proximity": ("Spatial Relation", "mc"),
+    "relative_orientation": ("Spatial Relation", "mc"),
+    "sequence_identification": ("Spatial Relation", "mc"),
+    "tem_spatial_distance_ref": ("Temporal Dependency", "num"),
+    "tem_cam_obj_distance_ref": ("Temporal Dependency", "num"),
+    "tem_horizontal_direction": ("Temporal Dependency", "mc"),
+}
+# App. 3.2: the second turn of each chain and the task its first turn must be.
+CHAINS: dict[str, str] = {
+    "tem_horizontal_direction": "sequence_identification",  # chronological dependency
+    "tem_spatial_distance_ref": "identification_closest",  # spatial superlative dependency
+    "tem_cam_obj_distance_ref": "camera_motion_target",  # camera motion dependency
+}
+
+
+class S3Line(BaseModel):
+    """One line of an S3-Bench JSONL file."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str = Field(min_length=1)
+    video: str = Field(min_length=1)
+    task: str
+    format: Literal["num", "mc"]
+    question: str = Field(min_length=1)
+    options: list[str] | None = None
+    query_time: float = Field(ge=0)
+    answer: float | int | str
+    evidence: list[tuple[float, float]] = Field(default_factory=list)
+    depends_on: str | None = None
+    intent: dict[str, Any] | None = None
+    explorable: bool = False
+    source: str | None = None  # where the video comes from (e.g. the simulator)
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, v: str) -> str:
+        if v not in TASKS:
+            raise ValueError(f"expected one of the 16 S3-Bench tasks, got {v!r}")
+        return v
+
+    @field_validator("query_time", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool):
+            return float(v)
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("expected a finite time in seconds")
+        return v
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _pairs(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            return [
+                tuple(float(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in e)
+                if isinstance(e, list)
+                else e
+                for e in v
+            ]
+        return v
+
+
+class S3Adapter:
+    name = "s3"
+    scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="s3")
+
+    def sniff(self, path: Path) -> bool:
+        keys = first_keys(path)
+        return {"task", "format", "query_time", "answer", "video"} <= keys
+
+    def load(self, path: Path) -> LoadResult:
+        result = LoadResult()
+        ids = IdRegistry()
+        earlier: dict[str, Item] = {}
+        for loc, rec in read_jsonl(path, result.problems):
+            row = Row(rec, str(path), loc, result.problems)
+            item = _item(row, ids, earlier)
+            if item is not None:
+                earlier[item.id] = item
+                result.items.append(item)
+                result.locations[item.id] = loc
+        return result
+
+    def video_path(self, item: Item, videos: Path) -> Path:
+        return videos / item.video
+
+    def prompt(
+        self,
+        item: Item,
+        query: QueryPoint,
+        *,
+        variant: Literal["default", "cot"] = "default",
+        text_only: bool = False,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> str:
+        question = item.question
+        if item.depends_on is not None:
+            if prior_answers is None or item.depends_on not in prior_answers:
+                raise StreamspatialError(
+                    f"item {item.id}: its prompt needs the model's answer to item "
+                    f"{item.depends_on}, which was not given (run the earlier turn first)"
+                )
+            question = question.replace(PREV_ANSWER, str(prior_answers[item.depends_on]))
+        return prompts.s3_prompt(
+            question,
+            item.options,
+            query.time,
+            numeric=item.answer_type is AnswerType.NUMBER,
+            cot=variant == "cot",
+            text_only=text_only,
+        )
+
+    def system_prompt(self, item: Item) -> str | None:
+        return prompts.S3_SYSTEM_PROMPT
+
+
+def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
+    raw_id = row.data.get("id")
+    row.item_id = str(raw_id) if isinstance(raw_id, str | int) else None
+    try:
+        line = S3Line.model_validate(row.data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "(line)"
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "missing":
+                msg = "missing"
+            elif err["type"] == "extra_forbidden":
+                msg = "unknown field"
+            got = err.get("input")
+            if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(
+                got, dict
+            ):
+                msg += f", got {json.dumps(got, default=str)[:40]}"
+            row.problem(where, msg)
+        return None
+    ids.check(row, "id", line.id)
+    domain, fmt = TASKS[line.task]
+    if line.format != fmt:
+        row.problem(
+            "format",
+            f"expected {fmt!r} for task {line.task} (seed 004 Table 1), got {line.format!r}",
+        )
+    options: tuple[Option, ...] = ()
+    answer: float | str | None = None
+    if line.format == "mc":
+        if not line.options or not 2 <= len(line.options) <= len(LETTERS):
+            row.problem(
+                "options",
+                f"expected 2–{len(LETTERS)} options for a multiple-choice "
+                f"task, got {len(line.options or [])}",
+            )
+        else:
+            options = tuple(Option(letter=LETTERS[i], text=t) for i, t in enumerate(line.options))
+            letters = LETTERS[: len(options)]
+            if not isinstance(line.answer, str) or line.answer not in letters:
+                row.problem(
+                    "answer", f"expected a letter among the options {letters}, got {line.answer!r}"
+                )
+            else:
+                answer = line.answer
+    else:
+        if line.options:
+            row.problem("options", "expected no options for a numeric task")
+        if isinstance(line.answer, str) or not math.isfinite(line.answer):
+            row.problem("answer", f"expected a number, got {line.answer!r}")
+        else:
+            answer = float(line.answer)
+    for i, (s, e) in enumerate(line.evidence):
+        if not (math.isfinite(s) and math.isfinite(e)) or s < 0 or e < s:
+            row.problem(
+                f"evidence[{i}]", f"expected [start, end] with 0 ≤ start ≤ end, got [{s}, {e}]"
+            )
+    evidence_before(row, "evidence", list(line.evidence), line.query_time)
+    _check_chain(row, line, earlier)
+    if not row.ok:
+        return None
+    return build_item(
+        row,
+        benchmark="s3",
+        id=line.id,
+        video=line.video,
+        question=line.question,
+        answer_type=AnswerType.NUMBER if line.format == "num" else AnswerType.CHOICE,
+        options=options,
+        queries=(
+            QueryPoint(index=0, time=line.query_time, answer=answer, evidence=tuple(line.evidence)),
+        ),
+        task=TaskLabels(
+            category=domain, subcategory="Num" if fmt == "num" else "MC", task=line.task
+        ),
+        source=line.source,
+        depends_on=line.depends_on,
+        intent=line.intent,
+        explorable=line.explorable,
+    )
+
+
+def _check_chain(row: Row, line: S3Line, earlier: dict[str, Item]) -> None:
+    has_slot = PREV_ANSWER in line.question
+    if line.depends_on is None:
+        if line.task in CHAINS:
+            row.problem(
+                "depends_on",
+                f"expected the id of the earlier {CHAINS[line.task]} turn "
+                f"this {line.task} question refers to",
+            )
+        if has_slot:
+            row.problem("question", f"{PREV_ANSWER} is only allowed with depends_on")
+        return
+    first = earlier.get(line.depends_on)
+    if first is None:
+        row.problem("depends_on", f"expected the id of an earlier line, got {line.depends_on!r}")
+        return
+    if not has_slot:
+        row.problem(
+            "question",
+            f"expected the placeholder {PREV_ANSWER} where the earlier turn's answer goes",
+        )
+    if first.video != line.video:
+        row.problem(
+            "depends_on",
+            f"expected a turn on the same video {line.video!r}, got one on {first.video!r}",
+        )
+    if first.queries[0].time > line.query_time:
+        row.problem(
+            "depends_on",
+            f"expected the earlier turn to be asked no later than "
+            f"{line.query_time:g} s, got {first.queries[0].time:g} s",
+        )
+    want = CHAINS.get(line.task)
+    if want is not None and first.task.task != want:
+        row.problem(
+            "depends_on", f"expected a {want} turn before {line.task}, got {first.task.task}"
+        )
+
+
+def to_s3_record(item: Item) -> dict[str, Any]:
+    fmt = "num" if item.answer_type is AnswerType.NUMBER else "mc"
+    if len(item.queries) != 1:
+        raise ValueError(f"item {item.id}: S3-Bench items have exactly one query point")
+    q = item.queries[0]
+    if any(o.text is None for o in item.options):
+        raise ValueError(f"item {item.id}: S3-Bench options are text")
+    rec: dict[str, Any] = {
+        "id": item.id,
+        "video": item.video,
+        "task": item.task.task,
+        "format": fmt,
+        "question": item.question,
+    }
+    if fmt == "mc":
+        rec["options"] = [o.text for o in item.options]
+    rec["query_time"] = q.time
+    rec["answer"] = q.answer
+    rec["evidence"] = [list(s) for s in q.evidence]
+    if item.depends_on is not None:
+        rec["depends_on"] = item.depends_on
+    if item.intent is not None:
+        rec["intent"] = item.intent
+    rec["explorable"] = item.explorable
+    if item.source is not None:
+        rec["source"] = item.source
+    return rec
+
+
+def write_s3_jsonl(items: Iterable[Item], path: Path) -> None:
+    """Write items as S3-Bench JSONL (earlier turns must come before the turns that use them)."""
+    with Path(path).open("w", encoding="utf-8") as f:
+        for item in items:
+            f.write(json.dumps(to_s3_record(item), ensure_ascii=False) + "\n")
+
+
+__all__ = ["CHAINS", "PREV_ANSWER", "TASKS", "S3Adapter", "S3Line", "write_s3_jsonl"]

@@ -1,0 +1,143 @@
+"""VSI-Bench (``nyu-visionx/VSI-Bench`` parquet): questions asked at the end of the video.
+
+Columns ``id, dataset, scene_name, question_type, question, options, ground_truth``; the video
+is ``<videos>/<dataset>/<scene_name>.mp4``.  The query time is the end of the video, which a
+benchmark file cannot know.  Items are therefore loaded with query time 0.0 and
+``meta["query_at_end"] = True``; :func:`streamspatial.bench.registry.load_benchmark` replaces
+that with the video's duration when it is given ``videos``.  A runner that somehow skipped the
+resolution would show the model no frames at all — it fails closed, never showing the future.
+Numeric question types are scored with MRA, the others by accuracy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
+
+from . import prompts
+from ._items import IdRegistry, build_item, options_from_list
+from ._rows import Row, first_keys, read_parquet
+from .base import LoadResult, ScoringSpec
+
+COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
+NUMERIC_TYPES = (
+    "object_counting",
+    "object_abs_distance",
+    "object_size_estimation",
+    "room_size_estimation",
+)
+QUERY_AT_END = "query_at_end"
+
+
+class VSIBenchAdapter:
+    name = "vsibench"
+    scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="vsibench")
+
+    def sniff(self, path: Path) -> bool:
+        return path.suffix == ".parquet" and {"scene_name", "ground_truth"} <= first_keys(path)
+
+    def load(self, path: Path) -> LoadResult:
+        result = LoadResult()
+        ids = IdRegistry()
+        for loc, rec in read_parquet(path, result.problems, COLUMNS):
+            row = Row(rec, str(path), loc, result.problems)
+            item = _item(row, ids)
+            if item is not None:
+                result.items.append(item)
+                result.locations[item.id] = loc
+        return result
+
+    def video_path(self, item: Item, videos: Path) -> Path:
+        return videos / item.video
+
+    def prompt(
+        self,
+        item: Item,
+        query: QueryPoint,
+        *,
+        variant: Literal["default", "cot"] = "default",
+        text_only: bool = False,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> str:
+        return prompts.vsibench_prompt(
+            item.question,
+            item.options,
+            numeric=item.answer_type is AnswerType.NUMBER,
+            text_only=text_only,
+        )
+
+    def system_prompt(self, item: Item) -> str | None:
+        return None
+
+
+def _item(row: Row, ids: IdRegistry) -> Item | None:
+    item_id = row.ident("id")
+    row.item_id = item_id
+    if item_id is not None:
+        ids.check(row, "id", item_id)
+    dataset = row.str("dataset")
+    scene = row.str("scene_name")
+    qtype = row.str("question_type")
+    question = row.str("question")
+    numeric = qtype in NUMERIC_TYPES
+    truth = row.data.get("ground_truth")
+    options: Any = ()
+    answer: float | str | None = None
+    if numeric:
+        answer = _number(truth)
+        if answer is None:
+            row.problem("ground_truth", f"expected a number for {qtype}, got {truth!r}")
+    else:
+        raw = row.list("options")
+        if raw is not None:
+            options = options_from_list(row, "options", raw)
+        letters = "".join(o.letter for o in options) if options else ""
+        if not isinstance(truth, str) or truth.strip().upper() not in (letters or "?"):
+            row.problem(
+                "ground_truth", f"expected a letter among the options {letters}, got {truth!r}"
+            )
+        else:
+            answer = truth.strip().upper()
+    if not row.ok:
+        return None
+    return build_item(
+        row,
+        benchmark="vsibench",
+        id=item_id,
+        video=f"{dataset}/{scene}.mp4",
+        question=question,
+        answer_type=AnswerType.NUMBER if numeric else AnswerType.CHOICE,
+        options=options or (),
+        queries=(QueryPoint(index=0, time=0.0, answer=answer),),
+        task=TaskLabels(category="numeric" if numeric else "multiple-choice", task=qtype),
+        source=dataset,
+        meta={QUERY_AT_END: True, "scene_name": scene},
+    )
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        f = float(v)
+    elif isinstance(v, str):
+        try:
+            f = float(v.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return f if f == f and f not in (float("inf"), float("-inf")) else None
+
+
+def at_end(item: Item, duration: float) -> Item:
+    """The item with its query time set to the end of its video."""
+    q = item.queries[0].model_copy(update={"time": duration})
+    meta = {**item.meta, QUERY_AT_END: False}
+    return item.model_copy(update={"queries": (q,), "meta": meta})
+
+
+__all__ = ["NUMERIC_TYPES", "QUERY_AT_END", "VSIBenchAdapter", "at_end"]
