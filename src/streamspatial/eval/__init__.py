@@ -1,0 +1,68 @@
+"""Evaluation: answer extraction, metrics and per-paper tables (the runner lives beside them).
+
+The public names here are the stable surface; submodules hold the details.
+"""
+
+from streamspatial.eval.aggregate import (
+    ScoredQuery,
+    Table,
+    Trajectory,
+    generic_table,
+    ovos_table,
+    paper_table,
+    per_source_table,
+    s3_table,
+    ucs_table,
+    vcbench_table,
+    vcbench_trajectories,
+    vsibench_table,
+)
+from streamspatial.eval.extract import (
+    ChoiceExtraction,
+    extract_action,
+    extract_choice,
+    extract_choice_detailed,
+    extract_number,
+    strip_thinking,
+)
+from streamspatial.eval.metrics import (
+    MRA_THRESHOLDS,
+    accuracy,
+    compression_ratio,
+    evidence_recall,
+    gaussian_precision_accuracy,
+    mean_relative_accuracy,
+    monotonicity_consistency,
+    score_prediction,
+    update_direction_accuracy,
+)
+
+__all__ = [
+    "MRA_THRESHOLDS",
+    "ChoiceExtraction",
+    "ScoredQuery",
+    "Table",
+    "Trajectory",
+    "accuracy",
+    "compression_ratio",
+    "evidence_recall",
+    "extract_action",
+    "extract_choice",
+    "extract_choice_detailed",
+    "extract_number",
+    "gaussian_precision_accuracy",
+    "generic_table",
+    "mean_relative_accuracy",
+    "monotonicity_consistency",
+    "ovos_table",
+    "paper_table",
+    "per_source_table",
+    "s3_table",
+    "score_prediction",
+    "strip_thinking",
+    "ucs_table",
+    "update_direction_accuracy",
+    "vcbench_table",
+    "vcbench_trajectories",
+    "vsibench_table",
+]
