@@ -1,0 +1,299 @@
+"""OpenAI-compatible chat completions over httpx: the path to vLLM, SGLang, LMDeploy and APIs.
+
+Why httpx and not the ``openai`` package: we need exact control of the body (images as data
+URLs built straight from cached JPEG bytes, arbitrary pass-through fields such as
+``chat_template_kwargs``), of retries (``Retry-After`` as seconds *or* HTTP date, retries on
+malformed bodies and empty ``choices``) and of what reaches logs, and httpx is already a core
+dependency.  A failed call never raises: it comes back as ``ModelResponse(error=...)`` so the
+runner records it and scores it wrong instead of losing the query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import email.utils
+import json
+import logging
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.models.types import (
+    GenerationParams,
+    ImagePart,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+)
+
+log = logging.getLogger(__name__)
+
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_RETRY_STATUS = {408, 409, 425, 429}
+
+
+class _Secret:
+    """Holds the API key so that no repr, log line or traceback local ever shows it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def mask(self, text: str) -> str:
+        return text.replace(self._value, "***") if self._value else text
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+    __str__ = __repr__
+
+
+@dataclass
+class BackendStats:
+    """Counters for progress bars and tests: how many HTTP attempts, retries and failures."""
+
+    requests: int = 0
+    attempts: int = 0
+    retries: int = 0
+    failures: int = 0
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, when.timestamp() - now)
+
+
+def data_url(image: ImagePart) -> str:
+    """The image as a base64 data URL, from its bytes as they are (no re-encoding)."""
+    return f"data:{image.mime};base64,{base64.b64encode(image.jpeg).decode('ascii')}"
+
+
+def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """One user message interleaving text and image parts, after an optional system message."""
+    content: list[dict[str, Any]] = []
+    for part in request.parts:
+        if isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+        else:
+            content.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    messages.append({"role": "user", "content": content})
+    return messages
+
+
+def build_body(model: str, request: ModelRequest, defaults: GenerationParams) -> dict[str, Any]:
+    """The chat-completions body; request params win over the backend's defaults when set."""
+    params = request.params if request.params != GenerationParams() else defaults
+    body: dict[str, Any] = {"model": model, "messages": build_messages(request)}
+    body.update(params.as_dict())
+    return body
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, wait: float | None = None):
+        super().__init__(message)
+        self.wait = wait
+
+
+class OpenAIChatBackend:
+    """An async chat-completions client with a concurrency limit and bounded, jittered retries.
+
+    ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.  Without a
+    base URL the official API is used and then a key is required; a self-hosted server (vLLM,
+    SGLang, …) may run without one, in which case no ``Authorization`` header is sent.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        concurrency: int = 8,
+        timeout: float = 120.0,
+        max_retries: int = 6,
+        params: GenerationParams | None = None,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_retry_after: float = 120.0,
+        trace_headers: bool = False,
+        headers: dict[str, str] | None = None,
+        seed: int | None = None,
+    ):
+        if not model:
+            raise StreamspatialError("openai backend: expected a model name, as in openai:<model>")
+        if concurrency < 1 or max_retries < 0 or timeout <= 0:
+            raise StreamspatialError(
+                "openai backend: expected concurrency ≥ 1, max_retries ≥ 0 and timeout > 0"
+            )
+        base = base_url or os.environ.get("OPENAI_BASE_URL") or ""
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        if not base:
+            if not key:
+                raise StreamspatialError(
+                    f"openai:{model}: no API key: set OPENAI_API_KEY (or pass --api-key), or point "
+                    "--base-url / OPENAI_BASE_URL at a self-hosted server"
+                )
+            base = OPENAI_DEFAULT_BASE_URL
+        if not base.startswith(("http://", "https://")):
+            raise StreamspatialError(
+                f"openai:{model}: base URL must start with http:// or https://, got {base!r}"
+            )
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base.rstrip("/")
+        self._key = _Secret(key)
+        self.params = params or GenerationParams()
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.max_retry_after = max_retry_after
+        self.trace_headers = trace_headers
+        self.stats = BackendStats()
+        self._rng = random.Random(seed)
+        self._sem = asyncio.Semaphore(concurrency)
+        self.concurrency = concurrency
+        send_headers = {"content-type": "application/json", **(headers or {})}
+        if key:
+            send_headers["authorization"] = f"Bearer {key}"
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self._client = httpx.AsyncClient(
+            headers=send_headers, timeout=httpx.Timeout(timeout), limits=limits
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"OpenAIChatBackend(model={self.model!r}, base_url={self.base_url!r}, "
+            f"api_key={'***' if self._key.reveal() else None}, "
+            f"concurrency={self.concurrency})"
+        )
+
+    async def __aenter__(self) -> OpenAIChatBackend:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def backoff(self, attempt: int) -> float:
+        """Full jitter: uniform in [0, min(max, base·2^attempt)] (AWS architecture blog)."""
+        return self._rng.uniform(0.0, min(self.backoff_max, self.backoff_base * 2.0**attempt))
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        self.stats.requests += 1
+        try:
+            body = json.dumps(build_body(self.model, request, self.params)).encode()
+        except (TypeError, ValueError) as exc:  # e.g. a non-JSON value in params.extra
+            self.stats.failures += 1
+            return ModelResponse(text="", error=f"cannot encode the request body: {exc}")
+        headers: dict[str, str] = {}
+        if self.trace_headers:
+            headers = {
+                "x-streamspatial-item": request.item_id,
+                "x-streamspatial-query-time": repr(request.query_time),
+            }
+        start = time.perf_counter()
+        error = "no attempt made"
+        for attempt in range(self.max_retries + 1):
+            try:
+                async with self._sem:
+                    return await self._attempt(body, headers)
+            except _Retryable as exc:
+                error = self._key.mask(str(exc))
+                if attempt == self.max_retries:
+                    break
+                wait = self.backoff(attempt)
+                if exc.wait is not None:
+                    wait = max(wait, min(exc.wait, self.max_retry_after))
+                self.stats.retries += 1
+                log.debug(
+                    "%s: attempt %d failed (%s); retrying in %.3fs",
+                    self.name,
+                    attempt + 1,
+                    error,
+                    wait,
+                )
+                await asyncio.sleep(wait)
+            except _Permanent as exc:
+                error = self._key.mask(str(exc))
+                break
+        self.stats.failures += 1
+        log.warning("%s: call failed permanently: %s", self.name, error)
+        return ModelResponse(text="", error=error, latency_s=time.perf_counter() - start)
+
+    async def _attempt(self, body: bytes, headers: dict[str, str]) -> ModelResponse:
+        self.stats.attempts += 1
+        t0 = time.perf_counter()
+        try:
+            resp = await self._client.post(
+                f"{self.base_url}/chat/completions", content=body, headers=headers
+            )
+        except httpx.TimeoutException:
+            raise _Retryable(f"timed out after {self.timeout:g}s") from None
+        except httpx.TransportError as exc:
+            raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from None
+        except httpx.HTTPError as exc:  # e.g. an invalid URL: retrying cannot help
+            raise _Permanent(f"request error: {type(exc).__name__}: {exc}") from None
+        latency = time.perf_counter() - t0
+        status = resp.status_code
+        if status in _RETRY_STATUS or status >= 500:
+            raise _Retryable(
+                f"HTTP {status}: {_snippet(resp.text)}",
+                wait=parse_retry_after(resp.headers.get("retry-after")),
+            )
+        if status >= 400:
+            raise _Permanent(f"HTTP {status}: {_snippet(resp.text)}")
+        try:
+            data = resp.json()
+            message = data["choices"][0].get("message") or {}
+            text = message.get("content")
+            usage = data.get("usage") or {}
+            prompt_tokens = int(usage.get("prompt_tokens") or 0)
+            completion_tokens = int(usage.get("completion_tokens") or 0)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise _Retryable(f"malformed response body: {_snippet(resp.text)}") from None
+        # content may be null (e.g. a reasoning model cut off by max_tokens): an empty answer
+        return ModelResponse(
+            text=text if isinstance(text, str) else "",
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=latency,
+        )
+
+
+class _Permanent(Exception):
+    pass
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,85 @@
+"""Model specs as the CLI takes them: random, frequent, openai:<model>, hf:<path>."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.models.types import Backend
+
+SPECS = "random | frequent | openai:<model-name> | hf:<local-path>"
+
+# Options any spec accepts (the runner passes them uniformly); None values are ignored.
+_COMMON = {"params", "concurrency", "timeout"}
+_ALLOWED = {
+    "random": {"seed"},
+    "frequent": {"records", "items"},
+    "openai": {"base_url", "api_key", "max_retries", "trace_headers", "headers"},
+    "hf": {"device", "dtype"},
+}
+
+
+def load_backend(spec: str, **options: Any) -> Backend:
+    """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
+    kind, _, arg = spec.partition(":")
+    kind = kind.strip().lower()
+    if kind not in _ALLOWED:
+        raise StreamspatialError(f"unknown model spec {spec!r}; expected {SPECS}")
+    opts = {k: v for k, v in options.items() if v is not None}
+    unknown = sorted(set(opts) - _COMMON - _ALLOWED[kind])
+    if unknown:
+        raise StreamspatialError(
+            f"model spec {spec!r} does not take option(s) {', '.join(unknown)}"
+        )
+    if kind in ("random", "frequent") and arg:
+        raise StreamspatialError(f"model spec {spec!r}: {kind} takes no argument")
+    if kind in ("openai", "hf") and not arg.strip():
+        raise StreamspatialError(
+            f"model spec {spec!r}: expected {kind}:<"
+            f"{'model-name' if kind == 'openai' else 'local-path'}>"
+        )
+    if kind == "random":
+        from streamspatial.models.baselines import RandomBackend
+
+        return RandomBackend(seed=int(opts.get("seed", 0)))
+    if kind == "frequent":
+        from streamspatial.models.baselines import FrequentBackend
+
+        if "records" in opts:
+            return FrequentBackend(opts["records"])
+        if "items" in opts:
+            return FrequentBackend.from_items(opts["items"])
+        raise StreamspatialError(
+            "the frequent baseline needs the benchmark's items to count "
+            "answers from (pass items=...)"
+        )
+    if kind == "openai":
+        from streamspatial.models.openai_compat import OpenAIChatBackend
+
+        kw = {
+            k: opts[k]
+            for k in (
+                "base_url",
+                "api_key",
+                "max_retries",
+                "trace_headers",
+                "headers",
+                "params",
+                "concurrency",
+                "timeout",
+            )
+            if k in opts
+        }
+        return OpenAIChatBackend(arg.strip(), **kw)
+    path = Path(arg).expanduser()
+    if not path.is_dir():
+        raise StreamspatialError(f"{spec}: expected a local model folder, {path} is not one")
+    try:
+        from streamspatial.models.hf_local import HFLocalBackend
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise StreamspatialError(
+            f"{spec}: the local Hugging Face backend needs 'pip install streamspatial[hf]' ({exc})"
+        ) from None
+    kw = {k: opts[k] for k in ("device", "dtype", "params") if k in opts}
+    return HFLocalBackend(path, **kw)

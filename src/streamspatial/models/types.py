@@ -1,0 +1,110 @@
+"""What crosses the model boundary: requests, responses and the backend interface.
+
+A request is an ordered list of parts, text and frames interleaved, each frame carrying the
+time (seconds into the video) it was recorded at, and the query time it is asked at.  The
+request never carries answers or evidence; ``query_time`` lets backends and tests check that
+no frame is later than the question (the causality canary).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """A frame as JPEG bytes straight from the frame cache (never re-encoded)."""
+
+    jpeg: bytes
+    time: float
+    mime: str = "image/jpeg"
+
+
+Part = TextPart | ImagePart
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """Greedy decoding with a 1,024-token cap by default (seed 000 G.2).
+
+    ``extra`` is passed through to the request body as is, e.g.
+    ``{"chat_template_kwargs": {"enable_thinking": True}}``.
+    """
+
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    top_p: float | None = None
+    seed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.top_p is not None:
+            out["top_p"] = self.top_p
+        if self.seed is not None:
+            out["seed"] = self.seed
+        out.update(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    parts: tuple[Part, ...]
+    query_time: float
+    system: str | None = None
+    params: GenerationParams = field(default_factory=GenerationParams)
+    # Letters of a choice item, so baselines can answer without parsing the prompt.
+    choices: str = ""
+    # Task key used by the frequent-answer baseline (never the answer itself).
+    task_key: str = ""
+    item_id: str = ""
+
+    @property
+    def images(self) -> list[ImagePart]:
+        return [p for p in self.parts if isinstance(p, ImagePart)]
+
+    @property
+    def frame_times(self) -> list[float]:
+        return [p.time for p in self.parts if isinstance(p, ImagePart)]
+
+    def content_hash(self, model: str) -> str:
+        """Stable key of (model, content, generation parameters) for the response cache."""
+        h = hashlib.sha256()
+        head = {"model": model, "system": self.system, "params": self.params.as_dict(),
+                "choices": self.choices, "task_key": self.task_key, "item_id": self.item_id}
+        h.update(json.dumps(head, sort_keys=True, default=str).encode())
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                h.update(b"T" + part.text.encode())
+            else:
+                h.update(b"I" + f"{part.time:.6f}".encode() + hashlib.sha1(part.jpeg).digest())
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    error: str | None = None  # set when the call failed permanently; text is then ""
+    cached: bool = False
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """An async model.  ``generate`` never raises for a failed call: it returns an error."""
+
+    name: str
+
+    async def generate(self, request: ModelRequest) -> ModelResponse: ...
+
+    async def aclose(self) -> None: ...
