@@ -1,0 +1,73 @@
+"""The agent interface: what turns a causal prefix of a video into one model request.
+
+The runner owns decoding, scheduling and recording; an agent owns only *what the model is
+shown*.  Splitting it this way keeps causality in one place: an agent never opens a file or
+decodes video, it receives a :class:`~streamspatial.video.PrefixView` cut at the query time and
+can only ask it for frames up to that time.  The runner asks an agent first which frames it will
+want (so one sequential decoding pass can serve every query of the video), then, once the
+stream has reached the query time, for the request itself.
+
+Two shapes share this interface:
+
+* a **query agent** (``streaming = False``, e.g. the frame-policy agent) chooses a set of frame
+  indices per query and builds its request from them;
+* a **streaming agent** (``streaming = True``: scene-graph memory, folding) additionally
+  receives every frame it asked for in time order through :meth:`ingest`, keeping bounded state,
+  and answers from that state.  The runner calls :meth:`reset` once per video.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import ModelRequest
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Builds model requests from causal prefixes.  One instance serves a whole run."""
+
+    name: ClassVar[str]  # what ``--agent`` calls it: "policy", later "scene-graph", "folding"
+    streaming: ClassVar[bool]
+
+    @property
+    def label(self) -> str:
+        """What records call the input policy, e.g. ``uniform-128`` or ``none``."""
+        ...
+
+    @property
+    def offline(self) -> bool:
+        """True when the agent reads evidence annotations (oracle-evidence): never deployable."""
+        ...
+
+    def frames_needed(self, item: Item, query: QueryPoint, fps: float, n_frames: int) -> list[int]:
+        """Sorted frame indices this query will read, all ≤ ⌊t_q·fps⌋ (empty: text only)."""
+        ...
+
+    def build_request(
+        self,
+        view: Any,  # streamspatial.video.PrefixView cut at query.time
+        item: Item,
+        query: QueryPoint,
+        adapter: BenchmarkAdapter,
+        *,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> ModelRequest:
+        """The request for one query point, from frames the view hands out and the prompt."""
+        ...
+
+
+class StreamingAgent(Agent, Protocol):
+    """An agent with state fed in time order; the runner drives it, one video at a time."""
+
+    def reset(self, video: str) -> None: ...
+
+    def ingest(self, frame: Any, t: float) -> None: ...
+
+
+def indices_for(frames: Sequence[int]) -> list[int]:
+    """Sorted unique indices: the shape :meth:`Agent.frames_needed` promises."""
+    return sorted(set(int(i) for i in frames))

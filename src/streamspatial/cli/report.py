@@ -1,0 +1,41 @@
+"""``streamspatial report RUN_DIR`` and ``streamspatial compare RUN_DIR...``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamspatial.report import leaderboard, leaderboard_markdown, write_report
+from streamspatial.report.tables import table_markdown
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("report")
+    def report(
+        run_dir: Annotated[Path, typer.Argument(help="A run folder made by `run`.")],
+    ) -> None:
+        """Write scores.json and report.md in the paper's table layout; print the main table."""
+        rep = write_report(run_dir)
+        typer.echo(table_markdown(rep.table))
+        c = rep.counts
+        typer.echo(
+            f"\n{c['records']}/{c['planned']} query points, {c['errors']} errors, "
+            f"{c['invalid']} invalid → {run_dir / 'report.md'}",
+            err=True,
+        )
+
+    @app.command("compare")
+    def compare(
+        run_dirs: Annotated[list[Path], typer.Argument(help="Run folders of one benchmark.")],
+        out: Annotated[
+            Path | None, typer.Option(help="Also write the leaderboard here (.md).")
+        ] = None,
+    ) -> None:
+        """One leaderboard over several runs, best Overall first."""
+        columns, rows = leaderboard(run_dirs)
+        text = leaderboard_markdown(columns, rows)
+        typer.echo(text)
+        if out is not None:
+            out.write_text(text + "\n", encoding="utf-8")

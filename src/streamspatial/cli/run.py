@@ -1,0 +1,253 @@
+"""``streamspatial run``: evaluate a model on a benchmark under the streaming protocol.
+
+Exit status: 0 when every planned query point has a record without an error, 1 when some
+record holds an error (re-run the same command to resume; only missing records are made), 2 for
+a user mistake (bad flag, config, benchmark file, missing video), printed as one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from streamspatial.core.schema import Item
+from streamspatial.eval.config import RunConfig, build_config
+from streamspatial.eval.results import PredictionWriter, RunFolder
+from streamspatial.models.types import GenerationParams
+
+
+def limit_items(items: list[Item], limit: int | None) -> list[Item]:
+    """The first ``limit`` items, minus any whose dependency chain the limit cut off."""
+    if limit is None:
+        return items
+    kept = items[:limit]
+    ids = {it.id for it in kept}
+    changed = True
+    while changed:  # a dependant of a dropped dependant must go too
+        changed = False
+        for it in list(kept):
+            if it.depends_on is not None and it.depends_on not in ids:
+                kept.remove(it)
+                ids.discard(it.id)
+                changed = True
+    return kept
+
+
+def _backend(cfg: RunConfig, items: list[Item], params: GenerationParams) -> Any:
+    from streamspatial.models.registry import load_backend
+
+    kind = cfg.model.partition(":")[0].strip().lower()
+    opts: dict[str, Any] = {}
+    if kind == "openai":
+        opts = {
+            "base_url": cfg.base_url,
+            "concurrency": cfg.concurrency,
+            "params": params,
+            "api_key": os.environ.get(cfg.api_key_env),
+            "timeout": cfg.timeout,
+            "max_retries": cfg.max_retries,
+        }
+    elif kind == "frequent":
+        opts = {"items": items}
+    elif kind == "hf":
+        opts = {"params": params}
+    backend = load_backend(cfg.model, **opts)
+    if cfg.cache_dir is not None and kind in ("openai", "hf"):
+        from streamspatial.models.cache import CachedBackend, ResponseCache
+
+        backend = CachedBackend(backend, ResponseCache(cfg.cache_dir / "responses.sqlite"))
+    return backend
+
+
+def execute(cfg: RunConfig) -> int:
+    """Run (or resume) one configuration; returns the exit status."""
+    from streamspatial.agents import make_agent
+    from streamspatial.bench.registry import load_benchmark
+    from streamspatial.eval.runner import Runner
+
+    params = GenerationParams(
+        temperature=cfg.temperature,
+        max_tokens=cfg.max_tokens,
+        seed=cfg.seed,
+        extra=dict(cfg.extra_body),
+    )
+    agent = make_agent(
+        cfg.agent, policy=cfg.policy, params=params, variant=cfg.variant, videos=cfg.videos
+    )
+    # A text-only run reads no video, so it does not need the videos to be there.
+    text_only = bool(getattr(agent, "text_only", False))
+    adapter, items = load_benchmark(
+        cfg.data, format=cfg.format, videos=None if text_only else cfg.videos
+    )
+    items = limit_items(list(items), cfg.limit)
+    folder = RunFolder(cfg.out)
+    bench_meta = {
+        "format": adapter.name,
+        "table": adapter.scoring.table,
+        "invalid": adapter.scoring.invalid,
+        "number_metric": adapter.scoring.number_metric,
+        "items": len(items),
+        "query_points": sum(len(it.queries) for it in items),
+    }
+    meta = folder.open(
+        cfg.public_dict(),
+        cfg.config_hash(),
+        force=cfg.force,
+        extra={"benchmark": bench_meta, "offline": agent.offline},
+    )
+    backend = _backend(cfg, items, params)
+    status = "failed"
+    runner = None
+    try:
+        with PredictionWriter(folder.predictions) as writer:
+            runner = Runner(
+                adapter=adapter,
+                items=items,
+                backend=backend,
+                agent=agent,
+                writer=writer,
+                videos=cfg.videos,
+                model=cfg.model,
+                concurrency=cfg.concurrency,
+                frame_size=cfg.frame_size,
+                cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
+                progress=cfg.progress,
+                source_name=str(cfg.data),
+                retry_errors=cfg.retry_errors,
+            )
+            asyncio.run(_drive(runner, backend))
+            errors = sum(1 for r in writer.records.values() if r.error)
+            missing = bench_meta["query_points"] - len(writer.records)
+            status = "complete" if errors == 0 and missing == 0 else "errors"
+            counts = {
+                **runner.stats.as_dict(),
+                "records": len(writer.records),
+                "errors_total": errors,
+            }
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        if status in ("failed", "interrupted"):
+            folder.finish(meta, status, runner.stats.as_dict() if runner else {})
+    folder.finish(meta, status, counts)
+    s = runner.stats
+    print(
+        f"{cfg.out}: {counts['records']} records ({s.skipped} resumed, "
+        f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid; "
+        f"{s.decodes} video decode(s)",
+        file=sys.stderr,
+    )
+    return 1 if errors else 0
+
+
+async def _drive(runner: Any, backend: Any) -> None:
+    try:
+        await runner.run()
+    finally:
+        await backend.aclose()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("run")
+    def run(
+        data: Annotated[
+            Path | None, typer.Option(help="Benchmark file (JSONL/JSON/parquet).")
+        ] = None,
+        videos: Annotated[Path | None, typer.Option(help="Folder holding the videos.")] = None,
+        model: Annotated[
+            str | None,
+            typer.Option(help="random | frequent | openai:<model-name> | hf:<local-path>"),
+        ] = None,
+        policy: Annotated[
+            str | None,
+            typer.Option(
+                help="Frame policy: uniform-128 (default), single@query, nearest-16f@4fps, "
+                "log-decay-128, oracle-evidence, window-K@Ffps/Ws, none (text only)."
+            ),
+        ] = None,
+        out: Annotated[Path | None, typer.Option(help="Run folder (created or resumed).")] = None,
+        format: Annotated[
+            str | None, typer.Option("--format", help="auto | ovos | vcbench | ucs | s3 | vsibench")
+        ] = None,
+        agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
+        base_url: Annotated[
+            str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
+        ] = None,
+        api_key_env: Annotated[
+            str | None,
+            typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
+        ] = None,
+        concurrency: Annotated[
+            int | None, typer.Option(help="Requests in flight (and videos streamed) at once.")
+        ] = None,
+        limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+        timeout: Annotated[
+            float | None,
+            typer.Option(help="Seconds per model request before it is retried (default 120)."),
+        ] = None,
+        max_retries: Annotated[
+            int | None,
+            typer.Option(
+                help="Retries of a failed request before it is recorded as an error (default 6)."
+            ),
+        ] = None,
+        config: Annotated[
+            Path | None,
+            typer.Option(help="YAML file holding any of these options; flags override it."),
+        ] = None,
+        cache_dir: Annotated[
+            Path | None, typer.Option(help="Frame and response cache folder.")
+        ] = None,
+        frame_size: Annotated[
+            int | None, typer.Option(help="Shorter side of frames sent, px.")
+        ] = None,
+        variant: Annotated[str | None, typer.Option(help="Prompt variant: default | cot")] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Reuse a run folder holding a different configuration."),
+        ] = False,
+        retry_errors: Annotated[
+            bool,
+            typer.Option(
+                "--retry-errors", help="Ask again the query points whose record holds an error."
+            ),
+        ] = False,
+        no_progress: Annotated[
+            bool, typer.Option("--no-progress", help="No progress bar.")
+        ] = False,
+    ) -> None:
+        """Evaluate a model under the strict streaming protocol (resumable)."""
+        given = {
+            "data": data,
+            "videos": videos,
+            "model": model,
+            "policy": policy,
+            "out": out,
+            "format": format,
+            "agent": agent,
+            "base_url": base_url,
+            "api_key_env": api_key_env,
+            "concurrency": concurrency,
+            "limit": limit,
+            "cache_dir": cache_dir,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "frame_size": frame_size,
+            "variant": variant,
+            "force": True if force else None,
+            "retry_errors": True if retry_errors else None,
+            "progress": False if no_progress else None,
+        }
+        cfg = build_config(given, config)
+        rc = execute(cfg)
+        if rc:
+            raise typer.Exit(rc)
+
+
+__all__ = ["execute", "limit_items", "register"]

@@ -1,0 +1,145 @@
+"""The run configuration: every flag of ``streamspatial run``, from the command line or a YAML file.
+
+One pydantic model holds the flags so that a YAML file and the command line mean exactly the
+same thing, unknown keys are refused (a typo in a config file must not silently fall back to a
+default), and the *result-affecting* part of the configuration hashes to one stable value.  A run
+folder remembers that hash: resuming with a different configuration would mix two experiments
+in one ``predictions.jsonl``, so it is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from streamspatial.core.errors import InputError, Problem
+
+# Fields that change *how* (or where) a run executes but not *what* it computes; left out of the
+# hash so that resuming with, say, another concurrency or a restarted server's URL is allowed.
+_EXECUTION_ONLY = frozenset(
+    {
+        "out",
+        "concurrency",
+        "cache_dir",
+        "config",
+        "force",
+        "api_key_env",
+        "progress",
+        "timeout",
+        "max_retries",
+        "retry_errors",
+        "base_url",
+    }
+)
+
+
+class RunConfig(BaseModel):
+    """Everything ``streamspatial run`` needs; paths are kept as the user gave them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data: Path
+    format: str = "auto"
+    videos: Path
+    model: str
+    policy: str = "uniform-128"
+    agent: str = "policy"
+    out: Path
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    timeout: float = Field(default=120.0, gt=0)  # seconds per model request
+    max_retries: int = Field(default=6, ge=0)
+    limit: int | None = Field(default=None, ge=1)
+    cache_dir: Path | None = None
+    frame_size: int = Field(default=448, ge=16, le=4096)
+    variant: str = "default"
+    temperature: float = Field(default=0.0, ge=0.0)
+    max_tokens: int = Field(default=1024, ge=1)
+    seed: int | None = None
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    force: bool = False
+    retry_errors: bool = False
+    progress: bool = True
+    config: Path | None = None
+
+    def result_fields(self) -> dict[str, Any]:
+        """The part of the configuration that determines the predictions, JSON-ready."""
+        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY))
+        for key in ("data", "videos"):
+            raw[key] = str(Path(raw[key]).expanduser().resolve())
+        return raw
+
+    def config_hash(self) -> str:
+        blob = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def public_dict(self) -> dict[str, Any]:
+        """What ``run.json`` records: every field, paths as strings, never a secret."""
+        return self.model_dump(mode="json")
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """Read a YAML config into a flat dict, naming the file in any error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(
+            Problem(file=str(path), field="", expected="config file not found")
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            Problem(file=str(path), field="", expected=f"cannot read: {exc}")
+        ) from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        loc = f"line {mark.line + 1}" if mark is not None else ""
+        raise InputError(
+            Problem(file=str(path), field="", location=loc, expected="expected valid YAML")
+        ) from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InputError(
+            Problem(
+                file=str(path), field="", expected="expected a mapping of option names to values"
+            )
+        )
+    # Accept the flag spelling too (``base-url``) so a config reads like the command line.
+    return {str(k).replace("-", "_"): v for k, v in raw.items()}
+
+
+def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunConfig:
+    """Merge a config file with command-line values (the command line wins) and validate.
+
+    ``cli`` holds only the flags the user actually gave (``None`` means not given).
+    """
+    merged: dict[str, Any] = {}
+    source = "command line"
+    if config_file is not None:
+        merged.update(load_config_file(config_file))
+        source = str(config_file)
+    merged.update({k: v for k, v in cli.items() if v is not None})
+    if config_file is not None:
+        merged["config"] = config_file
+    try:
+        return RunConfig(**merged)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            key = ".".join(str(p) for p in err["loc"]) or "?"
+            if err["type"] == "extra_forbidden":
+                expected = "unknown option"
+            elif err["type"] == "missing":
+                expected = "required option missing (give it on the command line or in the file)"
+            else:
+                expected = f"expected {err['msg'].removeprefix('Input should be ').lower()}"
+            problems.append(Problem(file=source, field=key, expected=expected))
+        raise InputError(problems) from None

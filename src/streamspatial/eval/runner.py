@@ -1,0 +1,467 @@
+"""The evaluation runner: plan, stream each video once, ask, extract, score, record.
+
+Shape of a run (DESIGN.md data flow):
+
+* the planner groups query points by video and orders them in time;
+* each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
+  the event loop stays free for HTTP calls), keeping only the frames some query will read;
+* as soon as the stream has delivered every frame query *k* needs, the agent builds query *k*'s
+  request from a ``PrefixView`` cut at t_k — later frames may already be decoded, the view
+  refuses them — and the call goes out while decoding continues;
+* each finished query point is extracted, scored by the benchmark's rule and appended durably.
+
+Resume is the same code path: query points already in ``predictions.jsonl`` are skipped, and
+multi-turn dependants read their dependency's answer from the stored record, so a killed run
+resumes to the scores of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamspatial.agents.base import Agent
+from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.errors import CausalityError, InputError, Problem
+from streamspatial.core.schema import AnswerType, Item
+from streamspatial.eval.extract import extract_choice, extract_number
+from streamspatial.eval.metrics import score_prediction
+from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
+from streamspatial.eval.results import PredictionWriter, Record
+from streamspatial.models.types import Backend, ModelRequest, ModelResponse
+from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
+from streamspatial.video.prefix import query_frame_index
+
+
+@dataclass
+class RunStats:
+    """Counts for the progress bar, ``run.json`` and the exit status."""
+
+    videos_total: int = 0
+    videos_done: int = 0
+    queries_total: int = 0
+    queries_done: int = 0
+    skipped: int = 0
+    errors: int = 0
+    invalid: int = 0
+    decodes: int = 0
+    frames_decoded: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    def as_dict(self) -> dict[str, int]:
+        return {k: v for k, v in self.__dict__.items() if k != "started"}
+
+
+# --------------------------------------------------------------------------------------------
+# extraction and scoring
+
+
+def extract(item: Item, text: str) -> str | float | None:
+    """The item's answer in the model's text: a letter for choice items, else a number."""
+    if item.answer_type is AnswerType.CHOICE:
+        return extract_choice(text, item.letters)
+    return extract_number(text)
+
+
+def score(
+    adapter: BenchmarkAdapter, answer: str | float, extracted: str | float | None
+) -> float | None:
+    """Per the adapter's scoring spec; an unparseable answer is 0 or excluded (None)."""
+    spec = adapter.scoring
+    if extracted is None:
+        return 0.0 if spec.invalid == "wrong" else None
+    return score_prediction(extracted, answer, number_metric=spec.number_metric)
+
+
+def prior_text(record: Record, item: Item) -> str:
+    """How a model's earlier answer enters a dependant's prompt: what it committed to.
+
+    A chosen letter becomes that option's text (the dependant's question names the object the
+    model picked, not a letter); a number prints plainly; an unparseable answer passes on the
+    raw output, so error propagation is measured rather than hidden.
+    """
+    ans = record.extracted
+    if ans is None:
+        return record.raw_output.strip()
+    if isinstance(ans, str):
+        option = next((o for o in item.options if o.letter == ans), None)
+        return option.text if option is not None and option.text is not None else ans
+    return f"{float(ans):g}"
+
+
+def make_record(
+    pq: PlannedQuery,
+    adapter: BenchmarkAdapter,
+    agent: Agent,
+    model: str,
+    request: ModelRequest | None,
+    response: ModelResponse,
+) -> Record:
+    item, query = pq.item, pq.query
+    extracted = None if response.error else extract(item, response.text)
+    return Record(
+        item_id=item.id,
+        query_index=query.index,
+        t_q=query.time,
+        benchmark=item.benchmark,
+        task=item.task.model_dump(),
+        answer_type=item.answer_type.value,
+        frame_times=list(request.frame_times) if request is not None else [],
+        policy=agent.label,
+        agent=agent.name,
+        offline=agent.offline,
+        model=model,
+        raw_output=response.text,
+        extracted=extracted,
+        answer=query.answer,
+        score=score(adapter, query.answer, extracted),
+        valid=extracted is not None,
+        latency_s=round(response.latency_s, 4),
+        prompt_tokens=response.prompt_tokens,
+        completion_tokens=response.completion_tokens,
+        error=response.error,
+        cached=response.cached,
+        source=item.source,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+
+
+class Runner:
+    """Runs one configuration to completion (or resumes it) and writes every record.
+
+    The collaborators are passed in so the CLI wires the real ones and tests can count them:
+    ``open_video(path) -> source`` is called at most once per video; ``video_module`` supplies
+    ``PrefixView`` and JPEG preparation through :func:`_video_tools`.
+    """
+
+    def __init__(
+        self,
+        *,
+        adapter: BenchmarkAdapter,
+        items: Iterable[Item],
+        backend: Backend,
+        agent: Agent,
+        writer: PredictionWriter,
+        videos: Path,
+        model: str,
+        concurrency: int = 8,
+        frame_size: int = 448,
+        cache_dir: Path | None = None,
+        progress: bool = True,
+        source_name: str = "benchmark",
+        video: VideoTools | None = None,
+        retry_errors: bool = False,
+    ):
+        self.adapter = adapter
+        self.items = list(items)
+        self.backend = backend
+        self.agent = agent
+        self.writer = writer
+        self.videos = videos
+        self.model = model
+        self.concurrency = concurrency
+        self.frame_size = frame_size
+        self.cache_dir = cache_dir
+        self.show_progress = progress
+        self.plans: list[VideoPlan] = plan(self.items, source=source_name)
+        self.stats = RunStats(
+            videos_total=len(self.plans), queries_total=sum(len(p.queries) for p in self.plans)
+        )
+        self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
+        self.retry_errors = retry_errors
+        self._requests: asyncio.Semaphore | None = None
+        self._progress: Any = None
+        self._task_ids: dict[str, Any] = {}
+
+    # -- public ---------------------------------------------------------------------------
+
+    def check_videos(self) -> None:
+        """Every pending video exists, before anything is spent (one line naming the item)."""
+        if getattr(self.agent, "text_only", False):
+            return
+        problems: list[Problem] = []
+        for vp in self.plans:
+            if all(self._done(pq) for pq in vp.queries):
+                continue
+            item = vp.queries[0].item
+            path = self.adapter.video_path(item, self.videos)
+            if not path.exists():
+                problems.append(
+                    Problem(
+                        file=str(path),
+                        item_id=item.id,
+                        field="video",
+                        expected=f"expected the video {item.video!r} under {self.videos}",
+                    )
+                )
+        if problems:
+            raise InputError(problems)
+
+    async def run(self) -> RunStats:
+        self.check_videos()
+        self._requests = asyncio.Semaphore(self.concurrency)
+        videos = asyncio.Semaphore(self.concurrency)
+        with self._progress_bar():
+
+            async def one(vp: VideoPlan) -> None:
+                async with videos:
+                    await self._run_video(vp)
+                self.stats.videos_done += 1
+                self._tick()
+
+            tasks = [asyncio.create_task(one(vp)) for vp in self.plans]
+            try:
+                await asyncio.gather(*tasks)
+            finally:
+                for t in tasks:
+                    t.cancel()
+                # Let cancelled videos unwind (their decoding threads finish) before the
+                # temporary frame folder goes away.
+                await asyncio.gather(*tasks, return_exceptions=True)
+                self.video.close()
+        return self.stats
+
+    # -- per video ------------------------------------------------------------------------
+
+    async def _run_video(self, vp: VideoPlan) -> None:
+        pending = [pq for pq in vp.queries if not self._done(pq)]
+        self.stats.skipped += len(vp.queries) - len(pending)
+        self.stats.queries_done += len(vp.queries) - len(pending)
+        self._tick()
+        if not pending:
+            return
+        needs_frames = not getattr(self.agent, "text_only", False)
+        reader = None
+        needs: dict[tuple[str, int], list[int]] = {pq.key: [] for pq in pending}
+        if needs_frames:
+            path = self.adapter.video_path(pending[0].item, self.videos)
+            source = await asyncio.to_thread(self.video.open, path)
+            for pq in pending:
+                idx = self.agent.frames_needed(pq.item, pq.query, source.fps, source.n_frames)
+                n_q = query_frame_index(pq.query.time, source.fps, source.n_frames)
+                if idx and idx[-1] > n_q:
+                    raise CausalityError(
+                        f"agent {self.agent.label} wants frame {idx[-1]} for "
+                        f"item {pq.item.id} at t={pq.query.time} (n_q={n_q})"
+                    )
+                needs[pq.key] = idx
+            union = sorted({i for idx in needs.values() for i in idx})
+            reader = await asyncio.to_thread(self.video.reader, source, union)
+        answers: dict[str, asyncio.Future[Record]] = {}
+        calls: list[asyncio.Task[None]] = []
+        streaming = bool(getattr(self.agent, "streaming", False))
+        if streaming:
+            self.agent.reset(vp.video)  # type: ignore[attr-defined]
+        ingested = -1  # streaming agents: last frame index fed, so each frame goes in once
+        try:
+            for pq in pending:
+                idx = needs[pq.key]
+                view = None
+                if reader is not None:
+                    # Decoding runs in a worker thread, up to t_q and no further; calls already
+                    # sent for earlier queries proceed meanwhile.
+                    await asyncio.to_thread(reader.advance_to, pq.query.time)
+                    view = PrefixView(reader, pq.query.time)
+                    if streaming:
+                        fresh = [i for i in idx if i > ingested]
+                        for frame in view.get(fresh):
+                            self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
+                        ingested = fresh[-1] if fresh else ingested
+                prior = await self._prior_answers(pq.item, answers)
+                # No await between building and reading diagnostics: agents may keep them
+                # as "last request" state shared by concurrently streamed videos.
+                request = self._build(view, pq, prior, idx)
+                diag = _diagnostics(self.agent, pq)
+                _check_request(request, pq)
+                done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
+                if pq.query.index == len(pq.item.queries) - 1:
+                    answers[pq.item.id] = done
+                calls.append(asyncio.create_task(self._ask(pq, request, done, diag)))
+            await asyncio.gather(*calls)
+        finally:
+            for c in calls:
+                c.cancel()
+            if reader is not None:
+                self.stats.frames_decoded += reader.stored
+                self.stats.decodes += int(reader.stored > 0) + reader.extra_passes
+                reader.close()
+
+    def _build(
+        self,
+        view: PrefixView | None,
+        pq: PlannedQuery,
+        prior: dict[str, str] | None,
+        indices: list[int],
+    ) -> ModelRequest:
+        if _takes_indices(self.agent):
+            return self.agent.build_request(
+                view,
+                pq.item,
+                pq.query,
+                self.adapter,  # type: ignore[call-arg]
+                prior_answers=prior,
+                indices=indices,
+            )
+        return self.agent.build_request(view, pq.item, pq.query, self.adapter, prior_answers=prior)
+
+    def _done(self, pq: PlannedQuery) -> bool:
+        return self.writer.done(pq.key, retry_errors=self.retry_errors)
+
+    async def _prior_answers(
+        self, item: Item, answers: Mapping[str, asyncio.Future[Record]]
+    ) -> dict[str, str] | None:
+        if item.depends_on is None:
+            return None
+        chain: dict[str, str] = {}
+        dep_id: str | None = item.depends_on
+        by_id = {it.id: it for it in self.items}
+        while dep_id is not None:
+            dep = by_id[dep_id]
+            last = (dep_id, len(dep.queries) - 1)
+            rec = self.writer.records.get(last)
+            if rec is None:
+                rec = await answers[dep_id]
+            chain[dep_id] = prior_text(rec, dep)
+            dep_id = dep.depends_on
+        return chain
+
+    async def _ask(
+        self,
+        pq: PlannedQuery,
+        request: ModelRequest,
+        done: asyncio.Future[Record],
+        diagnostics: dict[str, Any] | None = None,
+    ) -> None:
+        assert self._requests is not None
+        async with self._requests:
+            try:
+                response = await self.backend.generate(request)
+            except Exception as exc:  # a backend must not raise; record it rather than lose it
+                response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
+        record = make_record(pq, self.adapter, self.agent, self.model, request, response)
+        record.diagnostics = diagnostics
+        self.writer.append(record)
+        self.stats.queries_done += 1
+        self.stats.errors += record.error is not None
+        self.stats.invalid += not record.valid
+        self._tick()
+        if not done.done():
+            done.set_result(record)
+
+    # -- video plumbing -------------------------------------------------------------------
+
+    # -- progress -------------------------------------------------------------------------
+
+    def _progress_bar(self) -> Any:
+        import contextlib
+
+        if not (self.show_progress and sys.stderr.isatty()):
+            return contextlib.nullcontext()
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self._task_ids["videos"] = self._progress.add_task(
+            "videos", total=self.stats.videos_total, info=""
+        )
+        self._task_ids["queries"] = self._progress.add_task(
+            "queries", total=self.stats.queries_total, info=""
+        )
+        return self._progress
+
+    def _tick(self) -> None:
+        if self._progress is None:
+            return
+        s = self.stats
+        elapsed = max(1e-6, time.monotonic() - s.started)
+        rate = (s.queries_done - s.skipped) / elapsed
+        self._progress.update(self._task_ids["videos"], completed=s.videos_done)
+        self._progress.update(
+            self._task_ids["queries"],
+            completed=s.queries_done,
+            info=f"errors {s.errors} · {rate:.1f} q/s",
+        )
+
+
+def _takes_indices(agent: Agent) -> bool:
+    import inspect
+
+    try:
+        return "indices" in inspect.signature(agent.build_request).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _diagnostics(agent: Agent, pq: PlannedQuery) -> dict[str, Any] | None:
+    """Per-query diagnostics (CR/ER, seed 000 §4.3.3) of agents that compute them."""
+    get = getattr(agent, "diagnostics", None)
+    return get(pq.item, pq.query) if callable(get) else None
+
+
+def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:
+    """Last line of defence: nothing after t_q leaves the harness."""
+    for t in request.frame_times:
+        if t > pq.query.time + 1e-6:
+            raise CausalityError(
+                f"request for item {pq.item.id} at t={pq.query.time} holds a frame at t={t}"
+            )
+
+
+class VideoTools:
+    """How the runner touches video: open a source, and make its single-pass reader.
+
+    Frames live in the frame cache (``--cache-dir``) or, without one, in a temporary folder
+    removed with this object; either way the reader decodes each video once, in time order,
+    and a re-run with a cache decodes nothing.  One object so tests can count opens and passes.
+    """
+
+    def __init__(self, *, frame_size: int = 448, cache_dir: Path | None = None):
+        self.frame_size = frame_size
+        self.cache_dir = cache_dir
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._lock = threading.Lock()  # readers are made in worker threads, several at once
+
+    def open(self, path: Path) -> Any:
+        from streamspatial.video.sources import open_source
+
+        return open_source(path)
+
+    def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
+        if self.cache_dir is not None:
+            root = self.cache_dir
+        else:
+            with self._lock:
+                if self._tmp is None:
+                    self._tmp = tempfile.TemporaryDirectory(prefix="streamspatial-frames-")
+                root = Path(self._tmp.name)
+        return SinglePassReader(
+            source, FrameCache(root), ResizeSpec(short_side=self.frame_size), needed
+        )
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
