@@ -1,0 +1,122 @@
+"""Simulator throughput: render fps and wall seconds per minute of generated video.
+
+    .venv/bin/python benchmarks/sim.py [--frames 120] [--fps 10] [--seed 2]
+
+Prints, for 320×240 and 640×480: frames per second of our renderer (RGB + exact depth +
+instance ids + visibility, two GL passes), against two baselines measured in the same run:
+MuJoCo's public ``Renderer`` API doing the same work in three passes, and the NumPy ray
+caster.  Then the wall time of a whole episode (house + trajectory + render + H.264 encode +
+metadata) per minute of video.  The question generators are timed by their own benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL before mujoco
+from streamspatial.sim.house import generate_house
+from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.raycast import cast
+from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
+from streamspatial.sim.scene import scene_boxes
+
+
+def _ours(house, poses, size) -> float:
+    with HouseRenderer(house, size) as r:
+        r.render(poses[0])
+        t = time.perf_counter()
+        for p in poses:
+            r.render(p).visibility()
+        return len(poses) / (time.perf_counter() - t)
+
+
+def _public_api(house, poses, size) -> float:
+    """Three passes through mujoco.Renderer (rgb, depth, segmentation) + the same visibility."""
+    import mujoco  # here, after streamspatial.sim.render chose the GL backend
+
+    with HouseRenderer(house, size) as ours:
+        model, data, lut = ours.model, ours.data, ours._geom_instance
+        r = mujoco.Renderer(model, height=size[1], width=size[0])
+        try:
+            t = time.perf_counter()
+            for p in poses:
+                data.mocap_pos[0] = p.position
+                data.mocap_quat[0] = camera_quat(p)
+                mujoco.mj_forward(model, data)
+                r.update_scene(data, camera="eye")
+                r.render()
+                r.enable_depth_rendering()
+                depth = r.render()
+                r.disable_depth_rendering()
+                r.enable_segmentation_rendering()
+                seg = r.render()
+                r.disable_segmentation_rendering()
+                ids = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), lut[seg[..., 0]], 0)
+                visibility(ids.astype(np.int32), depth)
+            return len(poses) / (time.perf_counter() - t)
+        finally:
+            r.close()
+
+
+def _raycaster(house, poses, size) -> float:
+    from streamspatial.sim.types import Intrinsics
+
+    boxes = scene_boxes(house)
+    intr = Intrinsics.from_vfov(size[0], size[1], 60.0)
+    n = 3  # slow: a handful of frames is enough for a rate
+    t = time.perf_counter()
+    for p in poses[:n]:
+        depth, ids, _ = cast(boxes, p, intr)
+        visibility(ids, depth)
+    return n / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=120)
+    ap.add_argument("--fps", type=float, default=10.0)
+    ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--episode-seconds", type=float, default=60.0)
+    args = ap.parse_args()
+
+    house = generate_house(args.seed)
+    tr = plan_trajectory(house, duration=args.frames / args.fps, fps=args.fps, seed=0)
+    print(
+        f"house {house.house_id}: {len(house.rooms)} rooms, {len(house.objects)} objects, "
+        f"{len(scene_boxes(house))} boxes; {len(tr.poses)} poses"
+    )
+    print(f"load average before: {os.getloadavg()[0]:.1f} (figures are noisy when it exceeds ~2)")
+    for size in ((320, 240), (640, 480)):
+        ours = _ours(house, tr.poses, size)
+        public = _public_api(house, tr.poses, size)
+        ray = _raycaster(house, tr.poses, size)
+        print(
+            f"{size[0]}x{size[1]}: ours {ours:6.1f} fps | public 3-pass API {public:6.1f} fps "
+            f"(ours {ours / public:.2f}x) | numpy ray caster {ray:6.1f} fps "
+            f"(ours {ours / ray:.1f}x)"
+        )
+
+    for size in ((320, 240), (640, 480)):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            h = generate_house(args.seed + 1)
+            t1 = time.perf_counter()
+            tr = plan_trajectory(h, duration=args.episode_seconds, fps=args.fps, seed=0)
+            t2 = time.perf_counter()
+            render_episode(h, tr, tmp, size=size)
+            t3 = time.perf_counter()
+        per_min = (t3 - t0) * 60.0 / args.episode_seconds
+        print(
+            f"episode {size[0]}x{size[1]} @ {args.fps:g} fps, {args.episode_seconds:g} s video: "
+            f"house {t1 - t0:.2f} s, trajectory {t2 - t1:.2f} s, render+encode {t3 - t2:.2f} s "
+            f"-> {per_min:.1f} s wall per minute of video"
+        )
+
+
+if __name__ == "__main__":
+    main()

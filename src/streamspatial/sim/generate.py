@@ -1,0 +1,196 @@
+"""The generation pipeline: houses → trajectories → render → questions → benchmark files.
+
+``--split`` picks disjoint ranges of house seeds, so the same generator produces evaluation
+benchmarks and training data at scale (S3-Train, seed 004 §3) without a house ever appearing in
+both.  Everything is a function of ``(split, seed)``: the house seeds, the trajectories, the
+questions and the letter order, so a run can be reproduced from its manifest.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from streamspatial.core.errors import InputError
+from streamspatial.core.schema import Item
+from streamspatial.sim.types import (
+    CameraPose,
+    House,
+    Trajectory,
+    load_episode_meta,
+)
+
+from .export import episode_dir, export_items, video_ref, videos_dir
+
+Split = Literal["train", "eval"]
+# Each split owns a million house seeds; eval houses can never leak into training data.
+SPLIT_BASE: dict[str, int] = {"eval": 0, "train": 1_000_000}
+SPLIT_SPAN = 1_000_000
+SPIN_SPEED = math.radians(60)  # rad/s for the identity-persistence probe: 6 s per turn
+
+Progress = Callable[[str, int, int], None]  # (stage description, done, total) in frames
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    out: Path
+    houses: int = 3
+    seed: int = 0
+    minutes: float = 1.0
+    size: tuple[int, int] = (320, 240)
+    fps: float = 10.0
+    split: Split = "eval"
+    per_family: int = 3
+    identity_turns: int = 60  # turns of the rotating-camera probe; 0 leaves it out
+    rooms: int | None = None  # rooms per house (None: the house generator's choice)
+
+    def check(self) -> None:
+        problems = []
+        if self.houses < 1:
+            problems.append(f"--houses must be at least 1, got {self.houses}")
+        if not self.minutes > 0:
+            problems.append(f"--minutes must be positive, got {self.minutes}")
+        if not self.fps > 0:
+            problems.append(f"--fps must be positive, got {self.fps}")
+        w, h = self.size
+        if w < 16 or h < 16 or w % 2 or h % 2:
+            problems.append(f"--size must be even and at least 16x16, got {w}x{h}")
+        if self.split not in SPLIT_BASE:
+            problems.append(f"--split must be train or eval, got {self.split!r}")
+        if self.identity_turns < 0:
+            problems.append(f"identity turns must be ≥ 0, got {self.identity_turns}")
+        if problems:
+            raise InputError("; ".join(problems))
+
+
+@dataclass
+class GenerateResult:
+    out: Path
+    files: dict[str, Path]
+    items: list[Item]
+    episodes: list[str] = field(default_factory=list)
+
+    @property
+    def videos(self) -> Path:
+        return videos_dir(self.out)
+
+
+def house_seeds(split: Split, seed: int, n: int) -> list[int]:
+    """``n`` distinct house seeds inside the split's own range, a function of ``seed``."""
+    rng = random.Random(f"houses:{split}:{seed}")
+    base = SPLIT_BASE[split]
+    return [base + s for s in rng.sample(range(SPLIT_SPAN), n)]
+
+
+def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Trajectory:
+    """A camera turning in place for ``turns`` full turns (seed 001 §4.3.2).
+
+    It stands at a room centre from which an object of a category unique in the house is in
+    sight range, so exactly one instance of that category keeps coming back into view.
+    """
+    from streamspatial.sim.nav import EYE_HEIGHT, Motion, keypoints
+    from streamspatial.sim.occupancy import occupancy
+
+    rng = np.random.default_rng([house.seed, seed, 11])
+    kps = [k for k in keypoints(house, occupancy(house), rng) if k.kind == "center"]
+    counts: dict[str, int] = {}
+    for o in house.objects:
+        counts[o.category] = counts.get(o.category, 0) + 1
+    best = None
+    for k in kps:
+        for o in house.objects:
+            if counts[o.category] != 1 or o.kind != "furniture" or o.room_id != k.room_id:
+                continue
+            d = math.dist((k.x, k.y), o.position[:2])
+            if d >= 1.0 and (best is None or d < best[0]):
+                best = (d, k)
+    if best is None:
+        if not kps:
+            raise InputError(f"house {house.house_id} has no walkable room centre to spin at")
+        best = (0.0, kps[0])
+    k = best[1]
+    n = max(2, math.ceil(turns * 2 * math.pi / (SPIN_SPEED / fps)))
+    yaw0 = float(rng.uniform(-math.pi, math.pi))
+    pitch = Motion().pitch
+    poses = tuple(
+        CameraPose(
+            time=round(i / fps, 5),
+            position=(round(k.x, 4), round(k.y, 4), EYE_HEIGHT),
+            yaw=round(math.remainder(yaw0 + SPIN_SPEED * i / fps, 2 * math.pi), 5),
+            pitch=round(pitch, 5),
+            motion="sweep",
+            keypoint=0,
+        )
+        for i in range(n + 1)
+    )
+    return Trajectory(house.house_id, fps, poses, ((round(k.x, 4), round(k.y, 4)),))
+
+
+def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
+    """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark."""
+    from streamspatial.sim.episode import render_episode
+    from streamspatial.sim.house import generate_house
+    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.qa import QuestionGenerator
+
+    cfg.check()
+    out = Path(cfg.out)
+    frames_dir = episode_dir(out)
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    questions = QuestionGenerator(cfg.seed, per_family=cfg.per_family)
+    items: list[Item] = []
+    episodes: list[str] = []
+    seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
+    per_walk = max(1, round(cfg.minutes * 60 * cfg.fps))
+    spin_frames = (
+        math.ceil(cfg.identity_turns * 2 * math.pi / (SPIN_SPEED / cfg.fps)) + 1
+        if cfg.identity_turns
+        else 0
+    )
+    total = per_walk * len(seeds) + spin_frames
+    done = 0
+
+    def report(stage: str) -> Callable[[int, int], None]:
+        def cb(i: int, n: int) -> None:
+            if progress is not None:
+                progress(stage, done + i, total)
+
+        return cb
+
+    first_house: House | None = None
+    for hs in seeds:
+        house = generate_house(hs, n_rooms=cfg.rooms)
+        first_house = first_house or house
+        traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
+        name = f"house-{hs:07d}-walk"
+        paths = render_episode(
+            house, traj, frames_dir, cfg.size, name=name, progress=report(f"rendering {name}")
+        )
+        done += len(traj.poses)
+        meta = load_episode_meta(paths.video)
+        items += questions.items(meta, video=video_ref(name), episode_id=name)
+        episodes.append(name)
+        if progress is not None:
+            progress(f"questions {name}", done, total)
+    if cfg.identity_turns and first_house is not None:
+        spin = spin_trajectory(first_house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
+        name = f"house-{first_house.seed:07d}-spin"
+        paths = render_episode(
+            first_house, spin, frames_dir, cfg.size, name=name, progress=report(f"rendering {name}")
+        )
+        done += len(spin.poses)
+        meta = load_episode_meta(paths.video)
+        items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
+        episodes.append(name)
+    manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
+    manifest.update(house_seeds=seeds, episodes=episodes)
+    files = export_items(items, out, manifest=manifest)
+    if progress is not None:
+        progress("done", total, total)
+    return GenerateResult(out=out, files=files, items=items, episodes=episodes)

@@ -1,0 +1,74 @@
+"""The question families and how each is labelled in the benchmark file it is exported to.
+
+A family generator receives an :class:`Episode` (which hands out causal :class:`Prefix` views,
+never the frames themselves), the frame index ``k`` of its *last* query point and a seeded RNG,
+and returns zero or more :class:`Draft` s.  Multi-query families and multi-turn chains look at
+several prefixes, all ending at or before ``k``; nothing a generator can reach lies after it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from streamspatial.core.schema import TaskLabels
+from streamspatial.sim.types import EpisodeMeta
+
+from .draft import Draft
+from .prefix import Prefix
+
+Format = Literal["s3", "ovos", "vcbench"]
+
+
+class Episode:
+    """Hands out cached causal prefixes of one episode; the only door to its frames."""
+
+    def __init__(self, meta: EpisodeMeta, *, min_pixels: int | None = None):
+        self._meta = meta
+        self._min_pixels = min_pixels
+        self._cache: dict[int, Prefix] = {}
+        self.fps = meta.fps
+        self.house = meta.house
+
+    def prefix(self, k: int) -> Prefix:
+        p = self._cache.get(k)
+        if p is None:
+            p = self._cache[k] = Prefix(self._meta, k, min_pixels=self._min_pixels)
+        return p
+
+
+Generator = Callable[[Episode, int, random.Random], list[Draft]]
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    format: Format
+    labels: TaskLabels
+    generate: Generator
+    answer: Literal["choice", "number"]
+    min_history_s: float = 3.0  # earliest query time worth asking at
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def family(
+    key: str,
+    format: Format,
+    labels: TaskLabels,
+    answer: Literal["choice", "number"],
+    *,
+    min_history_s: float = 3.0,
+) -> Callable[[Generator], Generator]:
+    """Register a generator under ``key`` (decorator)."""
+
+    def deco(fn: Generator) -> Generator:
+        if key in FAMILIES:
+            raise ValueError(f"question family {key!r} registered twice")
+        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s)
+        return fn
+
+    return deco

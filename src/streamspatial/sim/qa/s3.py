@@ -1,0 +1,425 @@
+"""S3-Bench single-turn tasks (seed 004 Table 1, generation logic of App. 3.1).
+
+Ego-centric tasks read the camera at the query frame; spatial-relation tasks read the objects
+seen so far.  Numeric answers are metres or square metres, scored with MRA by the S3 adapter.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+
+from streamspatial.core.schema import TaskLabels
+
+from .common import clear_margin, intent, name, nameable
+from .draft import Draft, DraftQuery
+from .naming import category_text, plural
+from .prefix import Prefix, object_distance
+from .registry import Episode, family
+
+EGO, REL, TEMP = "Ego-centric", "Spatial Relation", "Temporal Dependency"
+AREA_VISIT_THRESHOLD = 0.3  # share of a room's floor cells passed within COVER_RADIUS
+COVER_RADIUS = 1.5  # m
+MIN_ORDER_GAP_S = 1.0  # first sightings closer than this are not asked to be ordered
+
+
+def labels(domain: str, task: str, fmt: str) -> TaskLabels:
+    return TaskLabels(category=domain, subcategory=fmt, task=task)
+
+
+def _num(p: Prefix, family_key: str, question: str, value: float, evidence, it) -> Draft:
+    return Draft(
+        family=family_key,
+        question=question,
+        queries=[DraftQuery(p.time, round(float(value), 2), tuple(evidence))],
+        intent=it,
+    )
+
+
+def _one(fn):
+    """Adapt a single-prefix generator ``(Prefix, rng) -> Draft | None`` to the registry."""
+
+    def gen(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+        d = fn(ep.prefix(k), rng)
+        return [] if d is None else [d if isinstance(d, Draft) else d[0]]
+
+    gen.__name__ = fn.__name__
+    gen.__doc__ = fn.__doc__
+    return gen
+
+
+# -- Ego-centric ---------------------------------------------------------------------------
+
+
+def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
+    """Straight-line camera displacement over the last 1–3 s of forward motion (MOVE frames)."""
+    seconds = rng.choice((1, 2, 3))
+    j = p.k - p.frames_back(seconds)
+    if j < 0 or p.now.pose.motion != "move":
+        return None
+    window = p.frames[j : p.k + 1]
+    if sum(f.pose.motion == "move" for f in window) < 0.8 * len(window):
+        return None
+    d = math.dist(p.frames[j].pose.position, p.now.pose.position)
+    if d < 0.2:
+        return None
+    return _num(
+        p,
+        "s3.camera_displacement",
+        f"How far did the camera move over the past {seconds} seconds? Answer in meters.",
+        d,
+        [(p.t(j), p.t(p.k))],
+        intent("camera_displacement", seconds=seconds),
+    )
+
+
+def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
+    """Area of the room the camera stands in at the query frame."""
+    room = p.current_room
+    if room is None or not p.room_runs or p.room_runs[-1].key != room:
+        return None
+    stay = p.room_runs[-1]
+    if stay.end - stay.start < p.frames_back(2.0):
+        return None  # just stepped in: the room has barely been seen
+    return _num(
+        p,
+        "s3.current_room_area",
+        "What is the total area of the current room? Answer in square meters.",
+        p.house.room(room).area,
+        [(p.t(stay.start), p.t(stay.end))],
+        intent("current_room_area", room_id=room),
+    )
+
+
+def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
+    """Distance from the camera now to an object visible now (box centre)."""
+    cands = nameable(p, sorted(p.visible_now))
+    if not cands:
+        return None
+    o = rng.choice(cands)
+    return _num(
+        p,
+        "s3.cam_obj_distance",
+        f"What is the distance between the camera and the {name(p, o)}? Answer in meters.",
+        p.cam_distance(o),
+        p.evidence([o]),
+        intent("cam_obj_distance", [o]),
+    )
+
+
+def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
+    """Which of 2–4 objects visible now is closest to the camera."""
+    cands = nameable(p, sorted(p.visible_now))
+    if len(cands) < 2:
+        return None
+    for _ in range(6):
+        group = rng.sample(cands, rng.randint(2, min(4, len(cands))))
+        dists = [p.cam_distance(o) for o in group]
+        if clear_margin(dists, absolute=0.3, relative=0.15):
+            best = group[int(np.argmin(dists))]
+            return (
+                Draft(
+                    family="s3.identification_closest",
+                    question="Which object is currently spatially closest to the camera?",
+                    queries=[DraftQuery(p.time, name(p, best), p.evidence(group))],
+                    intent=intent("identification_closest", group),
+                    choices=[name(p, o) for o in group],
+                ),
+                best,
+            )
+    return None
+
+
+def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
+    """The object whose distance to the camera shrank most over the last 3 s."""
+    j = p.k - p.frames_back(3.0)
+    if j < 0:
+        return None
+    cands = nameable(p, sorted(o for o in p.visible_now if p.first_seen[o] <= j))
+    if len(cands) < 2:
+        return None
+    delta = {o: p.cam_distance(o) - p.cam_distance(o, j) for o in cands}
+    ranked = sorted(cands, key=lambda o: delta[o])
+    best = ranked[0]
+    if delta[best] > -0.5 or delta[ranked[1]] - delta[best] < 0.3:
+        return None
+    group = [best, *rng.sample(ranked[1:], min(3, len(ranked) - 1))]
+    return (
+        Draft(
+            family="s3.camera_motion_target",
+            question="Which object did the camera approach the most over the last 3 seconds?",
+            queries=[DraftQuery(p.time, name(p, best), ((p.t(j), p.t(p.k)),))],
+            intent=intent("camera_motion_target", group, seconds=3),
+            choices=[name(p, o) for o in group],
+        ),
+        best,
+    )
+
+
+# -- Spatial relation ----------------------------------------------------------------------
+
+
+def attribute(p: Prefix, rng: random.Random) -> Draft | None:
+    """Longest edge of a seen object's 3D box."""
+    cands = nameable(p, p.seen)
+    if not cands:
+        return None
+    o = rng.choice(cands)
+    return _num(
+        p,
+        "s3.attribute",
+        f"What is the length of the {name(p, o)}'s longest edge? Answer in meters.",
+        max(p.obj(o).size),
+        p.evidence([o]),
+        intent("attribute", [o], measure="longest_edge"),
+    )
+
+
+def spatial_distance(p: Prefix, rng: random.Random) -> Draft | None:
+    """Centre distance between two seen objects of the same room."""
+    cands = nameable(p, p.seen)
+    by_room: dict[int, list[int]] = {}
+    for o in cands:
+        by_room.setdefault(p.obj(o).room_id, []).append(o)
+    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 2]
+    if not rooms:
+        return None
+    a, b = rng.sample(by_room[rng.choice(rooms)], 2)
+    return _num(
+        p,
+        "s3.spatial_distance",
+        f"What is the distance between the {name(p, a)} and the {name(p, b)}? Answer in meters.",
+        object_distance(p.obj(a), p.obj(b)),
+        p.evidence([a, b]),
+        intent("spatial_distance", [a, b]),
+    )
+
+
+def room_visit_ratios(p: Prefix) -> dict[int, float]:
+    """Share of each entered room's floor cells that passed within COVER_RADIUS of the camera."""
+    path = np.array([f.pose.position[:2] for f in p.frames if f.room_id is not None])
+    out: dict[int, float] = {}
+    for room_id in p.visited_rooms:
+        room = p.house.room(room_id)
+        xs = [q[0] for q in room.polygon]
+        ys = [q[1] for q in room.polygon]
+        c = p.house.cell
+        cells = [
+            (x, y)
+            for x in np.arange(min(xs) + c / 2, max(xs), c)
+            for y in np.arange(min(ys) + c / 2, max(ys), c)
+            if room.contains(float(x), float(y))
+        ]
+        if not cells:
+            continue
+        cc = np.array(cells)
+        d2 = ((cc[:, None, :] - path[None, :, :]) ** 2).sum(-1).min(axis=1)
+        out[room_id] = float((d2 <= COVER_RADIUS**2).mean())
+    return out
+
+
+def area(p: Prefix, rng: random.Random) -> Draft | None:
+    """Total area of the rooms visited so far (visit ratio ≥ AREA_VISIT_THRESHOLD)."""
+    ratios = room_visit_ratios(p)
+    if any(abs(r - AREA_VISIT_THRESHOLD) < 0.1 for r in ratios.values()):
+        return None  # a room on the fence: its inclusion would be arbitrary
+    rooms = [r for r, v in ratios.items() if v >= AREA_VISIT_THRESHOLD]
+    if not rooms:
+        return None
+    frames = [i for i, f in enumerate(p.frames) if f.room_id in rooms]
+    return _num(
+        p,
+        "s3.area",
+        "What is the total area of the rooms visited so far? Answer in square meters.",
+        sum(p.house.room(r).area for r in rooms),
+        p.spans(frames),
+        intent("area", rooms=sorted(rooms), threshold=AREA_VISIT_THRESHOLD),
+    )
+
+
+def count(p: Prefix, rng: random.Random) -> Draft | None:
+    """Distinct instances of a category seen so far; categories seen more than once first."""
+    per_cat: dict[str, list[int]] = {}
+    for o in p.seen:
+        per_cat.setdefault(p.obj(o).category, []).append(o)
+    multi = sorted(c for c, v in per_cat.items() if len(v) > 1)
+    pool = multi or sorted(per_cat)
+    if not pool:
+        return None
+    cat = rng.choice(pool)
+    ids = per_cat[cat]
+    return _num(
+        p,
+        "s3.count",
+        f"How many {plural(cat)} have been visible so far?",
+        len(ids),
+        p.evidence(ids),
+        intent("count", ids, category=cat),
+    )
+
+
+def _ordered_group(p: Prefix, rng: random.Random, n: int) -> list[int] | None:
+    """``n`` nameable seen objects whose first sightings are MIN_ORDER_GAP_S apart."""
+    cands = nameable(p, p.seen)
+    if len(cands) < n:
+        return None
+    gap = p.frames_back(MIN_ORDER_GAP_S)
+    for _ in range(10):
+        group = rng.sample(cands, n)
+        firsts = sorted(p.first_seen[o] for o in group)
+        if all(b - a >= gap for a, b in itertools.pairwise(firsts)):
+            return group
+    return None
+
+
+def sequence(p: Prefix, rng: random.Random) -> Draft | None:
+    """Chronological order of first appearance of three objects; wrong permutations as options."""
+    group = _ordered_group(p, rng, 3)
+    if group is None:
+        return None
+    order = sorted(group, key=lambda o: p.first_seen[o])
+    perms = [list(x) for x in itertools.permutations(order)]
+    wrong = rng.sample(perms[1:], 3)
+    text = [" → ".join(name(p, o) for o in perm) for perm in [order, *wrong]]
+    listed = ", ".join(name(p, o) for o in group)  # question lists them in random order
+    return Draft(
+        family="s3.sequence",
+        question=f"Identify the correct chronological order in which these objects first "
+        f"appeared: {listed}.",
+        queries=[DraftQuery(p.time, text[0], p.evidence(group))],
+        intent=intent("sequence", group),
+        choices=text,
+    )
+
+
+def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
+    """Category of the object nearest to a seen anchor; farther or unseen categories as foils."""
+    anchors = nameable(p, p.seen)
+    if not anchors:
+        return None
+    a = rng.choice(anchors)
+    anchor = p.obj(a)
+    nearest: dict[str, float] = {}
+    for o in p.house.objects:
+        if o.instance_id == a or o.category == anchor.category:
+            continue
+        d = object_distance(anchor, o)
+        nearest[o.category] = min(d, nearest.get(o.category, math.inf))
+    if len(nearest) < 4:
+        return None
+    ranked = sorted(nearest, key=lambda c: nearest[c])
+    best = ranked[0]
+    best_d = nearest[best]
+    closest_obj = min(
+        (o for o in p.house.objects if o.category == best),
+        key=lambda o: object_distance(anchor, o),
+    )
+    if closest_obj.instance_id not in p.first_seen:
+        return None  # the true nearest was never seen: not answerable from the stream
+    if not clear_margin([best_d, nearest[ranked[1]]], absolute=0.3, relative=0.2):
+        return None
+    far = [c for c in ranked[1:] if nearest[c] >= best_d + max(0.3, 0.2 * best_d)]
+    if len(far) < 3:
+        return None
+    choices = [best, *rng.sample(far, 3)]
+    return Draft(
+        family="s3.spatial_proximity",
+        question=f"Which object category is spatially closest to the {name(p, a)}?",
+        queries=[DraftQuery(p.time, category_text(best), p.evidence([a, closest_obj.instance_id]))],
+        intent=intent("spatial_proximity", [a, closest_obj.instance_id]),
+        choices=[category_text(c) for c in choices],
+    )
+
+
+ORIENTATIONS = ("Left", "Right", "Back")
+
+
+def orientation_of(
+    a: tuple[float, ...], b: tuple[float, ...], c: tuple[float, ...]
+) -> tuple[str, float]:
+    """Where C lies for an observer at A facing B; and the angle ∠BAC in degrees."""
+    ab = (b[0] - a[0], b[1] - a[1])
+    ac = (c[0] - a[0], c[1] - a[1])
+    dot = ab[0] * ac[0] + ab[1] * ac[1]
+    cross = ab[0] * ac[1] - ab[1] * ac[0]
+    ang = math.degrees(math.atan2(abs(cross), dot))
+    if ang > 135:
+        return "Back", ang
+    return ("Left" if cross > 0 else "Right"), ang
+
+
+def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
+    """Observer at A facing B: is C to the left, right or back (> 135°)? Same-room objects."""
+    cands = nameable(p, p.seen)
+    by_room: dict[int, list[int]] = {}
+    for o in cands:
+        by_room.setdefault(p.obj(o).room_id, []).append(o)
+    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 3]
+    if not rooms:
+        return None
+    want = rng.choice(ORIENTATIONS)  # choose the class first: answers stay balanced
+    for _ in range(30):
+        a, b, c = rng.sample(by_room[rng.choice(rooms)], 3)
+        pa, pb, pc = (p.obj(x).position for x in (a, b, c))
+        if math.dist(pa[:2], pb[:2]) < 0.5 or math.dist(pa[:2], pc[:2]) < 0.5:
+            continue
+        got, ang = orientation_of(pa, pb, pc)
+        if got != want or abs(ang - 135) < 10 or ang < 15:
+            continue
+        return Draft(
+            family="s3.relative_orientation",
+            question=f"If you stand at the {name(p, a)} facing the {name(p, b)}, in which "
+            f"direction is the {name(p, c)} located?",
+            queries=[DraftQuery(p.time, got, p.evidence([a, b, c]))],
+            intent=intent("relative_orientation", [a, b, c], angle_deg=round(ang, 1)),
+            choices=list(ORIENTATIONS),
+            answer_class=got,
+            classes=ORIENTATIONS,
+        )
+    return None
+
+
+def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
+    """Which of 3–4 seen objects appeared first."""
+    group = _ordered_group(p, rng, rng.choice((3, 4)))
+    if group is None:
+        return None
+    first = min(group, key=lambda o: p.first_seen[o])
+    return (
+        Draft(
+            family="s3.sequence_identification",
+            question="Which of the following objects appeared first?",
+            queries=[DraftQuery(p.time, name(p, first), p.evidence(group))],
+            intent=intent("sequence_identification", group),
+            choices=[name(p, o) for o in group],
+        ),
+        first,
+    )
+
+
+_SINGLE = {
+    "camera_displacement": (EGO, "Num", camera_displacement),
+    "current_room_area": (EGO, "Num", current_room_area),
+    "cam_obj_distance": (EGO, "Num", cam_obj_distance),
+    "identification_closest": (EGO, "MC", identification_closest),
+    "camera_motion_target": (EGO, "MC", camera_motion_target),
+    "attribute": (REL, "Num", attribute),
+    "spatial_distance": (REL, "Num", spatial_distance),
+    "area": (REL, "Num", area),
+    "count": (REL, "Num", count),
+    "sequence": (REL, "MC", sequence),
+    "spatial_proximity": (REL, "MC", spatial_proximity),
+    "relative_orientation": (REL, "MC", relative_orientation),
+    "sequence_identification": (REL, "MC", sequence_identification),
+}
+
+for _task, (_domain, _fmt, _fn) in _SINGLE.items():
+    family(
+        f"s3.{_task}",
+        "s3",
+        labels(_domain, _task, _fmt),
+        "number" if _fmt == "Num" else "choice",
+    )(_one(_fn))

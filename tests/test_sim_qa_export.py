@@ -1,0 +1,178 @@
+"""Generated benchmarks go through the same readers as published ones, and are reproducible."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streamspatial.bench.registry import check_benchmark
+from streamspatial.cli import main
+from streamspatial.core.schema import AnswerType
+from streamspatial.sim.export import read_items
+from streamspatial.sim.generate import SPLIT_BASE, SPLIT_SPAN, GenerateConfig, house_seeds
+
+pytest.importorskip("mujoco")
+
+
+def small(out, **kw) -> GenerateConfig:
+    base = dict(
+        out=out,
+        houses=2,
+        seed=3,
+        minutes=0.5,
+        size=(96, 72),
+        identity_turns=3,
+        rooms=4,
+        per_family=2,
+    )
+    base.update(kw)
+    return GenerateConfig(**base)
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    from streamspatial.sim.generate import generate_benchmark
+
+    stages = []
+    result = generate_benchmark(
+        small(tmp_path_factory.mktemp("gen")), lambda s, d, t: stages.append((s, d, t))
+    )
+    return result, stages
+
+
+def test_every_file_loads_through_its_adapter_with_no_problem(bench):
+    result, _ = bench
+    assert {"s3", "ovos", "vcbench"} <= set(result.files)
+    by_id = {it.id: it for it in result.items}
+    for fmt in ("s3", "ovos", "vcbench"):
+        adapter, loaded = check_benchmark(result.files[fmt], "auto", result.videos)
+        assert adapter.name == fmt
+        assert loaded.problems == []
+        assert len(loaded.items) == sum(it.benchmark == fmt for it in result.items)
+        for got in loaded.items:
+            want = by_id[str(got.id)]
+            assert [q.time for q in got.queries] == [q.time for q in want.queries]
+            assert [q.answer for q in got.queries] == [q.answer for q in want.queries]
+            assert got.question == want.question
+            assert [o.display() for o in got.options] == [o.display() for o in want.options]
+            assert got.answer_type == want.answer_type
+            if fmt == "s3":
+                assert got.depends_on == want.depends_on
+                assert got.intent == want.intent
+
+
+@pytest.mark.parametrize("fmt", ["s3", "ovos", "vcbench"])
+def test_validate_command_accepts_generated_files(bench, fmt, capsys):
+    result, _ = bench
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", str(result.files[fmt]), "--videos", str(result.videos)])
+    assert exc.value.code == 0, capsys.readouterr()
+
+
+def test_items_file_keeps_intents_and_manifest_counts(bench):
+    result, _ = bench
+    assert read_items(result.out) == sorted(
+        result.items, key=lambda it: (it.video, it.queries[0].time, it.id)
+    )
+    manifest = json.loads((result.out / "manifest.json").read_text())
+    assert manifest["items"] == len(result.items)
+    assert manifest["split"] == "eval"
+    assert all(it.intent and it.intent["task"] for it in result.items)
+
+
+def test_progress_reaches_every_frame(bench):
+    result, stages = bench
+    total = stages[-1][2]
+    assert stages[-1] == ("done", total, total)
+    assert [d for _, d, _ in stages] == sorted(d for _, d, _ in stages)
+    frames = 0
+    for ep in result.episodes:
+        with gzip.open(result.videos / "streamspatial-sim" / f"{ep}.mp4.meta.json.gz") as f:
+            frames += len(json.loads(f.read())["frames"])
+    assert total == frames
+
+
+def test_identity_probe_asks_every_turn_and_answer_stays_one(bench):
+    result, _ = bench
+    probes = [it for it in result.items if it.intent["task"] == "identity_persistence"]
+    assert len(probes) == 1
+    it = probes[0]
+    assert it.task.subcategory == "O2-Unique" and it.answer_type is AnswerType.NUMBER
+    assert all(q.answer == 1 for q in it.queries)
+    assert len(it.queries) >= 2
+    assert it.intent["params"]["turns"] == 3
+    times = [q.time for q in it.queries]
+    assert times == sorted(times)
+
+
+def test_same_seed_same_benchmark(tmp_path):
+    from streamspatial.sim.generate import generate_benchmark
+
+    a = generate_benchmark(small(tmp_path / "a", houses=1, minutes=0.3, identity_turns=0))
+    b = generate_benchmark(small(tmp_path / "b", houses=1, minutes=0.3, identity_turns=0))
+    assert (a.out / "items.jsonl").read_bytes() == (b.out / "items.jsonl").read_bytes()
+    for ep in a.episodes:
+        name = f"{ep}.mp4.meta.json.gz"
+        assert (a.videos / "streamspatial-sim" / name).read_bytes() == (
+            b.videos / "streamspatial-sim" / name
+        ).read_bytes()
+    c = generate_benchmark(small(tmp_path / "c", houses=1, minutes=0.3, identity_turns=0, seed=4))
+    assert (c.out / "items.jsonl").read_bytes() != (a.out / "items.jsonl").read_bytes()
+
+
+@given(seed_a=st.integers(0, 10**6), seed_b=st.integers(0, 10**6), n=st.integers(1, 20))
+def test_train_and_eval_houses_never_overlap(seed_a, seed_b, n):
+    train = house_seeds("train", seed_a, n)
+    evals = house_seeds("eval", seed_b, n)
+    assert not set(train) & set(evals)
+    assert len(set(train)) == n and len(set(evals)) == n
+    assert all(SPLIT_BASE["train"] <= s < SPLIT_BASE["train"] + SPLIT_SPAN for s in train)
+    assert house_seeds("eval", seed_b, n) == evals
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--size", "320by240"], "WIDTHxHEIGHT"),
+        (["--size", "321x240"], "even"),
+        (["--split", "test"], "train or eval"),
+        (["--houses", "0"], "--houses"),
+        (["--minutes", "-1"], "--minutes"),
+    ],
+)
+def test_bad_generate_options_are_one_line(tmp_path, capsys, args, words):
+    with pytest.raises(SystemExit) as exc:
+        main(["sim", "generate", "--out", str(tmp_path / "x"), *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]
+
+
+def test_generate_command_writes_a_benchmark(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(
+            [
+                "sim",
+                "generate",
+                "--out",
+                str(tmp_path / "g"),
+                "--houses",
+                "1",
+                "--minutes",
+                "0.25",
+                "--size",
+                "64x48",
+                "--spin-turns",
+                "0",
+                "--split",
+                "train",
+            ]
+        )
+    assert exc.value.code == 0
+    assert "items over 1 videos" in capsys.readouterr().out
+    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert manifest["split"] == "train" and manifest["house_seeds"][0] >= SPLIT_BASE["train"]
