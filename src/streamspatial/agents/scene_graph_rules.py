@@ -1,0 +1,416 @@
+"""The rule-based reasoner over the scene-graph memory: DirectMe with no model at all.
+
+With ground-truth perception this is the *oracle-perception upper bound*: it shows how much of
+a generated benchmark a pose-anchored memory answers by geometry alone, and — with the noise
+model — how fast that falls with imperfect perception.  It reads exactly what a deployable
+system could read: the question text and options (object names are matched against the
+perception vocabulary), the item's structured intent (which task is asked), and the memory as
+it stood at t_q.  It never reads answers, evidence or instance ids; the answer-swap test pins
+that.
+
+A task it has no rule for is answered with an empty text (scored invalid, as a model that
+declined would be) and counted in :attr:`SceneGraphRulesAgent.unsupported`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from streamspatial.agents.scene_graph import (
+    Mention,
+    ObjectNode,
+    SceneGraphAgent,
+    SceneGraphMemory,
+    diagnostics,
+    ego_relation,
+    find_mentions,
+    parse_intent,
+    render_subgraph,
+    resolve,
+    retrieve,
+)
+from streamspatial.perception.types import wrap
+
+Answer = str | float | None
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+# words in option texts → the egocentric sector they name
+_SECTOR_WORDS = (
+    ("behind", "behind"),
+    ("back", "behind"),
+    ("left", "left"),
+    ("right", "right"),
+    ("ahead", "ahead"),
+    ("front", "ahead"),
+    ("forward", "ahead"),
+)
+
+
+class RuleContext:
+    """What one query's rules may look at: memory, question, options, vocabulary."""
+
+    def __init__(
+        self, memory: SceneGraphMemory, item: Any, labels: set[str], attributes: Sequence[str]
+    ):
+        self.memory = memory
+        self.item = item
+        self.labels = labels
+        self.attributes = list(attributes)
+        self.params = dict((item.intent or {}).get("params") or {}) if item.intent else {}
+        self.mentions = find_mentions(item.question, labels, attributes)
+
+    @property
+    def options(self) -> list[tuple[str, str]]:
+        return [(o.letter, o.text or "") for o in self.item.options]
+
+    def node(self, m: Mention) -> ObjectNode | None:
+        return resolve(self.memory, m)
+
+    def option_nodes(self) -> list[tuple[str, ObjectNode | None]]:
+        out = []
+        for letter, text in self.options:
+            ms = find_mentions(text, self.labels, self.attributes)
+            out.append((letter, self.node(ms[0]) if ms else None))
+        return out
+
+    def seconds(self, default: float) -> float:
+        v = self.params.get("seconds", self.params.get("window_s"))
+        if v is not None:
+            return float(v)
+        m = re.search(r"(\d+(?:\.\d+)?)\s*seconds?", self.item.question.lower())
+        return float(m.group(1)) if m else default
+
+
+# -- choosing among options ----------------------------------------------------------------------
+
+
+def nearest_number_option(ctx: RuleContext, value: float) -> str | None:
+    best, best_d = None, math.inf
+    for letter, text in ctx.options:
+        m = _NUMBER.search(text)
+        if m and abs(float(m.group()) - value) < best_d:
+            best, best_d = letter, abs(float(m.group()) - value)
+    return best
+
+
+def sector_option(ctx: RuleContext, sector: str) -> str | None:
+    for letter, text in ctx.options:
+        low = text.lower()
+        for word, sec in _SECTOR_WORDS:
+            if re.search(rf"\b{word}\b", low):
+                if sec == sector:
+                    return letter
+                break
+    return None
+
+
+def text_option(ctx: RuleContext, wanted: str) -> str | None:
+    low = wanted.lower()
+    for letter, text in ctx.options:
+        if text.lower().strip() == low:
+            return letter
+    for letter, text in ctx.options:
+        if low in text.lower():
+            return letter
+    return None
+
+
+def best_option(ctx: RuleContext, key: Callable[[ObjectNode], float]) -> str | None:
+    scored = [(key(n), letter) for letter, n in ctx.option_nodes() if n is not None]
+    return min(scored)[1] if scored else None
+
+
+# -- the rules ----------------------------------------------------------------------------------
+
+
+def _cam_dist(ctx: RuleContext, n: ObjectNode) -> float:
+    assert ctx.memory.pose is not None
+    return math.dist(ctx.memory.pose.position, n.position)
+
+
+def _count(ctx: RuleContext) -> Answer:
+    if not ctx.mentions:
+        return None
+    label = ctx.mentions[0].label
+    n = sum(1 for x in ctx.memory.nodes() if x.label == label)
+    return float(n) if not ctx.item.options else nearest_number_option(ctx, n)
+
+
+def _pair_distance(ctx: RuleContext) -> Answer:
+    if len(ctx.mentions) < 2:
+        return None
+    a, b = ctx.node(ctx.mentions[0]), ctx.node(ctx.mentions[1])
+    if a is None or b is None:
+        return None
+    d = math.dist(a.position, b.position)
+    return d if not ctx.item.options else nearest_number_option(ctx, d)
+
+
+def _cam_obj_distance(ctx: RuleContext) -> Answer:
+    n = ctx.node(ctx.mentions[0]) if ctx.mentions else None
+    if n is None:
+        return None
+    d = _cam_dist(ctx, n)
+    return d if not ctx.item.options else nearest_number_option(ctx, d)
+
+
+def _depth_ordering(ctx: RuleContext) -> Answer:
+    ask = str(ctx.params.get("ask", ""))
+    farther = "farther" in ask or ("farther" in ctx.item.question.lower() and not ask)
+    sign = -1.0 if farther else 1.0
+    return best_option(ctx, lambda n: sign * _cam_dist(ctx, n))
+
+
+def _closest(ctx: RuleContext) -> Answer:
+    return best_option(ctx, lambda n: _cam_dist(ctx, n))
+
+
+def _approached(ctx: RuleContext) -> Answer:
+    mem = ctx.memory
+    before = mem.pose_at(mem.time - ctx.seconds(3.0))
+    if before is None or mem.pose is None:
+        return None
+    return best_option(
+        ctx,
+        lambda n: (
+            math.dist(mem.pose.position, n.position)  # type: ignore[union-attr]
+            - math.dist(before.position, n.position)
+        ),
+    )
+
+
+def _proximity(ctx: RuleContext) -> Answer:
+    anchor = ctx.node(ctx.mentions[0]) if ctx.mentions else None
+    if anchor is None:
+        return None
+    scored = []
+    for letter, text in ctx.options:
+        ms = find_mentions(text, ctx.labels)
+        if not ms:
+            continue
+        ds = [
+            math.dist(anchor.position, n.position)
+            for n in ctx.memory.nodes()
+            if n.label == ms[0].label and n.node_id != anchor.node_id
+        ]
+        if ds:
+            scored.append((min(ds), letter))
+    return min(scored)[1] if scored else None
+
+
+def _behind_camera(ctx: RuleContext) -> Answer:
+    n = ctx.node(ctx.mentions[0]) if ctx.mentions else None
+    if n is None or ctx.memory.pose is None:
+        return None
+    return sector_option(ctx, str(ego_relation(ctx.memory.pose, n.position)["sector"]))
+
+
+def _relative_orientation(ctx: RuleContext) -> Answer:
+    if len(ctx.mentions) < 3:
+        return None
+    a, b, c = (ctx.node(m) for m in ctx.mentions[:3])
+    if a is None or b is None or c is None:
+        return None
+    ab = (b.position[0] - a.position[0], b.position[1] - a.position[1])
+    ac = (c.position[0] - a.position[0], c.position[1] - a.position[1])
+    cross = ab[0] * ac[1] - ab[1] * ac[0]
+    ang = math.degrees(math.atan2(abs(cross), ab[0] * ac[0] + ab[1] * ac[1]))
+    sector = "behind" if ang > 135 else ("left" if cross > 0 else "right")
+    return sector_option(ctx, sector)
+
+
+def _first_appeared(ctx: RuleContext) -> Answer:
+    return best_option(ctx, lambda n: n.first_seen)
+
+
+def _sequence(ctx: RuleContext) -> Answer:
+    best, best_score = None, -math.inf
+    for letter, text in ctx.options:
+        nodes = [ctx.node(m) for m in find_mentions(text, ctx.labels, ctx.attributes)]
+        if len(nodes) < 2 or any(n is None for n in nodes):
+            continue
+        times = [n.first_seen for n in nodes]  # type: ignore[union-attr]
+        score = sum(
+            1 if times[i] < times[j] else -1
+            for i in range(len(times))
+            for j in range(i + 1, len(times))
+        )
+        if score > best_score:
+            best, best_score = letter, score
+    return best
+
+
+def _attribute(ctx: RuleContext) -> Answer:
+    n = ctx.node(ctx.mentions[0]) if ctx.mentions else None
+    if n is None or n.size is None:
+        return None
+    return float(max(n.size))
+
+
+def _out_of_view(ctx: RuleContext) -> Answer:
+    n = ctx.node(ctx.mentions[0]) if ctx.mentions else None
+    if n is None or n.scene is None:
+        return None
+    return text_option(ctx, n.scene)
+
+
+def _ego_translation(ctx: RuleContext) -> Answer:
+    mem = ctx.memory
+    a, b = mem.pose_at(mem.time - ctx.seconds(1.0)), mem.pose
+    if a is None or b is None:
+        return None
+    dx, dy = b.position[0] - a.position[0], b.position[1] - a.position[1]
+    fwd = dx * math.cos(a.yaw) + dy * math.sin(a.yaw)
+    if math.hypot(dx, dy) < 0.15:
+        return text_option(ctx, "staying")
+    return text_option(ctx, "forward" if fwd > 0 else "backward")
+
+
+def _ego_rotation(ctx: RuleContext) -> Answer:
+    mem = ctx.memory
+    since = mem.time - ctx.seconds(1.0)
+    poses = [p for p in mem.recent if p.time >= since - 1e-9]
+    turn = sum(wrap(b.yaw - a.yaw) for a, b in itertools.pairwise(poses))
+    deg = math.degrees(turn)
+    if abs(deg) < 10:
+        return text_option(ctx, "not panning")
+    return text_option(ctx, "panning left" if deg > 0 else "panning right")
+
+
+def _displacement(ctx: RuleContext) -> Answer:
+    mem = ctx.memory
+    a = mem.pose_at(mem.time - ctx.seconds(1.0))
+    if a is None or mem.pose is None:
+        return None
+    return math.dist(a.position, mem.pose.position)
+
+
+RULES: dict[str, Callable[[RuleContext], Answer]] = {
+    "count": _count,
+    "transient_count": _count,
+    "absolute_distance": _pair_distance,
+    "spatial_distance": _pair_distance,
+    "cam_obj_distance": _cam_obj_distance,
+    "depth_ordering": _depth_ordering,
+    "identification_closest": _closest,
+    "camera_motion_target": _approached,
+    "spatial_proximity": _proximity,
+    "behind_camera": _behind_camera,
+    "relative_orientation": _relative_orientation,
+    "sequence": _sequence,
+    "sequence_identification": _first_appeared,
+    "attribute": _attribute,
+    "out_of_view": _out_of_view,
+    "ego_translation": _ego_translation,
+    "ego_rotation": _ego_rotation,
+    "camera_displacement": _displacement,
+}
+
+# Primitive → rule for items without a known task (real benchmarks): question keywords.
+_BY_PRIMITIVE = {
+    "count": _count,
+    "distance": _pair_distance,
+    "direction": _behind_camera,
+    "order": _first_appeared,
+}
+
+
+def answer(
+    memory: SceneGraphMemory, item: Any, *, labels: set[str], attributes: Sequence[str] = ()
+) -> tuple[str, str | None]:
+    """The answer text (a letter, or a number) and the rule used; ``""`` when none applies."""
+    intent = parse_intent(item, labels, attributes)
+    rule = RULES.get(intent.task or "") or _BY_PRIMITIVE.get(intent.primitive)
+    if rule is None or memory.pose is None:
+        return "", None
+    got = rule(RuleContext(memory, item, labels, attributes))
+    if got is None:
+        return "", rule.__name__.lstrip("_")
+    if isinstance(got, float):
+        return f"{got:.2f}", rule.__name__.lstrip("_")
+    return str(got), rule.__name__.lstrip("_")
+
+
+class SceneGraphRulesAgent(SceneGraphAgent):
+    """``--agent scene-graph-rules``: the rule reasoner answers; no model is called.
+
+    The request it builds is honest (the subgraph text and the question) so it can be logged
+    and checked for causality like any other; the answer is handed to the runner through
+    :meth:`backend`, a :class:`~streamspatial.models.types.Backend` that returns what the
+    reasoner concluded for that request.
+    """
+
+    name: ClassVar[str] = "scene-graph-rules"
+
+    def __init__(self, perception: str = "ground-truth", **kw: Any):
+        kw.setdefault("sample_fps", 0.0)  # no keyframes needed: nothing is shown to a model
+        super().__init__(perception, **kw)
+        self._answers: dict[tuple[str, float], tuple[str, str | None]] = {}
+        self.unsupported: dict[str, int] = {}
+
+    @property
+    def label(self) -> str:
+        return f"scene-graph-rules[{self.spec.label}]"
+
+    def build_request(
+        self,
+        view: Any,
+        item: Any,
+        query: Any,
+        adapter: Any,
+        *,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> Any:
+        from streamspatial.models.types import ModelRequest, TextPart
+
+        memory = self.memory_at(view, item, query, adapter)
+        provider = self.state(item).provider
+        labels = set(getattr(provider, "labels", ())) | memory.labels()
+        attrs = list(getattr(provider, "attributes", ()))
+        text, rule = answer(memory, item, labels=labels, attributes=attrs)
+        if not text:
+            key = item.intent.get("task") if item.intent else item.task.task
+            self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1
+        self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
+        intent = parse_intent(item, labels, attrs)
+        nodes = retrieve(memory, intent, self.top_k)
+        self.last_diagnostics = diagnostics(memory, nodes, query, [])
+        self.last_diagnostics["rule"] = rule
+        return ModelRequest(
+            parts=(TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
+            query_time=query.time,
+            system="scene-graph-rules",
+            choices=item.letters,
+            task_key=f"{item.benchmark}:{item.task.task}",
+            item_id=item.id,
+        )
+
+    def answer_for(self, item_id: str, query_time: float) -> str:
+        return self._answers.get((item_id, round(float(query_time), 6)), ("", None))[0]
+
+    def backend(self) -> RuleAnswerBackend:
+        return RuleAnswerBackend(self)
+
+
+class RuleAnswerBackend:
+    """The "model" of the rules agent: returns the reasoner's answer for each request."""
+
+    def __init__(self, agent: SceneGraphRulesAgent):
+        self.agent = agent
+        self.name = "rules"
+
+    async def generate(self, request: Any) -> Any:
+        from streamspatial.models.types import ModelResponse
+
+        text = self.agent.answer_for(request.item_id, request.query_time)
+        if not text:
+            return ModelResponse(text="", error=None)
+        return ModelResponse(text=text)
+
+    async def aclose(self) -> None:
+        return None

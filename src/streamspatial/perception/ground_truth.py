@@ -1,0 +1,100 @@
+"""Ground-truth perception from the simulator's per-frame metadata.
+
+The simulator knows, for every rendered frame, the camera pose, the room the camera stands in
+and which object instances are visible after occlusion (with pixel counts, boxes and depth).
+Turning that into :class:`Observation` s gives the memory agents *oracle perception*: the
+upper bound of what a scene-graph memory can do, and — through :class:`NoiseModel` — the
+same pipeline with controlled errors.  The provider reads only frame records up to the stream
+time (the base class enforces it); the house is static scene geometry, used only to give each
+visible instance its box centre, label and colour, as a detector + depth would.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from streamspatial.perception.noise import NoiseModel, NoiseState
+from streamspatial.perception.stream import PerceptionProvider
+from streamspatial.perception.types import CameraIntrinsics, Detection, EgoPose, Observation
+from streamspatial.sim.types import EpisodeMeta
+
+
+def label_of(category: str) -> str:
+    """Detector-style label of a simulator category: ``coffee_table`` → ``coffee table``."""
+    return category.replace("_", " ")
+
+
+def scene_of(room_type: str) -> str:
+    return room_type.replace("_", " ")
+
+
+def sim_min_pixels(width: int, height: int) -> int:
+    """The visibility threshold the question generators use, so oracle memory sees what they
+    count as seen (falls back to the same formula when the generators are not installed)."""
+    try:
+        from streamspatial.sim.qa.prefix import min_pixels_for
+    except ImportError:  # pragma: no cover - the generators ship with the package
+        return max(12, round(60 * width * height / (320 * 240)))
+    return min_pixels_for(width, height)
+
+
+class SimGroundTruth(PerceptionProvider):
+    """Oracle (optionally noisy) perception over one rendered simulator episode."""
+
+    name = "ground-truth"
+    needs_images = False
+
+    def __init__(
+        self,
+        meta: EpisodeMeta,
+        *,
+        noise: NoiseModel | None = None,
+        key: str = "",
+        min_pixels: int | None = None,
+    ):
+        super().__init__(meta.fps, len(meta.frames))
+        self.meta = meta
+        i = meta.intrinsics
+        self.intrinsics = CameraIntrinsics(i.width, i.height, i.fx, i.fy, i.cx, i.cy)
+        self.min_pixels = sim_min_pixels(i.width, i.height) if min_pixels is None else min_pixels
+        self.noise = noise or NoiseModel()
+        self._objects = {o.instance_id: o for o in meta.house.objects}
+        self._rooms = {r.room_id: scene_of(r.room_type) for r in meta.house.rooms}
+        self.labels = sorted({label_of(o.category) for o in meta.house.objects})
+        self.attributes = sorted({o.color for o in meta.house.objects})
+        self._state = NoiseState(
+            self.noise, key or meta.video or meta.house.house_id, hfov=math.radians(i.hfov_deg)
+        )
+
+    def _reset_state(self) -> None:
+        self._state.reset()
+
+    def _observe(self, index: int, time: float, image: np.ndarray | None) -> Observation:
+        rec = self.meta.frames[index]
+        p = rec.pose
+        pose = EgoPose(time, p.position, p.yaw, p.pitch)
+        dets = []
+        for v in rec.visible:
+            if v.pixels < self.min_pixels:
+                continue
+            o = self._objects.get(v.instance_id)
+            if o is None:
+                continue
+            dets.append(
+                Detection(
+                    label=label_of(o.category),
+                    position=o.position,
+                    track_id=o.instance_id,
+                    score=1.0,
+                    attributes=(o.color,),
+                    bbox=v.bbox,
+                    visibility=float(v.pixels),
+                    depth=v.mean_depth,
+                    size=o.size,
+                )
+            )
+        scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None
+        obs = Observation(index=index, time=time, pose=pose, detections=tuple(dets), scene=scene)
+        return self._state.apply(obs, self.labels, self.attributes)
