@@ -10,7 +10,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from streamspatial.agents.base import Agent, StreamingAgent
+from streamspatial.agents.base import Agent, PreparingAgent, StreamingAgent
 from streamspatial.agents.policy import PolicyAgent
 from streamspatial.core.errors import StreamspatialError
 
@@ -33,6 +33,8 @@ AGENTS["scene-graph"] = _lazy("streamspatial.agents.scene_graph", "SceneGraphAge
 AGENTS["scene-graph-rules"] = _lazy(
     "streamspatial.agents.scene_graph_rules", "SceneGraphRulesAgent"
 )
+AGENTS["folding"] = _lazy("streamspatial.agents.folding", "FoldingAgent")
+AGENTS["spatial-caption"] = _lazy("streamspatial.agents.spatial_caption", "SpatialCaptionAgent")
 
 
 def make_agent(name: str, **options: Any) -> Agent:
@@ -60,4 +62,11 @@ def _accepted(factory: Callable[..., Agent], options: dict[str, Any]) -> dict[st
     return {k: v for k, v in options.items() if k in names}
 
 
-__all__ = ["AGENTS", "Agent", "PolicyAgent", "StreamingAgent", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "PolicyAgent",
+    "PreparingAgent",
+    "StreamingAgent",
+    "make_agent",
+]

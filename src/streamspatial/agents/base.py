@@ -68,6 +68,22 @@ class StreamingAgent(Agent, Protocol):
     def ingest(self, frame: Any, t: float) -> None: ...
 
 
+@runtime_checkable
+class PreparingAgent(Agent, Protocol):
+    """An agent whose memory is itself written by the model (folding, spatial captions).
+
+    Before :meth:`Agent.build_request` the runner awaits :meth:`prepare` with the query's
+    ``PrefixView`` and the run's backend, so the agent can make its side calls (a fold summary,
+    a frame caption) through the same backend and response cache as the answers.  A side call
+    made for time ``t`` must carry ``query_time = t`` and only frames ≤ ``t``; the view refuses
+    anything after t_q, so nothing prepared for a query can come from its future.
+    """
+
+    async def prepare(
+        self, view: Any, item: Item, query: QueryPoint, adapter: BenchmarkAdapter, backend: Any
+    ) -> None: ...
+
+
 def indices_for(frames: Sequence[int]) -> list[int]:
     """Sorted unique indices: the shape :meth:`Agent.frames_needed` promises."""
     return sorted(set(int(i) for i in frames))

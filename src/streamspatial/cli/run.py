@@ -77,7 +77,12 @@ def execute(cfg: RunConfig) -> int:
         extra=dict(cfg.extra_body),
     )
     agent = make_agent(
-        cfg.agent, policy=cfg.policy, params=params, variant=cfg.variant, videos=cfg.videos
+        cfg.agent,
+        policy=cfg.policy,
+        params=params,
+        variant=cfg.variant,
+        videos=cfg.videos,
+        fold_every=cfg.fold_every,
     )
     # A text-only run reads no video, so it does not need the videos to be there.
     text_only = bool(getattr(agent, "text_only", False))
@@ -119,6 +124,7 @@ def execute(cfg: RunConfig) -> int:
                 progress=cfg.progress,
                 source_name=str(cfg.data),
                 retry_errors=cfg.retry_errors,
+                explore_steps=cfg.explore_steps,
             )
             asyncio.run(_drive(runner, backend))
             errors = sum(1 for r in writer.records.values() if r.error)
@@ -176,6 +182,16 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--format", help="auto | ovos | vcbench | ucs | s3 | vsibench")
         ] = None,
         agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
+        fold_every: Annotated[
+            float | None,
+            typer.Option(help="--agent folding: seconds between memory folds (default 10)."),
+        ] = None,
+        explore_steps: Annotated[
+            int | None,
+            typer.Option(
+                help="Exploration actions allowed per explorable simulator item (default 0: off)."
+            ),
+        ] = None,
         base_url: Annotated[
             str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
         ] = None,
@@ -231,6 +247,8 @@ def register(app: typer.Typer) -> None:
             "out": out,
             "format": format,
             "agent": agent,
+            "fold_every": fold_every,
+            "explore_steps": explore_steps,
             "base_url": base_url,
             "api_key_env": api_key_env,
             "concurrency": concurrency,

@@ -49,6 +49,8 @@ class RunConfig(BaseModel):
     model: str
     policy: str = "uniform-128"
     agent: str = "policy"
+    fold_every: float = Field(default=10.0, gt=0)  # folding agent: seconds between folds
+    explore_steps: int = Field(default=0, ge=0, le=100)  # actions per explorable item; 0 = off
     out: Path
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"

@@ -160,6 +160,7 @@ class Runner:
         source_name: str = "benchmark",
         video: VideoTools | None = None,
         retry_errors: bool = False,
+        explore_steps: int = 0,
     ):
         self.adapter = adapter
         self.items = list(items)
@@ -178,6 +179,12 @@ class Runner:
         )
         self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
         self.retry_errors = retry_errors
+        # Active exploration (seed 004 §4.3): explorable items may act in the simulator.
+        self.explorer = None
+        if explore_steps > 0:
+            from streamspatial.eval.exploration import Explorer
+
+            self.explorer = Explorer(videos, max_steps=explore_steps, frame_size=frame_size)
         self._requests: asyncio.Semaphore | None = None
         self._progress: Any = None
         self._task_ids: dict[str, Any] = {}
@@ -189,6 +196,8 @@ class Runner:
         if getattr(self.agent, "text_only", False):
             return
         problems: list[Problem] = []
+        if self.explorer is not None:
+            problems += self.explorer.problems(self.adapter, self.items)
         for vp in self.plans:
             if all(self._done(pq) for pq in vp.queries):
                 continue
@@ -276,6 +285,9 @@ class Runner:
                         for frame in view.get(fresh):
                             self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
                         ingested = fresh[-1] if fresh else ingested
+                prepare = getattr(self.agent, "prepare", None)
+                if prepare is not None:  # memory the model writes itself (folds, captions)
+                    await prepare(view, pq.item, pq.query, self.adapter, self.backend)
                 prior = await self._prior_answers(pq.item, answers)
                 # No await between building and reading diagnostics: agents may keep them
                 # as "last request" state shared by concurrently streamed videos.
@@ -342,13 +354,20 @@ class Runner:
         diagnostics: dict[str, Any] | None = None,
     ) -> None:
         assert self._requests is not None
+        actions = None
         async with self._requests:
             try:
-                response = await self.backend.generate(request)
+                if self.explorer is not None and self.explorer.applies(pq.item):
+                    response, actions = await self.explorer.run(
+                        self.adapter, pq.item, pq.query, request, self.backend
+                    )
+                else:
+                    response = await self.backend.generate(request)
             except Exception as exc:  # a backend must not raise; record it rather than lose it
                 response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
         record = make_record(pq, self.adapter, self.agent, self.model, request, response)
         record.diagnostics = diagnostics
+        record.actions = actions
         self.writer.append(record)
         self.stats.queries_done += 1
         self.stats.errors += record.error is not None

@@ -1,0 +1,262 @@
+"""AMF-VLM's periodic memory folding (seed 004 §4.2) on top of any model backend.
+
+A long stream cannot go to the model frame by frame, and a plain frame sample forgets what
+happened between its frames.  AMF-VLM keeps two things instead: a *dense* recent window (1 fps
+over the last 10 s) and, every K seconds (K = 10), a *fold*: the model describes the window it
+has just seen and merges that description with the previous memory text into an updated global
+memory; the fold keeps a single frame with that text.  The answer request is
+
+    [system prompt, interleave(sparse fold frames, fold memories), dense frames, question]
+
+Folds are ordinary model calls through the run's backend and response cache (the runner awaits
+:meth:`FoldingAgent.prepare` before building the answer), asked at their fold time with frames
+up to that time only, so a fold at t never sees the stream after t, and a query at t_q uses only
+folds at times ≤ t_q.  Prompt size is bounded whatever the stream length: at most
+``max_folds`` fold frames, each memory text clipped to ``memory_chars``, and the dense window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from streamspatial.core.errors import CausalityError, InputError
+from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+
+from .model_memory import (
+    VideoStates,
+    clip,
+    image_parts,
+    sample_grid,
+    side_params,
+    side_request,
+    system_for,
+)
+
+FOLD_INSTRUCTION = (
+    "Memory folding at {t} s. Describe the scene in the frames above: the room, the salient "
+    "objects with their colours, where each is relative to the camera and to each other, and "
+    "how the camera moved. Then merge this description with the previous memory into one "
+    "updated memory of everything seen so far, keeping the spatially decisive facts (object "
+    "identities, relative positions, landmarks, rooms visited) and dropping repetition. Reply "
+    "with the updated memory only, in at most {words} words."
+)
+
+
+@dataclass
+class Fold:
+    """One folding step: the memory after it and the single frame it keeps."""
+
+    time: float  # fold time t (frames up to t were summarised)
+    frame_time: float
+    jpeg: bytes
+    memory: str
+    error: str | None = None  # the fold call failed: ``memory`` is the previous one
+
+
+@dataclass
+class FoldState:
+    """One video's folding memory."""
+
+    folds: list[Fold] = field(default_factory=list)  # the kept folds, oldest first
+    done: int = 0  # folds made so far: fold j happened at j·K
+    memory: str = ""  # the latest memory text
+    errors: int = 0
+
+
+class FoldingAgent:
+    """``--agent folding``: dense recent frames plus model-written folded memory."""
+
+    name: ClassVar[str] = "folding"
+    streaming: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        params: GenerationParams | None = None,
+        variant: str = "default",
+        fold_every: float = 10.0,
+        window_s: float = 10.0,
+        dense_fps: float = 1.0,
+        max_folds: int = 8,
+        memory_chars: int = 1500,
+        fold_tokens: int = 384,
+        max_videos: int = 16,
+        **_: Any,  # the runner passes one option set to every agent
+    ):
+        problems = []
+        if not (math.isfinite(fold_every) and fold_every > 0):
+            problems.append(f"--fold-every must be a positive number of seconds, got {fold_every}")
+        if not window_s > 0 or not dense_fps > 0:
+            problems.append("the dense window and its frame rate must be positive")
+        if max_folds < 1 or memory_chars < 16:
+            problems.append("keep at least one fold and 16 characters of memory")
+        if problems:
+            raise InputError("; ".join(problems))
+        self.params = params or GenerationParams()
+        self.variant = variant
+        self.fold_every = float(fold_every)
+        self.window_s = float(window_s)
+        self.dense_fps = float(dense_fps)
+        self.max_folds = max_folds
+        self.memory_chars = memory_chars
+        self.fold_tokens = fold_tokens
+        self._states: VideoStates[FoldState] = VideoStates(FoldState, max_videos)
+        self.last_diagnostics: dict[str, Any] | None = None
+
+    # -- Agent protocol -----------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        return f"folding[K={self.fold_every:g}s,window={self.window_s:g}s@{self.dense_fps:g}fps]"
+
+    @property
+    def offline(self) -> bool:
+        return False
+
+    def frames_needed(self, item: Any, query: Any, fps: float, n_frames: int) -> list[int]:
+        """Every frame of the 1 fps grid up to t_q: folds summarise the whole prefix."""
+        if n_frames <= 0:
+            return []
+        from streamspatial.video.prefix import query_frame_index
+
+        return sample_grid(fps, query_frame_index(query.time, fps, n_frames), self.dense_fps)
+
+    def fold_times(self, t_q: float) -> list[float]:
+        """Fold times K, 2K, … up to t_q (inclusive)."""
+        n = math.floor(t_q / self.fold_every + 1e-9)
+        return [round(j * self.fold_every, 6) for j in range(1, n + 1)]
+
+    def window(self, view: Any, t: float) -> list[int]:
+        """Grid frames in (t − window, t]: what a fold at t, or a query at t, sees densely."""
+        n_t = min(math.floor(t * view.fps + 1e-9), view.n_q)
+        return [
+            i
+            for i in sample_grid(view.fps, n_t, self.dense_fps)
+            if i / view.fps > t - self.window_s
+        ]
+
+    async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
+        """Make every fold due by t_q that this video has not made yet, in time order."""
+        st = self._states.get(item.video)
+        times = self.fold_times(query.time)
+        if st.done > len(times):  # an earlier query after a later one: refold from scratch
+            st = self._states.reset(item.video)
+        if view is None:
+            return
+        for t in times[st.done :]:
+            await self._fold(st, view, t, backend)
+
+    async def _fold(self, st: FoldState, view: Any, t: float, backend: Any) -> None:
+        frames = view.get(self.window(view, t))
+        st.done += 1
+        if not frames:
+            return
+        previous = st.memory or "(empty: nothing folded yet)"
+        parts: list[Part] = [TextPart(f"Previous memory: {previous}")]
+        parts += image_parts(frames)
+        words = max(20, self.memory_chars // 7)
+        parts.append(TextPart(FOLD_INSTRUCTION.format(t=f"{t:g}", words=words)))
+        request = side_request(parts, t, side_params(self.params, self.fold_tokens))
+        response = await backend.generate(request)
+        error = response.error
+        if error is None and response.text.strip():
+            st.memory = clip(response.text, self.memory_chars)
+        else:
+            error = error or "empty fold summary"
+            st.errors += 1
+        kept = frames[-1]
+        st.folds.append(Fold(t, kept.time, kept.jpeg, st.memory, error))
+        if len(st.folds) > self.max_folds:
+            del st.folds[0]
+
+    def build_request(
+        self,
+        view: Any,
+        item: Any,
+        query: Any,
+        adapter: Any,
+        *,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> ModelRequest:
+        t_q = float(query.time)
+        st = self._states.get(item.video)
+        folds = [f for f in st.folds if f.time <= t_q + 1e-9]
+        if len(folds) != len(st.folds) or st.done > len(self.fold_times(t_q)):
+            raise CausalityError(
+                f"folding memory of {item.video} holds folds after t={t_q} for item {item.id}"
+            )
+        parts: list[Part] = []
+        if folds:
+            parts.append(
+                TextPart(
+                    "Long-term memory, folded every "
+                    f"{self.fold_every:g} s (one kept frame per fold):"
+                )
+            )
+        for f in folds:
+            parts.append(TextPart(f"Frame kept at the fold at {f.time:g} s:"))
+            parts.append(ImagePart(jpeg=f.jpeg, time=f.frame_time))
+            parts.append(TextPart(f"Memory at {f.time:g} s: {f.memory}"))
+        dense = view.get(self.window(view, t_q)) if view is not None else []
+        if dense:
+            parts.append(TextPart(f"Recent frames (last {self.window_s:g} s):"))
+            parts += image_parts(dense)
+        prompt = adapter.prompt(
+            item,
+            query,
+            variant=self.variant,
+            text_only=not (folds or dense),
+            prior_answers=prior_answers,
+        )
+        parts.append(TextPart(prompt))
+        self.last_diagnostics = self._diagnostics(st, folds, dense, query)
+        from streamspatial.models.baselines import frequent_task_key
+
+        return ModelRequest(
+            parts=tuple(parts),
+            query_time=t_q,
+            system=system_for(adapter, item),
+            params=self.params,
+            choices=item.letters,
+            task_key=frequent_task_key(item),
+            item_id=item.id,
+        )
+
+    def _diagnostics(
+        self, st: FoldState, folds: list[Fold], dense: list[Any], query: Any
+    ) -> dict[str, Any]:
+        """CR / ER: a second reached the model when a frame from it was shown, or when it lies
+        in the window of a fold whose memory the request carries (merged memories carry every
+        earlier fold, so that is every fold up to the last one shown)."""
+        from streamspatial.eval.metrics import compression_ratio, evidence_recall
+
+        t_q = float(query.time)
+        kept = {f.time for f in dense} | {f.frame_time for f in folds}
+        if folds:
+            kept |= self._folded_seconds(folds[-1].time)
+        kept = {t for t in kept if 0 <= t <= t_q}
+        return {
+            "compression_ratio": compression_ratio(kept, t_q),
+            "evidence_recall": evidence_recall(kept, query.evidence, t_q),
+            "folds": st.done,
+            "folds_shown": len(folds),
+            "fold_errors": st.errors,
+            "dense_frames": len(dense),
+            "memory_chars": len(st.memory),
+        }
+
+    def _folded_seconds(self, last: float) -> set[float]:
+        """Grid times inside some fold window (jK − W, jK] with jK ≤ ``last``."""
+        k, w, step = self.fold_every, self.window_s, 1.0 / self.dense_fps
+        out = set()
+        for n in range(math.floor(last / step + 1e-9) + 1):
+            t = n * step
+            j = max(1, math.ceil(t / k - 1e-9))
+            if j * k <= last + 1e-9 and j * k - w < t:
+                out.add(t)
+        return out
+
+    def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
+        return self.last_diagnostics

@@ -1,0 +1,96 @@
+"""What the agents whose memory the model writes itself (folding, spatial captions) share.
+
+Their memory is text produced by *side calls*: ordinary model requests made before the answer
+(a fold summary at time t, a caption of the frame at time t).  A side call is asked "at" the
+time of the newest frame it shows, so the backend's causality header and the loopback
+server's canary hold for it exactly as for an answer, and it carries no item id, task key or
+choices: the same frames and text hit the response cache from any question about the video.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+from streamspatial.bench.prompts import frame_caption
+from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+
+# Seed 004 App. 1.1: the system prompt AMF-VLM is evaluated with.
+AMF_SYSTEM = (
+    "You are a spatial understanding agent; based on the observed spatial information, "
+    "answer the corresponding questions."
+)
+
+S = TypeVar("S")
+
+
+def sample_grid(fps: float, n_q: int, rate: float) -> list[int]:
+    """Frame indices at ``rate`` frames per second, from frame 0 up to ``n_q`` inclusive."""
+    if n_q < 0:
+        return []
+    step = max(1, round(fps / rate)) if rate > 0 else 1
+    return list(range(0, n_q + 1, step))
+
+
+def image_parts(frames: Iterable[Any]) -> list[Part]:
+    """``Frame at T s:`` + image for each frame, in the order given."""
+    parts: list[Part] = []
+    for f in frames:
+        parts.append(TextPart(frame_caption(f.time)))
+        parts.append(ImagePart(jpeg=f.jpeg, time=f.time))
+    return parts
+
+
+def side_params(params: GenerationParams, max_tokens: int) -> GenerationParams:
+    """The run's decoding settings with a smaller cap: a memory text is short by design."""
+    return dataclasses.replace(params, max_tokens=min(params.max_tokens, max_tokens))
+
+
+def side_request(parts: list[Part], t: float, params: GenerationParams) -> ModelRequest:
+    """A side call asked at time ``t``; no item, task or choices, so it caches per video."""
+    return ModelRequest(parts=tuple(parts), query_time=t, system=AMF_SYSTEM, params=params)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most ``limit`` characters: a memory text must stay bounded whatever the model says."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+def system_for(adapter: Any, item: Any) -> str:
+    """The benchmark's own system prompt, else AMF-VLM's."""
+    get = getattr(adapter, "system_prompt", None)
+    text = get(item) if get is not None else None
+    return text or AMF_SYSTEM
+
+
+class VideoStates(Generic[S]):
+    """Per-video agent state, at most ``limit`` videos (least recently used goes first).
+
+    Keyed by video because the runner streams several videos at once through one agent; the
+    limit keeps a long run's memory bounded by the number of videos in flight.
+    """
+
+    def __init__(self, make: Callable[[], S], limit: int = 16):
+        self._make = make
+        self._limit = max(1, limit)
+        self._states: OrderedDict[str, S] = OrderedDict()
+
+    def get(self, video: str) -> S:
+        st = self._states.get(video)
+        if st is None:
+            st = self._states[video] = self._make()
+            while len(self._states) > self._limit:
+                self._states.popitem(last=False)
+        else:
+            self._states.move_to_end(video)
+        return st
+
+    def reset(self, video: str) -> S:
+        self._states.pop(video, None)
+        return self.get(video)
+
+    def __len__(self) -> int:
+        return len(self._states)

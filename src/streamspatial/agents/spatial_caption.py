@@ -1,0 +1,180 @@
+"""Spatial captions (seed 003 App. D.3.1 and E.2, the "Desc." ablation of Table 5).
+
+Frames are sampled at a fixed interval into a buffer of the 64 most recent ones; the model
+writes a spatial caption for each buffered frame (salient objects, their positions, the
+relations between them, the layout), and the answer request interleaves every frame with its
+caption before the question.  It is the text-memory baseline DirectMe's scene graph is measured
+against: the captions are viewpoint-bound descriptions, not a world-anchored memory.
+
+Each caption is a side call asked at its frame's time with that frame only, so it can never
+describe anything later; captions are kept per video for the frames still in the buffer (the
+response cache keeps them across runs), so consecutive queries caption only the new frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from streamspatial.core.errors import CausalityError, InputError
+from streamspatial.models.types import GenerationParams, ModelRequest, Part, TextPart
+
+from .model_memory import (
+    VideoStates,
+    clip,
+    image_parts,
+    sample_grid,
+    side_params,
+    side_request,
+    system_for,
+)
+
+CAPTION_INSTRUCTION = (
+    "Write a spatial caption of this frame: the salient objects with their colours, where each "
+    "one is in the view (left, centre, right; near or far), the spatial relations between them "
+    "(on, next to, in front of, behind), and the overall layout of the space. Be precise and "
+    "brief: at most {words} words."
+)
+
+
+@dataclass
+class CaptionState:
+    """One video's captions, by frame index, for the frames in (or recently in) the buffer."""
+
+    captions: dict[int, str] = field(default_factory=dict)
+    errors: int = 0
+
+
+class SpatialCaptionAgent:
+    """``--agent spatial-caption``: the 64 most recent frames, each with its model caption."""
+
+    name: ClassVar[str] = "spatial-caption"
+    streaming: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        *,
+        params: GenerationParams | None = None,
+        variant: str = "default",
+        buffer: int = 64,
+        sample_fps: float = 1.0,
+        caption_chars: int = 600,
+        caption_tokens: int = 256,
+        max_videos: int = 16,
+        **_: Any,  # the runner passes one option set to every agent
+    ):
+        if buffer < 1 or not sample_fps > 0 or caption_chars < 16:
+            raise InputError(
+                "spatial-caption: the buffer needs ≥ 1 frame, a positive sampling rate and "
+                f"≥ 16 caption characters (got {buffer}, {sample_fps}, {caption_chars})"
+            )
+        self.params = params or GenerationParams()
+        self.variant = variant
+        self.buffer = buffer
+        self.sample_fps = float(sample_fps)
+        self.caption_chars = caption_chars
+        self.caption_tokens = caption_tokens
+        self._states: VideoStates[CaptionState] = VideoStates(CaptionState, max_videos)
+        self.last_diagnostics: dict[str, Any] | None = None
+
+    @property
+    def label(self) -> str:
+        return f"spatial-caption[{self.buffer}@{self.sample_fps:g}fps]"
+
+    @property
+    def offline(self) -> bool:
+        return False
+
+    def frames_needed(self, item: Any, query: Any, fps: float, n_frames: int) -> list[int]:
+        """The buffer at t_q: the ``buffer`` most recent frames of the sampling grid."""
+        if n_frames <= 0:
+            return []
+        from streamspatial.video.prefix import query_frame_index
+
+        grid = sample_grid(fps, query_frame_index(query.time, fps, n_frames), self.sample_fps)
+        return grid[-self.buffer :]
+
+    async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
+        """Caption the buffered frames not captioned yet (concurrently: they are independent)."""
+        if view is None:
+            return
+        st = self._states.get(item.video)
+        wanted = self.frames_needed(item, query, view.fps, view.n_frames)
+        missing = [i for i in wanted if i not in st.captions]
+        frames = view.get(missing)
+        params = side_params(self.params, self.caption_tokens)
+        words = max(15, self.caption_chars // 7)
+
+        async def caption(frame: Any) -> None:
+            parts: list[Part] = image_parts([frame])
+            parts.append(TextPart(CAPTION_INSTRUCTION.format(words=words)))
+            response = await backend.generate(side_request(parts, frame.time, params))
+            if response.error is None and response.text.strip():
+                st.captions[frame.index] = clip(response.text, self.caption_chars)
+            else:
+                st.errors += 1  # left uncaptioned: the next query asks again
+
+        await asyncio.gather(*(caption(f) for f in frames))
+        if wanted:  # forget captions of frames that have left the buffer
+            for i in [i for i in st.captions if i < wanted[0]]:
+                del st.captions[i]
+
+    def build_request(
+        self,
+        view: Any,
+        item: Any,
+        query: Any,
+        adapter: Any,
+        *,
+        prior_answers: Mapping[str, str] | None = None,
+    ) -> ModelRequest:
+        st = self._states.get(item.video)
+        frames = (
+            view.get(self.frames_needed(item, query, view.fps, view.n_frames))
+            if view is not None
+            else []
+        )
+        parts: list[Part] = []
+        captioned = 0
+        for f in frames:
+            if f.time > query.time + 1e-9:
+                raise CausalityError(f"caption buffer holds t={f.time} for item {item.id}")
+            parts += image_parts([f])
+            text = st.captions.get(f.index)
+            captioned += text is not None
+            parts.append(TextPart(f"Spatial caption: {text or '(unavailable)'}"))
+        prompt = adapter.prompt(
+            item, query, variant=self.variant, text_only=not frames, prior_answers=prior_answers
+        )
+        parts.append(TextPart(prompt))
+        self.last_diagnostics = self._diagnostics(frames, captioned, st, query)
+        from streamspatial.models.baselines import frequent_task_key
+
+        return ModelRequest(
+            parts=tuple(parts),
+            query_time=float(query.time),
+            system=system_for(adapter, item),
+            params=self.params,
+            choices=item.letters,
+            task_key=frequent_task_key(item),
+            item_id=item.id,
+        )
+
+    def _diagnostics(
+        self, frames: list[Any], captioned: int, st: CaptionState, query: Any
+    ) -> dict[str, Any]:
+        from streamspatial.eval.metrics import compression_ratio, evidence_recall
+
+        kept = [f.time for f in frames]
+        return {
+            "compression_ratio": compression_ratio(kept, query.time),
+            "evidence_recall": evidence_recall(kept, query.evidence, query.time),
+            "frames": len(frames),
+            "captioned": captioned,
+            "caption_errors": st.errors,
+        }
+
+    def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
+        return self.last_diagnostics

@@ -1,0 +1,185 @@
+"""FoldingAgent (AMF-VLM memory folding): causality over real HTTP, request layout, fold
+schedule, bounded prompt as the stream grows, and the --fold-every flag."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from memory_agent_fixtures import (
+    FOLD_RE,
+    EchoBackend,
+    FakeStore,
+    http_backend,
+    is_answer,
+    run_agent,
+    scripted,
+    write_bench,
+)
+from streamspatial.agents import AGENTS, make_agent
+from streamspatial.agents.folding import FoldingAgent
+from streamspatial.core.errors import InputError
+from streamspatial.models.types import ImagePart, TextPart
+from streamspatial.testing.openai_server import FakeOpenAIServer
+from streamspatial.video.prefix import PrefixView
+
+FPS = 4.0
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("fold")
+    return write_bench(
+        root,
+        {"a.mp4": 32.0, "b.mp4": 26.0},
+        [("a.mp4", [12.5, 31.0]), ("a.mp4", [20.0]), ("b.mp4", [9.0]), ("b.mp4", [24.9])],
+        FPS,
+    )
+
+
+def test_causality_canary_no_frame_or_summary_after_t_q(bench, tmp_path: Path) -> None:
+    data, videos = bench
+    with FakeOpenAIServer(scripted, fps=FPS) as server:
+        records = run_agent(data, videos, tmp_path / "run", FoldingAgent(), http_backend(server))
+    assert len(records) == 5 and all(r.error is None for r in records)
+    assert all(r.agent == "folding" for r in records)
+    folds = [r for r in server.requests if "Memory folding at" in r.text]
+    answers = [r for r in server.requests if is_answer(r)]
+    assert len(folds) + len(answers) == len(server.requests)
+    for req in server.requests:
+        assert req.query_time is not None and None not in req.frame_indices
+        assert not req.violates_causality()
+    # Each video folds once per K = 10 s up to its last query, whatever the number of queries.
+    assert sorted(r.query_time for r in folds) == [10.0, 10.0, 20.0, 20.0, 30.0]
+    for req in folds:  # the dense window (t − 10, t] at 1 fps, nothing after the fold time
+        t = req.query_time
+        assert all(i % 4 == 0 and t - 10 < i / FPS <= t for i in req.frame_indices)
+        assert len(req.frame_indices) == 10
+    assert len(answers) == 5
+    for req in answers:
+        t_q = req.query_time
+        shown = [(float(x), int(n)) for x, n in FOLD_RE.findall(req.text)]
+        # Exactly the folds made at or before t_q, each built from frames ≤ its fold time.
+        assert [x for x, _ in shown] == [10.0 * j for j in range(1, math.floor(t_q / 10) + 1)]
+        assert all(n / FPS <= x <= t_q for x, n in shown)
+        # Dense frames: the 1 fps grid in (t_q − 10, t_q]; fold frames: one per fold.
+        assert len(req.frame_indices) == len(shown) + len(
+            [i for i in range(0, math.floor(t_q * FPS) + 1, 4) if i / FPS > t_q - 10]
+        )
+
+
+def test_request_layout_system_folds_dense_question() -> None:
+    agent = FoldingAgent(fold_every=10, max_folds=8)
+    backend = EchoBackend(lambda r: f"memory up to {r.query_time:g}")
+    item, query, adapter = _item(25.0)
+    view = PrefixView(FakeStore(60.0), 25.0)
+    asyncio.run(agent.prepare(view, item, query, adapter, backend))
+    req = agent.build_request(view, item, query, adapter)
+    kinds = ["I" if isinstance(p, ImagePart) else "T" for p in req.parts]
+    # [header, (caption, frame, memory) × 2 folds, "recent", (caption, frame) × 10, question]
+    assert "".join(kinds) == "T" + "TIT" * 2 + "T" + "TI" * 10 + "T"
+    texts = [p.text for p in req.parts if isinstance(p, TextPart)]
+    assert "Memory at 10 s: memory up to 10" in texts
+    assert "Memory at 20 s: memory up to 20" in texts
+    assert req.frame_times == [10.0, 20.0, *range(16, 26)]
+    assert texts[-1] == "Q?" and req.system == "SYS"
+    # The second fold merges the first one's memory: it is in the fold request.
+    second = backend.requests[1]
+    assert "Previous memory: memory up to 10" in second.parts[0].text
+    assert second.query_time == 20.0 and second.item_id == "" and second.task_key == ""
+
+
+def test_earlier_query_after_a_later_one_refolds_instead_of_leaking() -> None:
+    agent = FoldingAgent()
+    backend = EchoBackend(lambda r: f"memory up to {r.query_time:g}")
+    late, early = _item(45.0), _item(15.0)
+    for item, query, adapter in (late, early):
+        view = PrefixView(FakeStore(60.0), query.time)
+        asyncio.run(agent.prepare(view, item, query, adapter, backend))
+        req = agent.build_request(view, item, query, adapter)
+        assert max(req.frame_times) <= query.time
+        text = " ".join(p.text for p in req.parts if isinstance(p, TextPart))
+        assert f"memory up to {10 * math.floor(query.time / 10)}" in text
+        assert all(float(t) <= query.time for t in _memory_times(text))
+
+
+def test_prompt_size_is_bounded_as_the_stream_grows() -> None:
+    """Minute 1 to hour 1: same number of images, text capped, even for a verbose model."""
+    agent = FoldingAgent(max_folds=4, memory_chars=800)
+    backend = EchoBackend(lambda r: "very long memory " * 2000)  # 34,000 characters
+    sizes = {}
+    for t_q in (60.0, 600.0, 3600.0):
+        item, query, adapter = _item(t_q)
+        view = PrefixView(FakeStore(3601.0), t_q)
+        asyncio.run(agent.prepare(view, item, query, adapter, backend))
+        req = agent.build_request(view, item, query, adapter)
+        text = sum(len(p.text) for p in req.parts if isinstance(p, TextPart))
+        sizes[t_q] = (len(req.images), text)
+        assert agent.last_diagnostics["folds"] == math.floor(t_q / 10)
+    assert sizes[60.0][0] == sizes[600.0][0] == sizes[3600.0][0]
+    # Only the digits of the timestamps grow ("Frame at 3595 s" vs "Frame at 55 s").
+    assert sizes[3600.0][1] - sizes[60.0][1] < 100
+    assert sizes[3600.0][0] == 4 + 10  # kept fold frames + the dense window
+    assert sizes[3600.0][1] < 4 * 800 + 1000
+    # Every fold request is bounded too: previous memory (capped) + the 10 s window.
+    assert max(len(r.images) for r in backend.requests) == 10
+    assert max(len(r.parts[0].text) for r in backend.requests) <= 800 + len("Previous memory: ")
+
+
+def test_fold_every_sets_the_schedule_and_the_flag_reaches_the_agent() -> None:
+    agent = make_agent("folding", fold_every=4.0, policy="uniform-8", videos=Path("."))
+    assert isinstance(agent, FoldingAgent) and agent.fold_every == 4.0
+    assert agent.fold_times(13.0) == [4.0, 8.0, 12.0]
+    assert "folding" in AGENTS and "K=4s" in agent.label
+    with pytest.raises(InputError, match="--fold-every"):
+        FoldingAgent(fold_every=0)
+
+
+def test_a_failed_fold_keeps_the_previous_memory() -> None:
+    from streamspatial.models.types import ModelResponse
+
+    class Flaky(EchoBackend):
+        async def generate(self, request):
+            self.requests.append(request)
+            if request.query_time == 20.0:
+                return ModelResponse(text="", error="HTTP 500")
+            return ModelResponse(text=f"memory up to {request.query_time:g}")
+
+    agent = FoldingAgent()
+    item, query, adapter = _item(25.0)
+    view = PrefixView(FakeStore(30.0), 25.0)
+    asyncio.run(agent.prepare(view, item, query, adapter, Flaky()))
+    req = agent.build_request(view, item, query, adapter)
+    texts = [p.text for p in req.parts if isinstance(p, TextPart)]
+    assert "Memory at 20 s: memory up to 10" in texts
+    assert agent.last_diagnostics["fold_errors"] == 1
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _item(t_q: float):
+    item = SimpleNamespace(
+        id=f"q{t_q:g}",
+        video="v.mp4",
+        letters="ABCD",
+        benchmark="ovos",
+        task=SimpleNamespace(task="t"),
+        answer_type=None,
+    )
+    query = SimpleNamespace(time=t_q, evidence=((1.0, 2.0),), index=0)
+    adapter = SimpleNamespace(
+        prompt=lambda *a, **k: "Q?",
+        system_prompt=lambda it: "SYS",
+    )
+    return item, query, adapter
+
+
+def _memory_times(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"memory up to ([0-9.]+)", text)
