@@ -62,8 +62,9 @@ def write_bench(
 def scripted(req: Any) -> str:
     """A model whose side-call outputs name what they were made from; answers are "A"."""
     seen = [i for i in req.frame_indices if i is not None]
-    if "Memory folding at" in req.text:
-        return f"FOLD@{req.query_time:g} newest={max(seen)}"
+    fold = re.search(r"Memory folding at ([0-9.]+) s", req.text)
+    if fold:  # the fold time as the instruction states it (the CLI sends no trace header)
+        return f"FOLD@{fold.group(1)} newest={max(seen)}"
     if "Write a spatial caption" in req.text:
         return f"CAPTION of frame {seen[-1]}"
     return "A"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -183,3 +184,30 @@ def _memory_times(text: str) -> list[str]:
     import re
 
     return re.findall(r"memory up to ([0-9.]+)", text)
+
+
+def test_cli_agent_folding_with_fold_every(bench, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    data, videos = bench
+    out = tmp_path / "cli"
+    with FakeOpenAIServer(scripted, fps=FPS) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "streamspatial", "run", "--data", str(data), "--videos",
+             str(videos), "--model", "openai:m", "--base-url", server.base_url, "--agent",
+             "folding", "--fold-every", "5", "--out", str(out), "--frame-size", "112",
+             "--no-progress"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads((out / "run.json").read_text())
+    assert run["config"]["agent"] == "folding" and run["config"]["fold_every"] == 5.0
+    folds = [r for r in server.requests if "Memory folding at" in r.text]
+    made = sorted(float(re.search(r"folding at ([0-9.]+) s", r.text)[1]) for r in folds)
+    assert made == [5.0, 5.0, 10.0, 10.0, 15.0, 15.0, 20.0, 20.0, 25.0, 30.0]
+    records = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(records) == 5
+    assert all(r["policy"].startswith("folding[K=5s") for r in records)
+    assert all(r["diagnostics"]["folds"] == math.floor(r["t_q"] / 5) for r in records)
