@@ -192,3 +192,39 @@ def test_explorable_item_without_metadata_is_a_user_error(episode, tmp_path: Pat
     assert Explorer(bare, max_steps=0).applies(items[0]) is False
     with pytest.raises(InputError):
         Explorer(bare, max_steps=-1)
+
+
+def _cli(data: Path, videos: Path, out: Path, server: FakeOpenAIServer, *extra: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "streamspatial", "run", "--data", str(data), "--videos",
+         str(videos), "--model", "openai:m", "--base-url", server.base_url, "--policy",
+         "uniform-4", "--out", str(out), "--no-progress", *extra],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_cli_explore_steps(episode, tmp_path: Path) -> None:
+    data, videos = episode
+    with FakeOpenAIServer(looks_left_model, keep_images=True, decode_frames=False) as srv:
+        proc = _cli(data, videos, tmp_path / "run", srv, "--explore-steps", "2")
+    assert proc.returncode == 0, proc.stderr
+    (rec,) = read_records(tmp_path / "run" / PREDICTIONS)
+    assert rec.extracted == "B" and [a["action"] for a in rec.actions] == ["rotate_left"]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["config"]["explore_steps"] == 2
+
+
+def test_cli_explorable_item_without_metadata_is_one_line_exit_2(episode, tmp_path) -> None:
+    data, videos = episode
+    bare = tmp_path / "videos"
+    (bare / "sim").mkdir(parents=True)
+    shutil.copy(videos / "sim" / "room.mp4", bare / "sim" / "room.mp4")
+    with FakeOpenAIServer("A") as srv:
+        proc = _cli(data, bare, tmp_path / "run", srv, "--explore-steps", "1")
+        assert proc.returncode == 2 and len(srv.requests) == 0
+    assert "Traceback" not in proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert "room.mp4.meta.json.gz" in line and "left-1" in line and "explorable" in line
