@@ -20,6 +20,8 @@ def register(app: typer.Typer) -> None:
         rep = write_report(run_dir)
         typer.echo(table_markdown(rep.table))
         c = rep.counts
+        if rep.not_applicable_line():
+            typer.echo(rep.not_applicable_line(), err=True)
         typer.echo(
             f"\n{c['records']}/{c['planned']} query points, {c['errors']} errors, "
             f"{c['invalid']} invalid → {run_dir / 'report.md'}",

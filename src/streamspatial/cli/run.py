@@ -17,6 +17,7 @@ import typer
 
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
+from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
 from streamspatial.models.types import GenerationParams
 
@@ -25,17 +26,7 @@ def limit_items(items: list[Item], limit: int | None) -> list[Item]:
     """The first ``limit`` items, minus any whose dependency chain the limit cut off."""
     if limit is None:
         return items
-    kept = items[:limit]
-    ids = {it.id for it in kept}
-    changed = True
-    while changed:  # a dependant of a dropped dependant must go too
-        changed = False
-        for it in list(kept):
-            if it.depends_on is not None and it.depends_on not in ids:
-                kept.remove(it)
-                ids.discard(it.id)
-                changed = True
-    return kept
+    return keep_whole_chains(items[:limit])
 
 
 def _backend(cfg: RunConfig, items: list[Item], params: GenerationParams) -> Any:
@@ -52,6 +43,8 @@ def _backend(cfg: RunConfig, items: list[Item], params: GenerationParams) -> Any
             "timeout": cfg.timeout,
             "max_retries": cfg.max_retries,
         }
+    elif kind == "random":
+        opts = {"seed": cfg.seed}
     elif kind == "frequent":
         opts = {"items": items}
     elif kind == "hf":
@@ -90,15 +83,24 @@ def execute(cfg: RunConfig) -> int:
         cfg.data, format=cfg.format, videos=None if text_only else cfg.videos
     )
     items = limit_items(list(items), cfg.limit)
+    from streamspatial.models.registry import supported_answer_types
+
+    # Items the model cannot answer by design (random: numbers) are left out, and said so.
+    planned, not_applicable = applicable_items(
+        items, supported_answer_types(cfg.model), model=cfg.model
+    )
     folder = RunFolder(cfg.out)
     bench_meta = {
         "format": adapter.name,
         "table": adapter.scoring.table,
         "invalid": adapter.scoring.invalid,
         "number_metric": adapter.scoring.number_metric,
-        "items": len(items),
-        "query_points": sum(len(it.queries) for it in items),
+        "items": len(planned),
+        "query_points": sum(len(it.queries) for it in planned),
     }
+    if not_applicable is not None:
+        bench_meta["not_applicable"] = not_applicable.as_dict()
+        print(not_applicable.sentence(), file=sys.stderr)
     meta = folder.open(
         cfg.public_dict(),
         cfg.config_hash(),
@@ -112,7 +114,7 @@ def execute(cfg: RunConfig) -> int:
         with PredictionWriter(folder.predictions) as writer:
             runner = Runner(
                 adapter=adapter,
-                items=items,
+                items=planned,
                 backend=backend,
                 agent=agent,
                 writer=writer,

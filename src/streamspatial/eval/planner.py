@@ -18,6 +18,93 @@ from streamspatial.core.schema import Item, QueryPoint
 
 
 @dataclass(frozen=True)
+class NotApplicable:
+    """Items a model cannot answer by design, left out of a run rather than scored as errors.
+
+    The seeded random baseline guesses among lettered options; it has nothing to guess for a
+    number (seed 004 Tables 2–3 print "-" in its numeric columns).  Recording those query
+    points as failed calls would inflate the error count and drag its Overall down with
+    zeros that measure nothing, so the run plans only the items the model can answer and
+    says, in ``run.json`` and the report, what it left out and why.
+    """
+
+    reason: str
+    items: int
+    query_points: int
+    tasks: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "reason": self.reason,
+            "items": self.items,
+            "query_points": self.query_points,
+            "tasks": list(self.tasks),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> NotApplicable:
+        """Back from ``run.json`` (where :meth:`as_dict` put it)."""
+        return cls(
+            reason=str(data["reason"]),
+            items=int(data["items"]),  # type: ignore[call-overload]
+            query_points=int(data["query_points"]),  # type: ignore[call-overload]
+            tasks=tuple(data.get("tasks") or ()),  # type: ignore[arg-type]
+        )
+
+    def sentence(self) -> str:
+        return (
+            f"{self.reason}; {self.items} item(s) ({self.query_points} query points) not applicable"
+        )
+
+
+def keep_whole_chains(items: Iterable[Item], dropped: Iterable[str] = ()) -> list[Item]:
+    """``items`` minus every item whose dependency chain leads to an item not kept.
+
+    A multi-turn dependant needs its dependency's answer in its prompt; when the dependency is
+    not in the run (cut by ``--limit``, or not applicable to the model), neither is it.
+    """
+    kept = list(items)
+    ids = {it.id for it in kept} - set(dropped)
+    kept = [it for it in kept if it.id in ids]
+    changed = True
+    while changed:  # a dependant of a dropped dependant must go too
+        changed = False
+        for it in list(kept):
+            if it.depends_on is not None and it.depends_on not in ids:
+                kept.remove(it)
+                ids.discard(it.id)
+                changed = True
+    return kept
+
+
+def applicable_items(
+    items: Iterable[Item], answer_types: frozenset[str] | None, *, model: str
+) -> tuple[list[Item], NotApplicable | None]:
+    """The items whose answer type ``model`` answers, and a note on the ones it cannot.
+
+    ``answer_types`` None means the model answers every type.  Dependants of a left-out item
+    go too (their prompt would need its answer); they are counted in the note.
+    """
+    items = list(items)
+    if answer_types is None:
+        return items, None
+    wrong_type = [it.id for it in items if it.answer_type.value not in answer_types]
+    if not wrong_type:
+        return items, None
+    kept = keep_whole_chains(items, wrong_type)
+    kept_ids = {it.id for it in kept}
+    left_out = [it for it in items if it.id not in kept_ids]
+    only = " and ".join(sorted(answer_types))
+    note = NotApplicable(
+        reason=f"{model}: {only} items only",
+        items=len(left_out),
+        query_points=sum(len(it.queries) for it in left_out),
+        tasks=tuple(sorted({it.task.task for it in left_out})),
+    )
+    return kept, note
+
+
+@dataclass(frozen=True)
 class PlannedQuery:
     item: Item
     query: QueryPoint

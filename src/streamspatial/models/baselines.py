@@ -20,7 +20,13 @@ Answer = str | float
 
 
 class RandomBackend:
-    """Uniform over ``request.choices``; number items get an error (scored invalid)."""
+    """Uniform over ``request.choices``; choice items only (seed 004 prints "-" for numbers).
+
+    ``answer_types`` tells the run planner to leave number items out of a random run (noted in
+    ``run.json`` and the report); asked about one anyway, it answers with an error.
+    """
+
+    answer_types = frozenset({"choice"})
 
     def __init__(self, seed: int = 0):
         self.seed = seed

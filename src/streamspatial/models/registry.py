@@ -20,6 +20,20 @@ _ALLOWED = {
 }
 
 
+def supported_answer_types(spec: str) -> frozenset[str] | None:
+    """The answer types the backend named by ``spec`` can answer; None means all.
+
+    Read from the backend class without building it, so a run can plan before opening any
+    connection.
+    """
+    kind = spec.partition(":")[0].strip().lower()
+    if kind == "random":
+        from streamspatial.models.baselines import RandomBackend
+
+        return RandomBackend.answer_types
+    return None
+
+
 def load_backend(spec: str, **options: Any) -> Backend:
     """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
     kind, _, arg = spec.partition(":")

@@ -13,6 +13,7 @@ from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.aggregate import Table, paper_table, per_source_table
+from streamspatial.eval.planner import NotApplicable
 from streamspatial.eval.results import (
     Record,
     iter_records,
@@ -36,6 +37,19 @@ class RunReport:
     offline: bool
 
     @property
+    def not_applicable(self) -> dict[str, Any] | None:
+        """What the run left out because its model cannot answer it (random: numbers)."""
+        return (self.meta.get("benchmark") or {}).get("not_applicable")
+
+    def not_applicable_line(self) -> str | None:
+        na = self.not_applicable
+        if not na:
+            return None
+        note = NotApplicable.from_dict(na)
+        tasks = f" (tasks: {', '.join(note.tasks)})" if note.tasks else ""
+        return f"{note.sentence()}, left out of every row{tasks}"
+
+    @property
     def label(self) -> str:
         cfg = self.meta.get("config", {})
         tag = f"{cfg.get('model')} · {cfg.get('agent', 'policy')}:{cfg.get('policy')}"
@@ -53,6 +67,7 @@ class RunReport:
             "config_hash": self.meta.get("config_hash"),
             "status": self.meta.get("status"),
             "counts": self.counts,
+            "not_applicable": self.not_applicable,
             "headline": headline(self.table),
             "table": self.table.to_dict(),
             "per_source": self.sources.to_dict() if self.sources else None,
@@ -75,6 +90,10 @@ class RunReport:
             f"status `{self.meta.get('status')}`",
             f"- query points: {c['records']} recorded of {c['planned']} planned · "
             f"{c['errors']} with errors · {c['invalid']} invalid",
+        ]
+        if self.not_applicable_line():
+            lines.append(f"- {self.not_applicable_line()}")
+        lines += [
             "",
             table_markdown(self.table),
         ]
@@ -104,6 +123,9 @@ def load_run(run_dir: Path) -> RunReport:
         "records": len(records),
         "errors": sum(1 for r in records if r.error),
         "invalid": sum(1 for r in records if not r.valid),
+        "not_applicable": int(
+            ((meta.get("benchmark") or {}).get("not_applicable") or {}).get("query_points", 0)
+        ),
     }
     offline = any(r.offline for r in records) or bool(meta.get("offline"))
     return RunReport(run_dir, meta, table, sources, counts, offline)
@@ -144,6 +166,7 @@ def leaderboard(run_dirs: list[Path]) -> tuple[list[str], list[dict[str, Any]]]:
                 + (" (offline)" if rep.offline else ""),
                 "n": rep.counts["records"],
                 "errors": rep.counts["errors"],
+                "n/a": rep.counts["not_applicable"],
                 **head,
             }
         )
@@ -156,13 +179,18 @@ def leaderboard(run_dirs: list[Path]) -> tuple[list[str], list[dict[str, Any]]]:
     rows.sort(key=order)
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
-    columns = ["rank", "run", "model", "policy", "n", "errors", *metric_cols]
+    # "n/a": query points the run's model cannot answer by design (random: numbers), shown
+    # only when some run has them, so a row's Overall is read over what it answered.
+    na = ["n/a"] if any(r["n/a"] for r in rows) else []
+    columns = ["rank", "run", "model", "policy", "n", *na, "errors", *metric_cols]
     return columns, rows
 
 
 def leaderboard_markdown(columns: list[str], rows: list[dict[str, Any]]) -> str:
     pct = {
-        c: "accuracy" for c in columns if c not in ("rank", "run", "model", "policy", "n", "errors")
+        c: "accuracy"
+        for c in columns
+        if c not in ("rank", "run", "model", "policy", "n", "n/a", "errors")
     }
     shown = [
         {c: (fmt_cell(pct[c], r.get(c)) if c in pct else r.get(c)) for c in columns} for r in rows
