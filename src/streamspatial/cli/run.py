@@ -29,7 +29,9 @@ def limit_items(items: list[Item], limit: int | None) -> list[Item]:
     return keep_whole_chains(items[:limit])
 
 
-def _backend(cfg: RunConfig, items: list[Item], params: GenerationParams) -> Any:
+def _backend(
+    cfg: RunConfig, items: list[Item], params: GenerationParams, device: str | None = None
+) -> Any:
     from streamspatial.models.registry import load_backend
 
     kind = cfg.model.partition(":")[0].strip().lower()
@@ -48,7 +50,7 @@ def _backend(cfg: RunConfig, items: list[Item], params: GenerationParams) -> Any
     elif kind == "frequent":
         opts = {"items": items}
     elif kind == "hf":
-        opts = {"params": params}
+        opts = {"params": params, "device": device}  # device None: the backend's default
     backend = load_backend(cfg.model, **opts)
     if cfg.cache_dir is not None and kind in ("openai", "hf"):
         from streamspatial.models.cache import CachedBackend, ResponseCache
@@ -107,7 +109,8 @@ def execute(cfg: RunConfig) -> int:
         force=cfg.force,
         extra={"benchmark": bench_meta, "offline": agent.offline},
     )
-    backend = _backend(cfg, items, params)
+    # Ray actors build their own backends; the driver only writes what they send back.
+    backend = _backend(cfg, items, params) if cfg.executor == "local" else None
     status = "failed"
     runner = None
     try:
@@ -128,7 +131,10 @@ def execute(cfg: RunConfig) -> int:
                 retry_errors=cfg.retry_errors,
                 explore_steps=cfg.explore_steps,
             )
-            asyncio.run(_drive(runner, backend))
+            if cfg.executor == "ray":
+                _run_on_ray(cfg, runner, items, params)
+            else:
+                asyncio.run(_drive(runner, backend))
             errors = sum(1 for r in writer.records.values() if r.error)
             missing = bench_meta["query_points"] - len(writer.records)
             status = "complete" if errors == 0 and missing == 0 else "errors"
@@ -152,6 +158,16 @@ def execute(cfg: RunConfig) -> int:
         file=sys.stderr,
     )
     return 1 if errors else 0
+
+
+def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
+    from functools import partial
+
+    from streamspatial.eval.ray_executor import RayOptions, run_on_ray
+
+    # Each actor calls _backend itself: the API key is read from the actor's own environment.
+    make_backend = partial(_backend, cfg, items, params)
+    run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
 
 
 async def _drive(runner: Any, backend: Any) -> None:
@@ -236,6 +252,18 @@ def register(app: typer.Typer) -> None:
                 "--retry-errors", help="Ask again the query points whose record holds an error."
             ),
         ] = False,
+        executor: Annotated[
+            str | None,
+            typer.Option(help="local (default) | ray: shard videos across Ray actors."),
+        ] = None,
+        address: Annotated[
+            str | None,
+            typer.Option(help="--executor ray: cluster to join (auto, ray://host:10001)."),
+        ] = None,
+        workers: Annotated[
+            int | None,
+            typer.Option(help="--executor ray: actors to start (default: one per CPU/GPU)."),
+        ] = None,
         no_progress: Annotated[
             bool, typer.Option("--no-progress", help="No progress bar.")
         ] = False,
@@ -263,6 +291,9 @@ def register(app: typer.Typer) -> None:
             "force": True if force else None,
             "retry_errors": True if retry_errors else None,
             "progress": False if no_progress else None,
+            "executor": executor,
+            "address": address,
+            "workers": workers,
         }
         cfg = build_config(given, config)
         rc = execute(cfg)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -34,8 +34,15 @@ _EXECUTION_ONLY = frozenset(
         "max_retries",
         "retry_errors",
         "base_url",
+        "executor",
+        "address",
+        "workers",
     }
 )
+
+
+RULES_AGENT = "scene-graph-rules"
+RULES_MODEL = "rules"
 
 
 class RunConfig(BaseModel):
@@ -51,6 +58,7 @@ class RunConfig(BaseModel):
     agent: str = "policy"
     fold_every: float = Field(default=10.0, gt=0)  # folding agent: seconds between folds
     explore_steps: int = Field(default=0, ge=0, le=100)  # actions per explorable item; 0 = off
+    perception: str | None = None  # memory agents: ground-truth[:noise=S], classical, model:…
     out: Path
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
@@ -68,11 +76,16 @@ class RunConfig(BaseModel):
     force: bool = False
     retry_errors: bool = False
     progress: bool = True
+    executor: Literal["local", "ray"] = "local"
+    address: str | None = None  # Ray cluster to join (executor ray); None starts a local one
+    workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
     config: Path | None = None
 
     def result_fields(self) -> dict[str, Any]:
         """The part of the configuration that determines the predictions, JSON-ready."""
         raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY))
+        if raw.get("perception") is None:  # runs made before --perception keep their hash
+            raw.pop("perception", None)
         for key in ("data", "videos"):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw
@@ -131,6 +144,8 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
     merged.update({k: v for k, v in cli.items() if v is not None})
     if config_file is not None:
         merged["config"] = config_file
+    if merged.get("agent") == RULES_AGENT:  # the rule reasoner is its own "model"
+        merged.setdefault("model", RULES_MODEL)
     try:
         return RunConfig(**merged)
     except ValidationError as exc:
