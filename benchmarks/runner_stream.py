@@ -39,27 +39,51 @@ FPS, SECONDS, N_QUERIES, POLICY = 30, 60.0, 20, "uniform-32"
 SIZE, LATENCY, CONCURRENCY = 224, 0.2, 8
 
 
-def make_bench(root: Path) -> tuple[Path, Path]:
+def make_bench(
+    root: Path,
+    *,
+    seconds: float = SECONDS,
+    size: tuple[int, int] = (320, 240),
+    n_queries: int = N_QUERIES,
+) -> tuple[Path, Path]:
+    """One timestamp video and an OVO-S JSONL with ``n_queries`` query points spread over it."""
     videos = root / "videos"
     videos.mkdir()
-    write_timestamp_video(videos / "v.mp4", seconds=SECONDS, fps=FPS, size=(320, 240), gop=250)
+    write_timestamp_video(videos / "v.mp4", seconds=seconds, fps=FPS, size=size, gop=250)
     data = root / "bench.jsonl"
     with data.open("w") as fh:
-        for k in range(N_QUERIES):
-            t = round(2.5 + k * (SECONDS - 3) / N_QUERIES, 2)
-            fh.write(json.dumps({
-                "id": k, "category_index": f"1.1.1_{k}", "source_dataset": "synthetic",
-                "video_id": "v", "video_path": "v.mp4", "level": 1, "task_main_category": "1.1",
-                "task_subcategory": "1.1.1", "task_type_name": "Distance",
-                "question": f"Question {k}?", "options": {"A": "a", "B": "b", "C": "c", "D": "d"},
-                "query_times": [t], "evidence_times": [[0.5, 1.5]], "answers": ["A"],
-            }) + "\n")
+        for k in range(n_queries):
+            t = round(2.5 + k * (seconds - 3) / n_queries, 2)
+            fh.write(
+                json.dumps(
+                    {
+                        "id": k,
+                        "category_index": f"1.1.1_{k}",
+                        "source_dataset": "synthetic",
+                        "video_id": "v",
+                        "video_path": "v.mp4",
+                        "level": 1,
+                        "task_main_category": "1.1",
+                        "task_subcategory": "1.1.1",
+                        "task_type_name": "Distance",
+                        "question": f"Question {k}?",
+                        "options": {"A": "a", "B": "b", "C": "c", "D": "d"},
+                        "query_times": [t],
+                        "evidence_times": [[0.5, 1.5]],
+                        "answers": ["A"],
+                    }
+                )
+                + "\n"
+            )
     return data, videos
 
 
 def needed(items, fps: float, n_frames: int) -> list[list[int]]:
-    return [select_frames(POLICY, query_frame_index(q.time, fps, n_frames), fps)
-            for it in items for q in it.queries]
+    return [
+        select_frames(POLICY, query_frame_index(q.time, fps, n_frames), fps)
+        for it in items
+        for q in it.queries
+    ]
 
 
 def single_pass(video: Path, per_query: list[list[int]], root: Path) -> float:
@@ -87,13 +111,23 @@ def whole_run(data: Path, videos: Path, out: Path) -> tuple[float, float]:
     adapter, items = load_benchmark(data, videos=videos)
     proc = psutil.Process()
     with FakeOpenAIServer("A", latency=LATENCY, decode_frames=False) as server:
-        backend = OpenAIChatBackend("m", base_url=server.base_url, api_key="",
-                                    concurrency=CONCURRENCY)
+        backend = OpenAIChatBackend(
+            "m", base_url=server.base_url, api_key="", concurrency=CONCURRENCY
+        )
         out.mkdir()
         with PredictionWriter(out / PREDICTIONS) as writer:
-            runner = Runner(adapter=adapter, items=items, backend=backend,
-                            agent=PolicyAgent(POLICY), writer=writer, videos=videos, model="m",
-                            concurrency=CONCURRENCY, frame_size=SIZE, progress=False)
+            runner = Runner(
+                adapter=adapter,
+                items=items,
+                backend=backend,
+                agent=PolicyAgent(POLICY),
+                writer=writer,
+                videos=videos,
+                model="m",
+                concurrency=CONCURRENCY,
+                frame_size=SIZE,
+                progress=False,
+            )
 
             async def go() -> None:
                 await runner.run()
@@ -123,17 +157,23 @@ def main() -> None:
         many = per_query(videos / "v.mp4", idx)
         wall, cpu = whole_run(data, videos, root / "run")
         ideal_calls = N_QUERIES * LATENCY / CONCURRENCY
-        print(f"workload: {SECONDS:.0f} s @ {FPS} fps, {N_QUERIES} queries, {POLICY} "
-              f"({frames} frames requested, {len({i for x in idx for i in x})} distinct), "
-              f"{SIZE} px")
+        print(
+            f"workload: {SECONDS:.0f} s @ {FPS} fps, {N_QUERIES} queries, {POLICY} "
+            f"({frames} frames requested, {len({i for x in idx for i in x})} distinct), "
+            f"{SIZE} px"
+        )
         print(f"single pass (runner's reader): {one:6.2f} s")
         print(f"per-query open + read:         {many:6.2f} s   ratio {many / one:5.1f}x")
-        print(f"whole run, {LATENCY * 1000:.0f} ms latency, concurrency {CONCURRENCY}: "
-              f"{wall:.2f} s vs decode + ideal calls {one + ideal_calls:.2f} s "
-              f"(ratio {wall / (one + ideal_calls):.2f}; < 1 means overlap)")
-        print(f"harness CPU per query beyond decoding: "
-              f"{max(0.0, cpu - decode_cpu) / N_QUERIES * 1000:.1f} ms "
-              f"(run CPU {cpu:.2f} s, decoding pass CPU {decode_cpu:.2f} s)")
+        print(
+            f"whole run, {LATENCY * 1000:.0f} ms latency, concurrency {CONCURRENCY}: "
+            f"{wall:.2f} s vs decode + ideal calls {one + ideal_calls:.2f} s "
+            f"(ratio {wall / (one + ideal_calls):.2f}; < 1 means overlap)"
+        )
+        print(
+            f"harness CPU per query beyond decoding: "
+            f"{max(0.0, cpu - decode_cpu) / N_QUERIES * 1000:.1f} ms "
+            f"(run CPU {cpu:.2f} s, decoding pass CPU {decode_cpu:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -6,8 +6,13 @@
    448 px): ``ModelRequest`` → chat body → JSON bytes, the cache key, and a full call through
    the backend (server in a separate process, so only the client's CPU is counted).
 
-The runner's own per-query overhead (planning, prefix views, records) is not measured here yet:
-the runner lands separately.  Run: ``.venv/bin/python benchmarks/throughput.py``.
+3. The whole harness per query: a ``Runner`` (plan, single decoding pass, prefix views, frame
+   cache, request building, HTTP, extraction, durable records) over a generated 640×480 30 fps
+   video, uniform-128 at 448 px, concurrency 8, against the same server.  Process CPU per query
+   with a cold frame cache (frame preparation = decode + resize + JPEG, included) and a warm one
+   (frames read from the cache; decodes nothing), the difference being frame preparation.
+
+Run: ``.venv/bin/python benchmarks/throughput.py``.
 """
 
 from __future__ import annotations
@@ -17,11 +22,18 @@ import io
 import json
 import multiprocessing as mp
 import os
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import psutil
 from PIL import Image
 
+from streamspatial.agents import PolicyAgent
+from streamspatial.bench.registry import load_benchmark
+from streamspatial.eval.results import PREDICTIONS, PredictionWriter
+from streamspatial.eval.runner import Runner
 from streamspatial.models.openai_compat import OpenAIChatBackend, build_body
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, TextPart
 from streamspatial.testing import FakeOpenAIServer
@@ -69,6 +81,72 @@ async def _calls(url: str, requests: list[ModelRequest], concurrency: int) -> fl
 def _cpu(process: psutil.Process) -> float:
     times = process.cpu_times()
     return times.user + times.system
+
+
+def runner_cpu(url: str, data: Path, videos: Path, out: Path, cache: Path) -> tuple[float, Runner]:
+    """Process CPU seconds of one whole run (the server lives in another process)."""
+    adapter, items = load_benchmark(data, videos=videos)
+    backend = OpenAIChatBackend("bench", url, "k", concurrency=8, timeout=60)
+    with PredictionWriter(out / PREDICTIONS) as writer:
+        runner = Runner(
+            adapter=adapter,
+            items=items,
+            backend=backend,
+            agent=PolicyAgent("uniform-128"),
+            writer=writer,
+            videos=videos,
+            model="bench",
+            concurrency=8,
+            frame_size=448,
+            cache_dir=cache,
+            progress=False,
+        )
+
+        async def go() -> None:
+            try:
+                await runner.run()
+            finally:
+                await backend.aclose()
+
+        c0 = _cpu(psutil.Process())
+        asyncio.run(go())
+        cpu = _cpu(psutil.Process()) - c0
+    assert runner.stats.errors == 0, "some calls failed"
+    return cpu, runner
+
+
+def harness_per_query(url: str, seconds: float = 120.0, n_queries: int = 20) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from runner_stream import make_bench
+
+    print(
+        f"\n3. whole harness per query: Runner, {seconds:.0f} s 640×480 30 fps video, "
+        f"{n_queries} queries, uniform-128 at 448 px, concurrency 8, {LATENCY * 1000:.0f} ms"
+    )
+    with tempfile.TemporaryDirectory(prefix="ss-throughput-") as tmp:
+        root = Path(tmp)
+        data, videos = make_bench(root, seconds=seconds, size=(640, 480), n_queries=n_queries)
+        cache = root / "frames"
+        results = {}
+        for label in ("cold", "warm"):
+            out = root / f"run-{label}"
+            out.mkdir()
+            w0 = time.perf_counter()
+            cpu, runner = runner_cpu(url, data, videos, out, cache)
+            wall = time.perf_counter() - w0
+            results[label] = cpu / n_queries
+            s = runner.stats
+            print(
+                f"  {label} frame cache: {cpu / n_queries * 1000:7.1f} ms CPU/query "
+                f"({s.decodes} decode pass(es), {s.frames_decoded} frames prepared), "
+                f"wall {wall:.1f} s"
+            )
+        prep = results["cold"] - results["warm"]
+        print(f"  frame preparation (cold − warm):    {prep * 1000:7.1f} ms CPU/query")
+        print(
+            f"  bookkeeping + requests (warm) as a share of the model latency: "
+            f"{results['warm'] / LATENCY:.2f}"
+        )
 
 
 def main() -> None:
@@ -130,7 +208,7 @@ def main() -> None:
             f"{wall * 1000:.0f} ms wall/query incl. {LATENCY * 1000:.0f} ms server latency"
         )
         print(f"  CPU per query as a share of the model latency: {call_cpu / LATENCY:.2f}")
-        print("  (runner overhead per query: pending, the runner lands separately)")
+        harness_per_query(url)
     finally:
         stop.set()
         proc.join(timeout=10)
