@@ -29,6 +29,8 @@ _COMMAND_MODULES = (
     "report",
     "sim",
     "demo",
+    "serve",
+    "qc",
 )
 
 

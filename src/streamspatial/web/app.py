@@ -1,0 +1,184 @@
+"""The FastAPI application behind ``streamspatial serve``.
+
+Plain HTML and JavaScript pages (no build step) under ``static/``; a JSON API for the human
+study and the annotation tool; and ``/media/<path>`` serving videos only from the configured
+folders, with range requests.  Refusals are JSON ``{"detail": ...}`` with a 4xx status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from pydantic import BaseModel
+
+from .annotate import AnnotationError, AnnotationStore
+from .human import HumanStudy, StudyError
+from .media import MediaError, iter_file, list_videos, media_type, parse_range, resolve_media
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass
+class ServeConfig:
+    videos: Path
+    annotations: Path
+    study: HumanStudy | None = None
+    known_tasks: tuple[tuple[str, str], ...] = ()  # (code, name) offered by the annotation form
+
+
+class JoinBody(BaseModel):
+    name: str
+
+
+class VideoBody(BaseModel):
+    video: str
+
+
+class ProgressBody(BaseModel):
+    video: str
+    time: float
+
+
+class AnswerBody(BaseModel):
+    item_id: str
+    query_index: int
+    answer: str
+
+
+def create_app(config: ServeConfig) -> FastAPI:
+    app = FastAPI(title="streamspatial", docs_url=None, redoc_url=None, openapi_url=None)
+    store = AnnotationStore(config.annotations, config.videos)
+    roots = [config.videos]
+
+    @app.exception_handler(StudyError)
+    async def _study_error(_: Request, exc: StudyError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(AnnotationError)
+    async def _annotation_error(_: Request, exc: AnnotationError) -> JSONResponse:
+        return JSONResponse({"detail": exc.problems}, status_code=422)
+
+    @app.exception_handler(MediaError)
+    async def _media_error(_: Request, exc: MediaError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    # -- pages --------------------------------------------------------------------------
+    for page in ("index", "watch", "annotate"):
+
+        def _page(name: str = page) -> FileResponse:
+            return FileResponse(STATIC / f"{name}.html", media_type="text/html")
+
+        app.get("/" if page == "index" else f"/{page}", include_in_schema=False)(_page)
+
+    @app.get("/static/{name}")
+    def static(name: str) -> FileResponse:
+        path = resolve_media([STATIC], name)
+        return FileResponse(path, media_type=media_type(path))
+
+    # -- media --------------------------------------------------------------------------
+    @app.get("/media/{path:path}")
+    def media(path: str, request: Request) -> Any:
+        file = resolve_media(roots, path)
+        size = file.stat().st_size
+        headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-store"}
+        try:
+            span = parse_range(request.headers.get("range"), size)
+        except MediaError:
+            headers["Content-Range"] = f"bytes */{size}"
+            return PlainTextResponse("range not satisfiable", status_code=416, headers=headers)
+        if span is None:
+            headers["Content-Length"] = str(size)
+            return StreamingResponse(
+                iter_file(file, 0, size - 1), media_type=media_type(file), headers=headers
+            )
+        start, end = span
+        headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        headers["Content-Length"] = str(end - start + 1)
+        return StreamingResponse(
+            iter_file(file, start, end),
+            status_code=206,
+            media_type=media_type(file),
+            headers=headers,
+        )
+
+    # -- human study --------------------------------------------------------------------
+    def study() -> HumanStudy:
+        if config.study is None:
+            raise StudyError(404, "no benchmark loaded: start serve with --data for the study")
+        return config.study
+
+    @app.get("/api/study")
+    def study_info() -> dict[str, Any]:
+        s = config.study
+        if s is None:
+            return {"enabled": False}
+        return {
+            "enabled": True,
+            "mode": s.mode,
+            "data": s.data.name,
+            "videos": len(s.plans),
+            "query_points": s.query_points,
+        }
+
+    @app.post("/api/participants")
+    def join(body: JoinBody) -> dict[str, Any]:
+        return study().join(body.name).state()
+
+    @app.get("/api/participants/{slug}")
+    def state(slug: str) -> dict[str, Any]:
+        return study().get(slug).state()
+
+    @app.post("/api/participants/{slug}/start")
+    def start(slug: str, body: VideoBody) -> dict[str, Any]:
+        return study().get(slug).start(body.video)
+
+    @app.post("/api/participants/{slug}/progress")
+    def progress(slug: str, body: ProgressBody) -> dict[str, Any]:
+        return {"reached": study().get(slug).progress(body.video, body.time)}
+
+    @app.get("/api/participants/{slug}/question")
+    def question(slug: str) -> dict[str, Any]:
+        return study().get(slug).question()
+
+    @app.post("/api/participants/{slug}/answers")
+    def answer(slug: str, body: AnswerBody) -> dict[str, Any]:
+        p = study().get(slug)
+        rec = p.answer(body.item_id, body.query_index, body.answer)
+        return {"recorded": [rec.item_id, rec.query_index], **p.state()}
+
+    # -- annotation ---------------------------------------------------------------------
+    @app.get("/api/annotation")
+    def annotation_info() -> dict[str, Any]:
+        tasks = dict(config.known_tasks)
+        for it in store.items:
+            if it.task.subcategory:
+                tasks.setdefault(it.task.subcategory, it.task.task)
+        return {
+            "videos": list_videos(config.videos),
+            "tasks": [{"code": c, "name": n} for c, n in sorted(tasks.items())],
+            "items": len(store.items),
+            "next_id": store.next_id(),
+            "file": str(config.annotations),
+        }
+
+    @app.post("/api/annotations")
+    def add_annotation(form: dict[str, Any]) -> dict[str, Any]:
+        item = store.add(form)
+        return {"id": item.id, "items": len(store.items), "next_id": store.next_id()}
+
+    @app.get("/api/annotations.jsonl")
+    def export() -> PlainTextResponse:
+        return PlainTextResponse(
+            store.text(),
+            media_type="application/jsonl",
+            headers={"Content-Disposition": f'attachment; filename="{config.annotations.name}"'},
+        )
+
+    return app
+
+
+__all__ = ["ServeConfig", "create_app"]

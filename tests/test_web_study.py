@@ -1,0 +1,183 @@
+"""The human streaming baseline end to end in headless Chromium, and its server-side guards.
+
+A participant watches two generated videos; the page pauses at each query time, refuses seeks
+past the furthest point reached (and back into what played), and the answers land in a run
+folder that ``streamspatial report`` scores like any model's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from streamspatial.cli import app as cli_app
+from streamspatial.cli.serve import build_app
+from streamspatial.eval.results import read_records
+from streamspatial.web.server import ServerThread
+from web_fixtures import QUERIES, make_study
+
+CHROMIUM = Path("/usr/bin/chromium")
+OVERALL = 2 / 3  # two of three right; the report keeps fractions
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    root = tmp_path_factory.mktemp("study")
+    data, videos = make_study(root)
+    out = root / "runs"
+    app, st = build_app(data=data, videos=videos, out=out, mode="streaming", annotations=None)
+    with ServerThread(app) as srv:
+        yield srv, out
+    st.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian chromium at /usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
+        )
+        yield b
+        b.close()
+
+
+def _current_time(page) -> float:
+    return page.evaluate("document.getElementById('video').currentTime")
+
+
+def _try_seek(page, t: float) -> float:
+    """Ask the player to jump to ``t``; return where it is once the page has reacted."""
+    page.evaluate(f"document.getElementById('video').currentTime = {t}")
+    page.wait_for_timeout(300)
+    return _current_time(page)
+
+
+def _answer_when_asked(page, item_id: str, t_q: float, letter: str) -> None:
+    page.wait_for_selector(f"#question .q[data-item='{item_id}']", timeout=15_000)
+    assert page.evaluate("document.getElementById('video').paused")
+    assert abs(_current_time(page) - t_q) < 0.06  # stopped at the query time
+    assert f"Question number {item_id}" in page.inner_text("#question")
+    # Past the query time the player snaps back; so does rewinding into what was seen.
+    assert abs(_try_seek(page, t_q + 1.0) - t_q) < 0.06
+    assert abs(_try_seek(page, 0.2) - t_q) < 0.06
+    page.click(f"#question button[data-letter='{letter}']")
+
+
+def test_participant_session_reaches_report(study, browser):
+    srv, out = study
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    page.fill("#name", "Ada")
+    page.click("#join button[type=submit]")
+    page.wait_for_url("**/watch?p=ada")
+    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    # Before playing, nothing ahead can be reached and no question is shown.
+    assert _try_seek(page, 3.0) < 0.06
+    assert page.is_hidden("#question")
+
+    page.click("#play")
+    _answer_when_asked(page, "1", 2.0, "B")  # right
+    _answer_when_asked(page, "2", 3.5, "A")  # wrong (C is right)
+    page.wait_for_function("document.getElementById('video').src.endsWith('/media/b.mp4')")
+    page.click("#play")
+    _answer_when_asked(page, "3", 1.2, "A")  # right
+    page.wait_for_selector("#done:not([hidden])", timeout=10_000)
+    page.close()
+
+    run_dir = out / "ada-streaming"
+    records = {r.item_id: r for r in read_records(run_dir / "predictions.jsonl")}
+    assert sorted(records) == ["1", "2", "3"]
+    assert {r.model for r in records.values()} == {"human:Ada"}
+    assert [records[i].extracted for i in "123"] == ["B", "A", "A"]
+    assert [records[i].score for i in "123"] == [1.0, 0.0, 1.0]
+    assert all(not r.offline and r.policy == "human-streaming" for r in records.values())
+    for item_id, _, t_q, _ in QUERIES:
+        assert records[item_id].t_q == t_q
+        assert records[item_id].extra["reached_s"] == pytest.approx(t_q, abs=0.06)
+
+    res = CliRunner().invoke(cli_app, ["report", str(run_dir)])
+    assert res.exit_code == 0, res.output
+    scores = json.loads((run_dir / "scores.json").read_text())
+    assert scores["model"] == "human:Ada"
+    assert scores["counts"]["records"] == 3 and scores["counts"]["planned"] == 3
+    assert scores["headline"]["Overall"] == pytest.approx(OVERALL)
+
+
+def _api(srv, slug: str, path: str, body: dict | None = None) -> httpx.Response:
+    url = f"{srv.url}/api/participants/{slug}{path}"
+    return httpx.get(url) if body is None else httpx.post(url, json=body)
+
+
+def test_server_refuses_questions_and_answers_not_yet_reached(study):
+    srv, out = study
+    r = httpx.post(srv.url + "/api/participants", json={"name": "Eve"})
+    assert r.status_code == 200 and r.json()["next_time"] == 2.0
+    assert "Question number" not in r.text  # only the next query time, not its question
+    # Claiming to be at 3.9 s straight after starting: the server allows only wall-clock time.
+    assert _api(srv, "eve", "/start", {"video": "a.mp4"}).status_code == 200
+    reached = _api(srv, "eve", "/progress", {"video": "a.mp4", "time": 3.9}).json()["reached"]
+    assert reached < 2.0
+    q = _api(srv, "eve", "/question")
+    assert q.status_code == 409 and "asked at 2.00 s" in q.json()["detail"]
+    a = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "B"})
+    assert a.status_code == 409
+    # The other video is not the one being watched.
+    assert _api(srv, "eve", "/progress", {"video": "b.mp4", "time": 0.1}).status_code == 409
+    # Once enough time has passed, the progress is capped at the next query time.
+    time.sleep(0.7)
+    reached = _api(srv, "eve", "/progress", {"video": "a.mp4", "time": 3.9}).json()["reached"]
+    assert reached == 2.0
+    # Answering a later question first is refused; the current one is not until it is shown.
+    skip = _api(srv, "eve", "/answers", {"item_id": "2", "query_index": 0, "answer": "C"})
+    assert skip.status_code == 409
+    early = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "B"})
+    assert early.status_code == 409 and "not been shown" in early.json()["detail"]
+    shown = _api(srv, "eve", "/question").json()
+    assert shown["item_id"] == "1" and "answer" not in shown and "evidence" not in shown
+    bad = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "Z"})
+    assert bad.status_code == 422 and "one of the options ABC" in bad.json()["detail"]
+    ok = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "b"})
+    assert ok.status_code == 200 and ok.json()["next_time"] == 3.5
+    again = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "A"})
+    assert again.status_code == 409 and "already answered" in again.json()["detail"]
+    records = read_records(out / "eve-streaming" / "predictions.jsonl")
+    assert [(r.item_id, r.extracted, r.score) for r in records] == [("1", "B", 1.0)]
+
+
+def test_bad_participant_name_is_refused(study):
+    srv, _ = study
+    r = httpx.post(srv.url + "/api/participants", json={"name": "../../etc"})
+    assert r.status_code == 422 and "participant name" in r.json()["detail"]
+    assert _api(srv, "nobody", "").status_code == 404
+
+
+def test_offline_mode_shows_questions_with_the_whole_video(tmp_path, browser):
+    data, videos = make_study(tmp_path)
+    app, st = build_app(
+        data=data, videos=videos, out=tmp_path / "runs", mode="offline", annotations=None
+    )
+    with ServerThread(app) as srv:
+        page = browser.new_page()
+        r = httpx.post(srv.url + "/api/participants", json={"name": "Bo"})
+        assert [q["item_id"] for q in r.json()["questions"]] == ["1", "2"]
+        page.goto(srv.url + "/watch?p=bo")
+        page.wait_for_function("document.getElementById('video').readyState >= 1")
+        assert page.evaluate("document.getElementById('video').controls")
+        assert _try_seek(page, 3.0) == pytest.approx(3.0, abs=0.05)  # free scrubbing
+        page.click("#question .q[data-item='2'] button[data-letter='C']")
+        page.wait_for_function("document.querySelectorAll('#question .q').length === 1")
+        page.click("#question .q[data-item='1'] button[data-letter='A']")
+        page.wait_for_function("document.getElementById('video').src.endsWith('/media/b.mp4')")
+        page.close()
+    st.close()
+    records = {r.item_id: r for r in read_records(tmp_path / "runs/bo-offline/predictions.jsonl")}
+    assert [(records[i].score, records[i].offline) for i in "12"] == [(0.0, True), (1.0, True)]
