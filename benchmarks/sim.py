@@ -5,8 +5,9 @@
 Prints, for 320×240 and 640×480: frames per second of our renderer (RGB + exact depth +
 instance ids + visibility, two GL passes), against two baselines measured in the same run:
 MuJoCo's public ``Renderer`` API doing the same work in three passes, and the NumPy ray
-caster.  Then the wall time of a whole episode (house + trajectory + render + H.264 encode +
-metadata) per minute of video.  The question generators are timed by their own benchmark.
+caster.  Then the wall time of a whole episode per minute of video, stage by stage: house,
+trajectory, render + H.264 encode + metadata, and questions (every family, ``--per-family``
+each, as ``sim generate`` asks them).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import numpy as np
 from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL before mujoco
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.qa import QuestionGenerator
 from streamspatial.sim.raycast import cast
 from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
 from streamspatial.sim.scene import scene_boxes
+from streamspatial.sim.types import load_episode_meta
 
 
 def _ours(house, poses, size) -> float:
@@ -82,6 +85,7 @@ def main() -> None:
     ap.add_argument("--fps", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--episode-seconds", type=float, default=60.0)
+    ap.add_argument("--per-family", type=int, default=3)
     args = ap.parse_args()
 
     house = generate_house(args.seed)
@@ -108,13 +112,25 @@ def main() -> None:
             t1 = time.perf_counter()
             tr = plan_trajectory(h, duration=args.episode_seconds, fps=args.fps, seed=0)
             t2 = time.perf_counter()
-            render_episode(h, tr, tmp, size=size)
+            paths = render_episode(h, tr, tmp, size=size)
             t3 = time.perf_counter()
-        per_min = (t3 - t0) * 60.0 / args.episode_seconds
+            meta = load_episode_meta(paths.video)
+            items = QuestionGenerator(0, per_family=args.per_family).items(
+                meta, video="bench.mp4", episode_id="bench"
+            )
+            t4 = time.perf_counter()
+        stages = {
+            "house": t1 - t0,
+            "trajectory": t2 - t1,
+            "render+encode": t3 - t2,
+            f"questions ({len(items)})": t4 - t3,
+        }
+        scale = 60.0 / args.episode_seconds
+        per_min = (t4 - t0) * scale
+        parts = ", ".join(f"{k} {v * scale:.2f} s" for k, v in stages.items())
         print(
-            f"episode {size[0]}x{size[1]} @ {args.fps:g} fps, {args.episode_seconds:g} s video: "
-            f"house {t1 - t0:.2f} s, trajectory {t2 - t1:.2f} s, render+encode {t3 - t2:.2f} s "
-            f"-> {per_min:.1f} s wall per minute of video"
+            f"episode {size[0]}x{size[1]} @ {args.fps:g} fps, per minute of video: {parts} "
+            f"-> {per_min:.1f} s wall ({per_min / 60:.2f}x real time)"
         )
 
 

@@ -2,12 +2,16 @@
 
 It renders a small benchmark (a few houses, about a minute of video each, small frames),
 runs the seeded random and the leave-one-out frequent-answer baselines through the very same
-runner as any model (and a text-only probe of a real model when one is configured), and writes
-one report.  No network and no model weights are needed unless ``--model`` asks for them.
+runner as any model, the scene-graph rule agent over perfect and over noisy ground-truth
+perception (issue #5: how much a pose-anchored memory answers by geometry alone, and how fast
+that falls with imperfect perception), and a text-only probe of a real model when one is
+configured.  No network and no model weights are needed unless ``--model`` asks for them.
 
 The baselines run with the ``none`` frame policy: they never look at frames, and decoding
 video they ignore would only cost time.  The configured model is probed text-only, which is
 exactly the blind test that shows whether questions can be answered without the video.
+A contender that cannot answer any item of a file by design (random on the all-numeric
+VCBench file) is not run on it, and the report says so instead of showing a row of zeros.
 """
 
 from __future__ import annotations
@@ -15,72 +19,152 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.schema import Item
 
-BASELINES = ("random", "frequent")
 MODEL_ENV = "STREAMSPATIAL_MODEL"
+NOISY = "ground-truth:noise=1"  # the documented unit noise: drift, depth error, misses, …
+FORMAT_TITLES = {"s3": "S3", "ovos": "OVO-S", "vcbench": "VCBench"}
+# The one headline number per format the closing summary shows (the paper's main metric).
+SUMMARY_METRIC = {"s3": "Overall", "ovos": "Overall", "vcbench": "GPA"}
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One row of the demo's leaderboards: a model, possibly answering through an agent."""
+
+    label: str  # run-folder suffix and the name the summary shows
+    model: str
+    agent: str = "policy"
+    perception: str | None = None
+    note: str = ""
+
+    def options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"model": self.model, "agent": self.agent, "policy": "none"}
+        if self.perception is not None:
+            opts["perception"] = self.perception
+        return opts
+
+
+BASELINES = (
+    Contender("random", "random", note="seeded uniform guess; choice items only"),
+    Contender("frequent", "frequent", note="most frequent answer of the task, leave-one-out"),
+)
+RULE_AGENTS = (
+    Contender(
+        "rules-perfect",
+        "rules",
+        agent="scene-graph-rules",
+        perception="ground-truth",
+        note="scene-graph memory + rules, perfect perception (upper bound)",
+    ),
+    Contender(
+        "rules-noisy",
+        "rules",
+        agent="scene-graph-rules",
+        perception=NOISY,
+        note=f"scene-graph memory + rules, perception {NOISY}",
+    ),
+)
 
 
 @dataclass(frozen=True)
 class DemoRun:
     format: str
-    model: str
+    contender: Contender
     run_dir: Path
     status: int  # execute()'s exit status: 0 clean, 1 some records hold errors
 
+    @property
+    def model(self) -> str:
+        return self.contender.label
+
+
+def rule_agents_available() -> bool:
+    """Whether this build's runner takes ``perception`` (the scene-graph agents need it)."""
+    from streamspatial.eval.config import RunConfig
+
+    return "perception" in RunConfig.model_fields
+
+
+def not_applicable(contender: Contender, items: list[Item]) -> str | None:
+    """Why ``contender`` has nothing to answer in ``items``, or None when it has."""
+    from streamspatial.models.registry import supported_answer_types
+
+    types = supported_answer_types(contender.model)
+    if types is None or any(it.answer_type.value in types for it in items):
+        return None
+    return f"answers {', '.join(sorted(types))} items only and this file has none"
+
 
 def evaluate(
-    data: Path, videos: Path, out: Path, models: list[str], *, seed: int = 0
+    data: Path, videos: Path, out: Path, contenders: list[Contender], *, seed: int = 0
 ) -> list[DemoRun]:
-    """Run each model on one benchmark file through the runner; one run folder per model."""
+    """Run each contender on one benchmark file through the runner; one run folder each."""
     from streamspatial.cli.run import execute
     from streamspatial.eval.config import build_config
     from streamspatial.report import write_report
 
     runs = []
-    for model in models:
-        run_dir = out / f"{data.stem}-{model.replace(':', '_').replace('/', '_')}"
+    for c in contenders:
+        run_dir = out / f"{data.stem}-{c.label}"
         cfg = build_config(
             {
                 "data": data,
                 "videos": videos,
-                "model": model,
-                "policy": "none",
                 "out": run_dir,
                 "seed": seed,
                 "progress": False,
                 "concurrency": 4,
+                **c.options(),
             }
         )
         status = execute(cfg)
         write_report(run_dir)
-        runs.append(DemoRun(data.stem, model, run_dir, status))
+        runs.append(DemoRun(data.stem, c, run_dir, status))
     return runs
 
 
-def summary_markdown(bench: Path, runs: list[DemoRun], n_items: dict[str, int]) -> str:
-    """One page: what was generated and each format's leaderboard over the demo runs."""
+def summary_markdown(
+    bench: Path,
+    runs: list[DemoRun],
+    n_items: dict[str, int],
+    skipped: dict[str, list[str]],
+    notes: list[str] = (),
+) -> str:
+    """One page: what was generated, who ran, and each format's leaderboard."""
     from streamspatial.report import leaderboard, leaderboard_markdown
 
+    contenders = {r.contender.label: r.contender for r in runs}
     lines = [
         "# streamspatial demo",
         "",
         f"Benchmark generated in `{bench}` (see `manifest.json`); each format is scored with "
-        "its own paper's metric. The baselines see no frames; random answers choice items "
-        "only (numeric items count as wrong for it).",
+        "its own paper's metric (S3: accuracy for choice items, MRA for numbers; OVO-S: "
+        "accuracy; VCBench: GPA / MoC / UDA). No contender sees a frame: the baselines answer "
+        "blind, and the rule agents read the simulator's perception stream up to each query "
+        "time. `n/a` counts query points a contender cannot answer by design (random: "
+        "numbers), left out of its scores.",
         "",
+        "| contender | what it is |",
+        "|---|---|",
+        *(f"| {c.label} | {c.note} |" for c in contenders.values()),
+        "",
+        *notes,
     ]
     for fmt in sorted({r.format for r in runs}):
         fruns = [r for r in runs if r.format == fmt]
         columns, rows = leaderboard([r.run_dir for r in fruns])
+        lines += [f"## {fmt} — {n_items.get(fmt, 0)} items", ""]
+        if skipped.get(fmt):
+            lines += [f"Not run on this file: {'; '.join(skipped[fmt])}.", ""]
         lines += [
-            f"## {fmt} — {n_items.get(fmt, 0)} items",
-            "",
             leaderboard_markdown(columns, rows),
             "",
             "Per-run reports: "
@@ -88,6 +172,33 @@ def summary_markdown(bench: Path, runs: list[DemoRun], n_items: dict[str, int]) 
             "",
         ]
     return "\n".join(lines)
+
+
+def headline_table(runs: list[DemoRun]) -> Table:
+    """The closing summary: one row per contender, each format's main number (percent)."""
+    from streamspatial.report import load_run
+    from streamspatial.report.tables import headline
+
+    formats = [f for f in SUMMARY_METRIC if any(r.format == f for r in runs)]
+    table = Table(title="headline (percent; – not run)", title_justify="left")
+    table.add_column("contender")
+    for f in formats:
+        table.add_column(f"{FORMAT_TITLES[f]} {SUMMARY_METRIC[f]}", justify="right")
+    labels = list(dict.fromkeys(r.contender.label for r in runs))
+    cells: dict[tuple[str, str], str] = {}
+    for r in runs:
+        value = headline(load_run(r.run_dir).table).get(SUMMARY_METRIC[r.format])
+        cells[(r.contender.label, r.format)] = "–" if value is None else f"{100 * value:.1f}"
+    for label in labels:
+        table.add_row(label, *(cells.get((label, f), "–") for f in formats))
+    return table
+
+
+@dataclass
+class DemoResult:
+    report: Path
+    runs: list[DemoRun]
+    skipped: dict[str, list[str]]
 
 
 def run_demo(
@@ -100,9 +211,10 @@ def run_demo(
     seed: int = 0,
     spin_turns: int = 6,
     model: str | None = None,
+    rule_agents: bool = True,
     console: Console | None = None,
-) -> Path:
-    """Generate, evaluate and report; returns the path of the summary report."""
+) -> DemoResult:
+    """Generate, evaluate and report; returns the summary report's path and the runs."""
     from streamspatial.cli.sim import run_generation
     from streamspatial.sim.generate import GenerateConfig
 
@@ -121,20 +233,42 @@ def run_demo(
     cfg.check()
     console.print(f"[1/3] generating {houses} houses × {minutes:g} min at {size[0]}x{size[1]}")
     result = run_generation(cfg, console)
-    models = list(BASELINES) + ([model] if model else [])
+    contenders = list(BASELINES)
+    notes: list[str] = []
+    if rule_agents and rule_agents_available():
+        contenders += RULE_AGENTS
+    elif rule_agents:
+        notes += [
+            "The scene-graph rule agents were skipped: this build's runner has no "
+            "perception option.",
+            "",
+        ]
+    if model:
+        contenders.append(
+            Contender(model.replace(":", "_").replace("/", "_"), model, note="text-only probe")
+        )
     runs: list[DemoRun] = []
     n_items: dict[str, int] = {}
-    console.print(f"[2/3] evaluating {', '.join(models)}")
+    skipped: dict[str, list[str]] = {}
+    console.print(f"[2/3] evaluating {', '.join(c.label for c in contenders)}")
     for fmt in ("s3", "ovos", "vcbench"):
         path = result.files.get(fmt)
         if path is None:
             continue
-        n_items[path.stem] = sum(1 for it in result.items if it.benchmark == fmt)
-        runs += evaluate(path, result.videos, out / "runs", models, seed=seed)
+        items = [it for it in result.items if it.benchmark == fmt]
+        n_items[path.stem] = len(items)
+        chosen = []
+        for c in contenders:
+            why = not_applicable(c, items)
+            if why is None:
+                chosen.append(c)
+            else:
+                skipped.setdefault(path.stem, []).append(f"{c.label} ({why})")
+        runs += evaluate(path, result.videos, out / "runs", chosen, seed=seed)
     console.print("[3/3] writing the report")
     report = out / "report.md"
-    report.write_text(summary_markdown(cfg.out, runs, n_items), encoding="utf-8")
-    return report
+    report.write_text(summary_markdown(cfg.out, runs, n_items, skipped, notes), encoding="utf-8")
+    return DemoResult(report, runs, skipped)
 
 
 def register(app: typer.Typer) -> None:
@@ -150,6 +284,9 @@ def register(app: typer.Typer) -> None:
         spin_turns: Annotated[
             int, typer.Option("--spin-turns", help="Turns of the identity probe (0: off).")
         ] = 6,
+        no_agents: Annotated[
+            bool, typer.Option("--no-agents", help="Skip the scene-graph rule agents.")
+        ] = False,
         model: Annotated[
             str | None,
             typer.Option(
@@ -159,13 +296,14 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
     ) -> None:
-        """Generate a small benchmark, run the baselines (and a model, if given), report."""
+        """Generate a small benchmark, run baselines and rule agents (and a model), report."""
         from streamspatial.cli.sim import parse_size
 
         if out.exists() and any(out.iterdir()) and not (out / "benchmark").is_dir():
             raise StreamspatialError(f"{out}: exists and is not a demo folder; choose --out")
         os.environ.setdefault("MUJOCO_GL", "egl")
-        report = run_demo(
+        console = Console(stderr=True)
+        result = run_demo(
             out,
             houses=houses,
             minutes=minutes,
@@ -173,6 +311,13 @@ def register(app: typer.Typer) -> None:
             seed=seed,
             spin_turns=spin_turns,
             model=model,
+            rule_agents=not no_agents,
+            console=console,
         )
-        typer.echo(report.read_text(encoding="utf-8"))
-        typer.echo(f"report: {report}", err=True)
+        summary = Console()
+        summary.print()
+        summary.print(headline_table(result.runs))
+        for fmt, why in sorted(result.skipped.items()):
+            summary.print(f"not run on {fmt}: {'; '.join(why)}")
+        summary.print(f"report: {result.report}")
+        summary.print(f"per-run reports: {out / 'runs'}/<format>-<contender>/report.md")
