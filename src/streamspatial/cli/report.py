@@ -14,19 +14,36 @@ from streamspatial.report.tables import table_markdown
 def register(app: typer.Typer) -> None:
     @app.command("report")
     def report(
-        run_dir: Annotated[Path, typer.Argument(help="A run folder made by `run`.")],
+        run_dirs: Annotated[list[Path], typer.Argument(help="Run folder(s) made by `run`.")],
+        html: Annotated[
+            bool,
+            typer.Option("--html", help="Also write one self-contained report.html over the runs."),
+        ] = False,
+        html_out: Annotated[
+            Path | None,
+            typer.Option(
+                help="Where --html writes (default RUN_DIR/report.html for one run, "
+                "./report.html for several)."
+            ),
+        ] = None,
     ) -> None:
         """Write scores.json and report.md in the paper's table layout; print the main table."""
-        rep = write_report(run_dir)
-        typer.echo(table_markdown(rep.table))
-        c = rep.counts
-        if rep.not_applicable_line():
-            typer.echo(rep.not_applicable_line(), err=True)
-        typer.echo(
-            f"\n{c['records']}/{c['planned']} query points, {c['errors']} errors, "
-            f"{c['invalid']} invalid → {run_dir / 'report.md'}",
-            err=True,
-        )
+        for run_dir in run_dirs:
+            rep = write_report(run_dir)
+            typer.echo(table_markdown(rep.table))
+            c = rep.counts
+            if rep.not_applicable_line():
+                typer.echo(rep.not_applicable_line(), err=True)
+            typer.echo(
+                f"\n{c['records']}/{c['planned']} query points, {c['errors']} errors, "
+                f"{c['invalid']} invalid → {run_dir / 'report.md'}",
+                err=True,
+            )
+        if html:
+            from streamspatial.report.html import REPORT_HTML, write_html
+
+            default = run_dirs[0] / REPORT_HTML if len(run_dirs) == 1 else Path(REPORT_HTML)
+            typer.echo(f"→ {write_html(run_dirs, html_out or default)}", err=True)
 
     @app.command("compare")
     def compare(

@@ -1,0 +1,439 @@
+"""``report --html``: one self-contained page with the papers' tables and analyses.
+
+The page is a single file (figures are embedded PNG data URLs, styles inline) so it can be
+mailed or attached to a paper's supplement.  Every number comes from the same functions that
+write ``scores.json`` (:func:`streamspatial.report.load_run`, the eval tables and
+:func:`~streamspatial.report.tables.headline`); each number cell carries its unrounded value in
+``data-value`` so a test can check the page against ``scores.json``.  A figure that cannot be
+drawn for lack of data is replaced by one sentence saying what is missing, never left out
+silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from streamspatial.eval.aggregate import Table, vcbench_trajectories
+from streamspatial.eval.results import iter_records
+from streamspatial.report import RunReport, plots, write_report
+from streamspatial.report.queries import (
+    INTERVAL_BINS,
+    RunQueries,
+    accuracy_by_interval,
+    length_vs_accuracy,
+    recall_stats,
+    run_queries,
+)
+from streamspatial.report.runs import (
+    model_label,
+    policy_label,
+    policy_model_grid,
+    reference_kind,
+    thinking_deltas,
+    thinking_flag,
+)
+from streamspatial.report.tables import fmt_cell, headline
+
+REPORT_HTML = "report.html"
+TAXONOMY_JSON = "taxonomy.json"
+MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
+max-width:1200px;color:#222;line-height:1.4;padding:0 1rem}
+h1{font-size:1.6rem}h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
+h3{margin-bottom:.3rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+th,td{border:1px solid #ccc;padding:.25rem .55rem}th{background:#f3f3f3;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.ref td{background:#fafae6;font-style:italic}
+.absent{color:#8a5300;background:#fff6e5;border-left:4px solid #e0a030;padding:.4rem .7rem}
+.note{color:#555;font-size:.85rem}
+img{max-width:100%;height:auto;border:1px solid #eee;margin:.3rem 0}
+details{margin:.4rem 0}summary{cursor:pointer;font-weight:600}
+nav a{margin-right:.8rem}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape(str(x))
+
+
+def _img(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _absent(text: str) -> str:
+    return f'<p class="absent">{_e(text)}</p>'
+
+
+def _num_td(column: str, value: Any, **data: str) -> str:
+    attrs = "".join(f' data-{k}="{_e(v)}"' for k, v in data.items())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        attrs += f' data-value="{_e(repr(value))}"'
+        return f'<td class="num"{attrs}>{_e(fmt_cell(column, value))}</td>'
+    return f"<td{attrs}>{_e(fmt_cell(column, value))}</td>"
+
+
+def html_table(
+    columns: Sequence[str],
+    rows: Sequence[dict[str, Any]],
+    *,
+    run: str | None = None,
+    row_class: Sequence[str] | None = None,
+) -> str:
+    """A table whose number cells carry ``data-value`` (and ``data-run`` / ``data-col``)."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = []
+    for k, r in enumerate(rows):
+        cells = []
+        for c in columns:
+            extra = {"col": c, **({"run": run} if run else {})}
+            cells.append(_num_td(c, r.get(c), **extra))
+        cls = f' class="{row_class[k]}"' if row_class and row_class[k] else ""
+        body.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _paper_table(t: Table, run: str) -> str:
+    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in t.notes)
+    return f"<h3>{_e(t.name)}</h3>" + html_table(t.columns, t.rows, run=run) + notes
+
+
+class Page:
+    """The page under construction: sections in order, with a table of contents."""
+
+    def __init__(self, title: str):
+        self.title = title
+        self.sections: list[tuple[str, str, str]] = []
+
+    def add(self, anchor: str, heading: str, body: str) -> None:
+        self.sections.append((anchor, heading, body))
+
+    def render(self) -> str:
+        nav = " ".join(f'<a href="#{a}">{_e(h)}</a>' for a, h, _ in self.sections)
+        parts = [f'<h2 id="{a}">{_e(h)}</h2>{b}' for a, h, b in self.sections]
+        return (
+            "<!doctype html><html lang=en><head><meta charset=utf-8>"
+            f"<title>{_e(self.title)}</title><style>{CSS}</style></head><body>"
+            f"<h1>{_e(self.title)}</h1><nav>{nav}</nav>{''.join(parts)}</body></html>\n"
+        )
+
+
+def _run_name(rep: RunReport) -> str:
+    return rep.run_dir.name
+
+
+def _display(rep: RunReport) -> str:
+    kind = reference_kind(rep)
+    return f"{kind} ({_run_name(rep)})" if kind else f"{model_label(rep)} · {policy_label(rep)}"
+
+
+def _runs_section(reports: Sequence[RunReport]) -> str:
+    rows = []
+    for rep in reports:
+        cfg = rep.meta.get("config", {})
+        think = thinking_flag(cfg)
+        rows.append(
+            {
+                "run": _run_name(rep),
+                "model": cfg.get("model"),
+                "agent / policy": policy_label(rep),
+                "thinking": "–" if think is None else ("on" if think else "off"),
+                "reference": reference_kind(rep) or "",
+                "status": rep.meta.get("status"),
+                "records": rep.counts["records"],
+                "planned": rep.counts["planned"],
+                "errors": rep.counts["errors"],
+                "invalid": rep.counts["invalid"],
+            }
+        )
+    cols = ["run", "model", "agent / policy", "thinking", "reference", "status", "records",
+            "planned", "errors", "invalid"]  # fmt: skip
+    notes = [
+        f'<p class="note">{_e(rep.run_dir.name)}: {_e(rep.not_applicable_line())}</p>'
+        for rep in reports
+        if rep.not_applicable_line()
+    ]
+    return html_table(cols, rows) + "".join(notes)
+
+
+def _headline_section(reports: Sequence[RunReport]) -> str:
+    """Accuracy per level / task, one row per run, reference rows marked (seed 000 Table 2)."""
+    heads = [headline(r.table) for r in reports]
+    keys = list(dict.fromkeys(k for h in heads for k in h))
+    if not keys:
+        return _absent("no headline numbers: the runs hold no scored records")
+    order = sorted(range(len(reports)), key=lambda i: (reference_kind(reports[i]) is None, i))
+    rows, classes = [], []
+    for i in order:
+        rows.append({"run": _display(reports[i]), **heads[i]})
+        classes.append("ref" if reference_kind(reports[i]) else "")
+    cols = ["run", *keys]
+    pct = {k: "accuracy" for k in keys}
+    body = "<table><thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in cols) + "</tr></thead>"
+    body += "<tbody>"
+    for i, row, cls in zip(order, rows, classes, strict=True):
+        cells = f"<td>{_e(row['run'])}</td>" + "".join(
+            _num_td(pct[k], row.get(k), run=_run_name(reports[i]), col=k) for k in keys
+        )
+        body += f'<tr class="{cls}">{cells}</tr>'
+    body += "</tbody></table>"
+    refs = [_display(r) for r in reports if reference_kind(r)]
+    missing = [k for k in ("Random", "Text-only", "Human")
+               if k not in {reference_kind(r) for r in reports}]  # fmt: skip
+    if missing:
+        body += (
+            f'<p class="note">Reference rows not among the inputs: {_e(", ".join(missing))} '
+            "(runs with model <code>random</code>, policy <code>none</code>, model "
+            "<code>human:*</code>).</p>"
+        )
+    series = {_display(reports[i]): [heads[i].get(k) for k in keys] for i in order}
+    body += _img(
+        plots.grouped_bars(keys, series, title="Accuracy per level / task", references=refs),
+        "accuracy per level or task",
+    )
+    return body
+
+
+def _heatmap_section(reports: Sequence[RunReport]) -> str:
+    grid = policy_model_grid(reports)
+    if grid is None:
+        return _absent(
+            "no policy × model heatmap: it needs at least two non-reference runs in different "
+            "(policy, model) cells (run `streamspatial sweep`)"
+        )
+    rows = [
+        {"policy": p, **{m: grid.cells.get((p, m)) for m in grid.models}} for p in grid.policies
+    ]
+    table = (
+        "<table><thead><tr><th>policy \\ model</th>"
+        + "".join(f"<th>{_e(m)}</th>" for m in grid.models)
+        + "</tr></thead><tbody>"
+    )
+    for row in rows:
+        table += (
+            f"<tr><td>{_e(row['policy'])}</td>"
+            + "".join(_num_td("accuracy", row[m], col=m, policy=row["policy"]) for m in grid.models)
+            + "</tr>"
+        )
+    table += "</tbody></table>"
+    values = [[grid.cells.get((p, m)) for m in grid.models] for p in grid.policies]
+    title = f"{grid.metric or 'score'} by frame policy × model"
+    return (
+        f'<p class="note">cell = each run\'s {_e(grid.metric)} (as in its scores.json)</p>'
+        + table
+        + _img(plots.heatmap(grid.policies, grid.models, values, title), "policy model heatmap")
+    )
+
+
+def _thinking_section(reports: Sequence[RunReport]) -> str:
+    pairs = thinking_deltas(reports)
+    if not pairs:
+        return _absent(
+            "no thinking vs non-thinking pair: no two runs differ only in "
+            "extra_body.chat_template_kwargs.enable_thinking"
+        )
+    keys = list(dict.fromkeys(k for p in pairs for k in p.deltas))
+    out = (
+        "<table><thead><tr><th>model</th><th>policy</th>"
+        + "".join(f"<th>Δ {_e(k)}</th>" for k in keys)
+        + "</tr></thead><tbody>"
+    )
+    for p in pairs:
+        out += (
+            f"<tr><td>{_e(p.model)}</td><td>{_e(p.policy)}</td>"
+            + "".join(
+                _num_td("accuracy", p.deltas.get(k), col=k, run=_run_name(p.on)) for k in keys
+            )
+            + "</tr>"
+        )
+    out += "</tbody></table>"
+    return out + '<p class="note">Δ = thinking − non-thinking, in points (seed 000 Table 3).</p>'
+
+
+def _interval_section(queries: Sequence[RunQueries]) -> str:
+    usable = [q for q in queries if q.annotations and q.rows]
+    out = "".join(
+        _absent(f"{q.label}: {q.why_no_annotations}") for q in queries if not q.annotations
+    )
+    if not usable:
+        return out + _absent("no run with readable benchmark annotations: no interval figures")
+    bins = [b for b, _ in INTERVAL_BINS]
+    for value, title, xlabel in (
+        ("gap", "Accuracy vs question–evidence interval", "t_q − end of last evidence"),
+        ("time", "Accuracy vs query time", "t_q"),
+    ):
+        series = {q.label: accuracy_by_interval(q.rows, value) for q in usable}
+        if not any(series.values()):
+            out += _absent(f"{title}: no query has annotated evidence")
+            continue
+        used = [b for b in bins if any(b == p[0] for pts in series.values() for p in pts)]
+        rows = [
+            {"run": label, **{b: next((a for x, _, a in pts if x == b), None) for b in used}}
+            for label, pts in series.items()
+        ]
+        out += f"<h3>{_e(title)}</h3>" + _percent_table(["run", *used], rows)
+        out += _img(plots.lines_by_bin(series, used, title=title, xlabel=xlabel), title)
+    return out
+
+
+def _percent_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """Like :func:`html_table` but every number column prints as a percentage."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns)
+    body = ""
+    for r in rows:
+        body += (
+            "<tr>"
+            + "".join(_num_td("accuracy" if c != "n" else "n", r.get(c), col=c) for c in columns)
+            + "</tr>"
+        )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _trajectory_section(reports: Sequence[RunReport]) -> str:
+    vc = [r for r in reports if r.table.name == "VCBench"]
+    if not vc:
+        return _absent("no VCBench run among the inputs: no prediction trajectories")
+    out = ""
+    for rep in vc:
+        trajs = vcbench_trajectories(iter_records(rep.run_dir))
+        trajs.sort(key=lambda t: t.item_id)
+        shown = trajs[:MAX_TRAJECTORIES]
+        metrics = [{m: t.metric(m) for m in ("gpa", "moc", "uda")} for t in shown]
+        out += f"<h3>{_e(_display(rep))}</h3>"
+        rows = [{"question": t.item_id, "subcategory": t.subcategory, **m}
+                for t, m in zip(shown, metrics, strict=True)]  # fmt: skip
+        out += html_table(["question", "subcategory", "gpa", "moc", "uda"], rows,
+                          run=_run_name(rep))  # fmt: skip
+        if len(trajs) > len(shown):
+            out += f'<p class="note">first {len(shown)} of {len(trajs)} questions shown</p>'
+        out += _img(plots.trajectories(shown, metrics), "VCBench trajectories")
+    return out
+
+
+def _recall_section(queries: Sequence[RunQueries]) -> str:
+    stats = [s for s in (recall_stats(q) for q in queries) if s is not None]
+    if not stats:
+        return _absent(
+            "no run with ER/CR data: evidence recall and compression ratio are recorded in "
+            "diagnostics by memory agents (e.g. --agent scene-graph, folding)"
+        )
+    rows = [{"run": s.label, "n": s.n, "mean ER": s.mean_er, "mean CR": s.mean_cr,
+             "Pearson r (ER, correct)": s.pearson_r} for s in stats]  # fmt: skip
+    head = "".join(f"<th>{_e(c)}</th>" for c in rows[0])
+    body = ""
+    for r in rows:
+        body += (
+            f"<tr><td>{_e(r['run'])}</td>{_num_td('n', r['n'], col='n')}"
+            f"{_num_td('accuracy', r['mean ER'], col='mean ER')}"
+            f"{_num_td('accuracy', r['mean CR'], col='mean CR')}"
+            f"{_num_td('r', r['Pearson r (ER, correct)'], col='r')}</tr>"
+        )
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return table + _img(plots.recall_figure(stats), "evidence recall diagnostics")
+
+
+def _source_section(reports: Sequence[RunReport]) -> str:
+    with_src = [r for r in reports if r.sources is not None]
+    if not with_src:
+        return _absent("no per-source accuracy: no run has records from more than one source")
+    sources = list(dict.fromkeys(row["source"] for r in with_src for row in r.sources.rows))
+    series, rows = {}, []
+    for rep in with_src:
+        by = {row["source"]: row["score"] for row in rep.sources.rows}
+        series[_display(rep)] = [by.get(s) for s in sources]
+    for s_i, s in enumerate(sources):
+        rows.append({"source": s, **{k: v[s_i] for k, v in series.items()}})
+    return _percent_table(["source", *series], rows) + _img(
+        plots.grouped_bars(sources, series, title="Accuracy per source"), "per-source accuracy"
+    )
+
+
+def _length_section(queries: Sequence[RunQueries]) -> str:
+    usable = [q for q in queries if q.annotations and q.rows]
+    if not usable:
+        return _absent("no run with readable benchmark annotations: no length correlations")
+    rows = [
+        {"scope": r.scope, "evidence ρ": r.evidence_rho, "evidence n": r.evidence_n,
+         "prefix ρ": r.prefix_rho, "prefix n": r.prefix_n}
+        for r in length_vs_accuracy(usable)
+    ]  # fmt: skip
+    return (
+        html_table(["scope", "evidence ρ", "evidence n", "prefix ρ", "prefix n"], rows)
+        + '<p class="note">Spearman ρ between query-level mean accuracy (over the runs above) '
+        "and evidence-span / prefix length; level-controlled = ranks centred within each "
+        "level (seed 000 Table 9). – : fewer than 3 queries or a constant variable.</p>"
+    )
+
+
+def _taxonomy_section(reports: Sequence[RunReport]) -> str:
+    found = [
+        (r, r.run_dir / TAXONOMY_JSON) for r in reports if (r.run_dir / TAXONOMY_JSON).exists()
+    ]
+    if not found:
+        return _absent("no error taxonomy: run `streamspatial taxonomy RUN_DIR --judge ...`")
+    out = ""
+    for rep, path in found:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        dist = data.get("distribution") or {}
+        labels = list(data.get("labels") or [])
+        levels = sorted(dist)
+        rows = [{"level": lv, **{lb: dist[lv].get(lb, 0) for lb in labels}} for lv in levels]
+        out += f"<h3>{_e(_display(rep))}</h3>" + html_table(["level", *labels], rows)
+        summary = {k: data.get(k) for k in ("wrong", "labelled", "truncated", "disagreements",
+                                             "kappa")}  # fmt: skip
+        out += f'<p class="note">{_e(json.dumps(summary))}</p>'
+        shares = []
+        for lv in levels:
+            total = sum(dist[lv].get(lb, 0) for lb in labels) or 1
+            shares.append([dist[lv].get(lb, 0) / total for lb in labels])
+        if levels and labels:
+            out += _img(plots.stacked_shares(levels, labels, shares, "Error types per level"),
+                        "taxonomy distribution")  # fmt: skip
+    return out
+
+
+def build_html(run_dirs: Sequence[Path], *, title: str | None = None) -> str:
+    """The page for these runs; also (re)writes each run's scores.json and report.md."""
+    reports = [write_report(d) for d in run_dirs]
+    queries = [run_queries(r, _display(r)) for r in reports]
+    names = sorted({r.table.name for r in reports})
+    page = Page(title or f"streamspatial report — {', '.join(names)}")
+    page.add("runs", "Runs", _runs_section(reports))
+    tables = "".join(
+        f"<details{' open' if len(reports) <= 3 else ''}><summary>{_e(_display(r))}</summary>"
+        + _paper_table(r.table, _run_name(r))
+        + "</details>"
+        for r in reports
+    )
+    page.add("tables", "Paper tables", tables)
+    page.add("levels", "Accuracy per level / task", _headline_section(reports))
+    page.add("heatmap", "Frame policy × model", _heatmap_section(reports))
+    page.add("thinking", "Thinking vs non-thinking", _thinking_section(reports))
+    page.add("interval", "Accuracy vs time", _interval_section(queries))
+    page.add("trajectories", "VCBench trajectories", _trajectory_section(reports))
+    page.add("recall", "Evidence recall (ER/CR)", _recall_section(queries))
+    page.add("sources", "Per-source accuracy", _source_section(reports))
+    page.add("length", "Length vs accuracy", _length_section(queries))
+    page.add("taxonomy", "Error taxonomy", _taxonomy_section(reports))
+    return page.render()
+
+
+def write_html(run_dirs: Sequence[Path], out: Path, *, title: str | None = None) -> Path:
+    """Write the page atomically (a reader never sees half a file)."""
+    text = build_html(run_dirs, title=title)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    return out
+
+
+__all__ = ["REPORT_HTML", "build_html", "html_table", "write_html"]

@@ -1,0 +1,158 @@
+"""Several run folders read together: who each run is, and the tables across runs.
+
+Why a module of its own: the HTML report and ``sweep`` both need to know, for a set of runs,
+which are reference rows (Random, Text-only, Human), which cell of the policy × model grid a
+run fills, and which pairs differ only in the thinking flag (seed 000 Tables 3, 7–8).  Every
+number here is a run's :func:`~streamspatial.report.tables.headline`, i.e. exactly what its
+``scores.json`` holds; nothing is re-scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from streamspatial.eval.config import _EXECUTION_ONLY
+from streamspatial.report import RunReport
+from streamspatial.report.tables import headline
+
+
+def thinking_flag(cfg: dict[str, Any]) -> bool | None:
+    """The run's thinking switch (``extra_body.chat_template_kwargs.enable_thinking``)."""
+    kwargs = (cfg.get("extra_body") or {}).get("chat_template_kwargs") or {}
+    value = kwargs.get("enable_thinking")
+    return bool(value) if value is not None else None
+
+
+def reference_kind(rep: RunReport) -> str | None:
+    """``Random``, ``Text-only`` or ``Human`` for the papers' reference rows, else None."""
+    cfg = rep.meta.get("config", {})
+    model = str(cfg.get("model") or "")
+    if model == "random":
+        return "Random"
+    if model.startswith("human:"):
+        return "Human"
+    if cfg.get("policy") == "none":
+        return "Text-only"
+    return None
+
+
+def model_label(rep: RunReport) -> str:
+    """The model as a heatmap column: its name, marked when thinking is on or off."""
+    cfg = rep.meta.get("config", {})
+    think = thinking_flag(cfg)
+    suffix = "" if think is None else (" +think" if think else " -think")
+    return f"{cfg.get('model')}{suffix}"
+
+
+def policy_label(rep: RunReport) -> str:
+    cfg = rep.meta.get("config", {})
+    agent = cfg.get("agent", "policy")
+    name = str(cfg.get("policy")) if agent == "policy" else f"{agent}:{cfg.get('policy')}"
+    return name + (" (offline)" if rep.offline else "")
+
+
+def main_metric(rep: RunReport) -> tuple[str | None, float | None]:
+    """The headline number a grid cell shows: Overall, else the table's first headline."""
+    head = headline(rep.table)
+    if "Overall" in head:
+        return "Overall", head["Overall"]
+    if head:
+        key = next(iter(head))
+        return key, head[key]
+    return None, None
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Policy × model: ``cells[(policy, model)]`` is a run's main headline number."""
+
+    metric: str | None
+    policies: tuple[str, ...]
+    models: tuple[str, ...]
+    cells: dict[tuple[str, str], float | None]
+
+
+def policy_model_grid(reports: list[RunReport]) -> Grid | None:
+    """The heatmap of seed 000 Tables 7–8; None unless ≥2 runs fill ≥2 distinct cells."""
+    runs = [r for r in reports if reference_kind(r) is None]
+    cells: dict[tuple[str, str], float | None] = {}
+    metric = None
+    for rep in runs:
+        metric, value = main_metric(rep)
+        key = (policy_label(rep), model_label(rep))
+        if key in cells:  # two runs of one cell (e.g. a re-run): keep both, named by folder
+            key = (key[0], f"{key[1]} [{rep.run_dir.name}]")
+        cells[key] = value
+    if len(cells) < 2:
+        return None
+    policies = tuple(dict.fromkeys(p for p, _ in cells))
+    models = tuple(dict.fromkeys(m for _, m in cells))
+    return Grid(metric, policies, models, cells)
+
+
+def _comparable(cfg: dict[str, Any]) -> str:
+    """The result-affecting configuration with the thinking switch taken out."""
+    import json
+
+    kept = {k: v for k, v in cfg.items() if k not in _EXECUTION_ONLY}
+    extra = dict(kept.get("extra_body") or {})
+    kwargs = dict(extra.get("chat_template_kwargs") or {})
+    kwargs.pop("enable_thinking", None)
+    if kwargs:
+        extra["chat_template_kwargs"] = kwargs
+    else:
+        extra.pop("chat_template_kwargs", None)
+    kept["extra_body"] = extra
+    kept.pop("max_tokens", None)  # thinking runs need a larger budget (seed 000 §4.1)
+    return json.dumps(kept, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class ThinkingDelta:
+    """Two runs equal but for the thinking flag: thinking − non-thinking per headline."""
+
+    model: str
+    policy: str
+    on: RunReport
+    off: RunReport
+    deltas: dict[str, float | None]
+
+
+def thinking_deltas(reports: list[RunReport]) -> list[ThinkingDelta]:
+    """Seed 000 Table 3: pairs of runs that differ only in ``enable_thinking``."""
+    groups: dict[str, dict[bool, RunReport]] = {}
+    for rep in reports:
+        cfg = rep.meta.get("config", {})
+        flag = thinking_flag(cfg)
+        if flag is None:
+            continue
+        groups.setdefault(_comparable(cfg), {})[flag] = rep
+    out = []
+    for pair in groups.values():
+        if True not in pair or False not in pair:
+            continue
+        on, off = pair[True], pair[False]
+        h_on, h_off = headline(on.table), headline(off.table)
+        deltas = {
+            k: (h_on[k] - h_off[k])
+            if h_on.get(k) is not None and h_off.get(k) is not None
+            else None
+            for k in h_on
+        }
+        cfg = on.meta.get("config", {})
+        out.append(ThinkingDelta(str(cfg.get("model")), policy_label(on), on, off, deltas))
+    return out
+
+
+__all__ = [
+    "Grid",
+    "ThinkingDelta",
+    "main_metric",
+    "model_label",
+    "policy_label",
+    "policy_model_grid",
+    "reference_kind",
+    "thinking_deltas",
+    "thinking_flag",
+]
