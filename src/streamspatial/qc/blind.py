@@ -1,0 +1,140 @@
+"""The blind probe (seed 000 E.5.1 text-only probe; seed 003 F.5 blind test).
+
+A backend answers every query point from the question and options alone — the benchmark's own
+text-only prompt, no frame — and is scored by the benchmark's own rule.  Items it gets right at
+every query point are *leakage candidates*: the wording or the option set gives the answer
+away.  Per task, blind accuracy far above chance says the same about a whole family.  Any
+backend works (``openai:<model>`` is the paper's setting; ``random`` checks the arithmetic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.schema import AnswerType, Item
+from streamspatial.eval.runner import extract, score
+from streamspatial.models.baselines import frequent_task_key
+from streamspatial.models.types import Backend, ModelRequest, TextPart
+
+RIGHT = 0.999  # a score this high is a right answer (exact for choices, full MRA for numbers)
+
+
+@dataclass(frozen=True)
+class BlindAnswer:
+    item_id: str
+    query_index: int
+    task: str
+    raw_output: str
+    extracted: str | float | None
+    answer: str | float
+    score: float | None
+    chance: float | None  # 1 / number of options for choice items; None for numbers
+    error: str | None = None
+
+    @property
+    def right(self) -> bool:
+        return self.score is not None and self.score >= RIGHT
+
+
+@dataclass
+class BlindReport:
+    answers: list[BlindAnswer]
+
+    def leakage_candidates(self) -> list[str]:
+        """Items answered right at every one of their query points, in file order."""
+        by_item: dict[str, list[BlindAnswer]] = defaultdict(list)
+        for a in self.answers:
+            by_item[a.item_id].append(a)
+        return [i for i, answers in by_item.items() if all(a.right for a in answers)]
+
+    def per_task(self) -> list[dict[str, Any]]:
+        """Blind accuracy vs chance per task (query points), tasks in first-seen order."""
+        groups: dict[str, list[BlindAnswer]] = defaultdict(list)
+        for a in self.answers:
+            groups[a.task].append(a)
+        rows = []
+        for task, answers in groups.items():
+            scored = [a for a in answers if a.score is not None]
+            chances = [a.chance for a in answers if a.chance is not None]
+            accuracy = sum(a.score for a in scored) / len(scored) if scored else None  # type: ignore[misc]
+            chance = sum(chances) / len(chances) if len(chances) == len(answers) else None
+            rows.append(
+                {
+                    "task": task,
+                    "n": len(answers),
+                    "blind_accuracy": accuracy,
+                    "chance": chance,
+                    "above_chance": None
+                    if accuracy is None or chance is None
+                    else accuracy - chance,
+                    "right": sum(a.right for a in answers),
+                    "errors": sum(a.error is not None for a in answers),
+                }
+            )
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "leakage_candidates": self.leakage_candidates(),
+            "per_task": self.per_task(),
+            "answers": [asdict(a) for a in self.answers],
+        }
+
+
+def blind_request(adapter: BenchmarkAdapter, item: Item, index: int) -> ModelRequest:
+    """The text-only request: the benchmark's prompt for no frames, and nothing else."""
+    query = item.queries[index]
+    prompt = adapter.prompt(item, query, text_only=True)
+    return ModelRequest(
+        parts=(TextPart(prompt),),
+        query_time=query.time,
+        system=adapter.system_prompt(item),
+        choices=item.letters,
+        task_key=frequent_task_key(item),
+        item_id=item.id,
+    )
+
+
+async def blind_probe(
+    adapter: BenchmarkAdapter,
+    items: Iterable[Item],
+    backend: Backend,
+    *,
+    concurrency: int = 8,
+    on_answer: Callable[[BlindAnswer], None] | None = None,
+) -> BlindReport:
+    """Ask every query point blind; answers come back in file order."""
+    items = list(items)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(item: Item, index: int) -> BlindAnswer:
+        async with gate:
+            response = await backend.generate(blind_request(adapter, item, index))
+        query = item.queries[index]
+        extracted = None if response.error else extract(item, response.text)
+        choice = item.answer_type is AnswerType.CHOICE
+        answer = BlindAnswer(
+            item_id=item.id,
+            query_index=index,
+            task=item.task.task,
+            raw_output=response.text,
+            extracted=extracted,
+            answer=query.answer,
+            score=score(adapter, query.answer, extracted),
+            chance=1 / len(item.options) if choice else None,
+            error=response.error,
+        )
+        if on_answer is not None:
+            on_answer(answer)
+        return answer
+
+    answers = await asyncio.gather(*(one(item, q.index) for item in items for q in item.queries))
+    return BlindReport(list(answers))
+
+
+__all__ = ["BlindAnswer", "BlindReport", "blind_probe", "blind_request"]
