@@ -151,6 +151,8 @@ def _check_file(path: Path) -> None:
         raise StreamspatialError(f"{path}: file not found")
     if path.is_dir():
         raise StreamspatialError(f"{path}: is a folder; expected a benchmark file")
+    if path.stat().st_size == 0:  # else format detection blames "the first record"
+        raise StreamspatialError(f"{path}: empty file (0 bytes); expected benchmark records")
 
 
 __all__ = [
