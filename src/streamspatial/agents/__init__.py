@@ -35,6 +35,8 @@ AGENTS["scene-graph-rules"] = _lazy(
 )
 AGENTS["folding"] = _lazy("streamspatial.agents.folding", "FoldingAgent")
 AGENTS["spatial-caption"] = _lazy("streamspatial.agents.spatial_caption", "SpatialCaptionAgent")
+# The agents fed by a perception stream (``--perception``).
+PERCEPTION_AGENTS = ("scene-graph", "scene-graph-rules")
 
 
 def make_agent(name: str, **options: Any) -> Agent:
@@ -64,6 +66,7 @@ def _accepted(factory: Callable[..., Agent], options: dict[str, Any]) -> dict[st
 
 __all__ = [
     "AGENTS",
+    "PERCEPTION_AGENTS",
     "Agent",
     "PolicyAgent",
     "PreparingAgent",

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
@@ -59,6 +60,36 @@ def _backend(
     return backend
 
 
+def _perception_option(cfg: RunConfig) -> dict[str, Any]:
+    """``--perception`` for the agents that read a perception stream; elsewhere an error."""
+    from streamspatial.agents import PERCEPTION_AGENTS
+
+    if cfg.perception is None:
+        return {}
+    if cfg.agent not in PERCEPTION_AGENTS:
+        raise StreamspatialError(
+            f"--perception: only --agent {' / '.join(PERCEPTION_AGENTS)} read perception, "
+            f"not --agent {cfg.agent}"
+        )
+    return {"perception": cfg.perception}
+
+
+def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
+    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
+    from streamspatial.eval.config import RULES_AGENT, RULES_MODEL
+
+    if (cfg.agent == RULES_AGENT) != (cfg.model == RULES_MODEL):
+        raise StreamspatialError(
+            f"--model {cfg.model}: --agent {RULES_AGENT} answers without a model (leave "
+            f"--model out), and model {RULES_MODEL!r} exists only for that agent"
+        )
+    if cfg.agent != RULES_AGENT:
+        return None
+    if cfg.executor != "local":
+        raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
+    return agent.backend()
+
+
 def execute(cfg: RunConfig) -> int:
     """Run (or resume) one configuration; returns the exit status."""
     from streamspatial.agents import make_agent
@@ -78,6 +109,7 @@ def execute(cfg: RunConfig) -> int:
         variant=cfg.variant,
         videos=cfg.videos,
         fold_every=cfg.fold_every,
+        **_perception_option(cfg),
     )
     # A text-only run reads no video, so it does not need the videos to be there.
     text_only = bool(getattr(agent, "text_only", False))
@@ -109,8 +141,10 @@ def execute(cfg: RunConfig) -> int:
         force=cfg.force,
         extra={"benchmark": bench_meta, "offline": agent.offline},
     )
+    agent_backend = _agent_backend(agent, cfg)  # the rule agent answers itself
     # Ray actors build their own backends; the driver only writes what they send back.
-    backend = _backend(cfg, items, params) if cfg.executor == "local" else None
+    local = cfg.executor == "local"
+    backend = agent_backend or (_backend(cfg, items, params) if local else None)
     status = "failed"
     runner = None
     try:
@@ -186,7 +220,10 @@ def register(app: typer.Typer) -> None:
         videos: Annotated[Path | None, typer.Option(help="Folder holding the videos.")] = None,
         model: Annotated[
             str | None,
-            typer.Option(help="random | frequent | openai:<model-name> | hf:<local-path>"),
+            typer.Option(
+                help="random | frequent | openai:<model-name> | hf:<local-path> "
+                "(none with --agent scene-graph-rules)"
+            ),
         ] = None,
         policy: Annotated[
             str | None,
@@ -203,6 +240,13 @@ def register(app: typer.Typer) -> None:
         fold_every: Annotated[
             float | None,
             typer.Option(help="--agent folding: seconds between memory folds (default 10)."),
+        ] = None,
+        perception: Annotated[
+            str | None,
+            typer.Option(
+                help="--agent scene-graph / scene-graph-rules: ground-truth (default), "
+                "ground-truth:noise=0.5, classical, model:depth=DIR,detector=DIR."
+            ),
         ] = None,
         explore_steps: Annotated[
             int | None,
@@ -278,6 +322,7 @@ def register(app: typer.Typer) -> None:
             "format": format,
             "agent": agent,
             "fold_every": fold_every,
+            "perception": perception,
             "explore_steps": explore_steps,
             "base_url": base_url,
             "api_key_env": api_key_env,

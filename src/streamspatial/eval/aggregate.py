@@ -591,6 +591,59 @@ def generic_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong"
                  notes=("score pooled over query points",))  # fmt: skip
 
 
+def diagnostics_table(records: Iterable[Any]) -> Table | None:
+    """Mean compression ratio and evidence recall (seed 000 §4.3.3) per level and Overall.
+
+    Reads ``diagnostics`` of results-store records (or mappings).  A level is the task's
+    ``level`` where the benchmark has levels, else its category, else its task.  ER averages
+    over the query points with annotated evidence only (``n_er``).  None when no record holds
+    a compression ratio (runs made before diagnostics were recorded).
+    """
+    rows_in: list[tuple[str, float, float | None]] = []
+    for rec in records:
+        data = asdict(rec) if is_dataclass(rec) else dict(rec)
+        diag = data.get("diagnostics") or {}
+        cr = diag.get("compression_ratio")
+        if not isinstance(cr, (int, float)) or data.get("error"):
+            continue
+        task = data.get("task")
+        labels = task if isinstance(task, Mapping) else data
+        key = next(
+            (str(labels[k]) for k in ("level", "category", "task") if labels.get(k) is not None),
+            "unknown",
+        )
+        er = diag.get("evidence_recall")
+        rows_in.append((key, float(cr), float(er) if isinstance(er, (int, float)) else None))
+    if not rows_in:
+        return None
+
+    def row(level: str, group: list[tuple[str, float, float | None]]) -> dict[str, Any]:
+        ers = [er for _, _, er in group if er is not None]
+        return {
+            "level": level,
+            "n": len(group),
+            "cr": mean(cr for _, cr, _ in group),
+            "er": mean(ers),
+            "n_er": len(ers),
+        }
+
+    groups: dict[str, list[tuple[str, float, float | None]]] = defaultdict(list)
+    for r in rows_in:
+        groups[r[0]].append(r)
+    rows = [row(k, groups[k]) for k in sorted(groups, key=_natural)]
+    rows.append(row("Overall", rows_in))
+    return Table(
+        name="diagnostics",
+        columns=("level", "n", "cr", "er", "n_er"),
+        rows=tuple(rows),
+        notes=(
+            "cr: share of the prefix's 1-s bins that reached the model (frames or memory); "
+            "er: share of annotated evidence bins that did, over the n_er query points with "
+            "evidence; both averaged over query points",
+        ),
+    )
+
+
 TABLES: dict[str, Callable[..., Table]] = {
     "generic": generic_table,
     "ovos": ovos_table,

@@ -32,7 +32,7 @@ from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.eval.extract import extract_choice, extract_number
-from streamspatial.eval.metrics import score_prediction
+from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
@@ -292,7 +292,7 @@ class Runner:
                 # No await between building and reading diagnostics: agents may keep them
                 # as "last request" state shared by concurrently streamed videos.
                 request = self._build(view, pq, prior, idx)
-                diag = _diagnostics(self.agent, pq)
+                diag = _diagnostics(self.agent, pq, request)
                 _check_request(request, pq)
                 done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
                 if pq.query.index == len(pq.item.queries) - 1:
@@ -434,10 +434,29 @@ def _takes_indices(agent: Agent) -> bool:
         return False
 
 
-def _diagnostics(agent: Agent, pq: PlannedQuery) -> dict[str, Any] | None:
-    """Per-query diagnostics (CR/ER, seed 000 §4.3.3) of agents that compute them."""
+def _diagnostics(agent: Agent, pq: PlannedQuery, request: ModelRequest) -> dict[str, Any]:
+    """Per-query diagnostics (CR/ER, seed 000 §4.3.3) for every agent and policy.
+
+    Memory agents compute their own, since memory text carries seconds no frame shows; for
+    every other agent a second of the prefix reached the model when a frame of the request
+    lies in it — the policy's kept frames against the prefix.
+    """
     get = getattr(agent, "diagnostics", None)
-    return get(pq.item, pq.query) if callable(get) else None
+    diag = get(pq.item, pq.query) if callable(get) else None
+    if diag is not None and "compression_ratio" in diag:
+        return diag
+    return {**frame_diagnostics(request.frame_times, pq.query), **(diag or {})}
+
+
+def frame_diagnostics(frame_times: Iterable[float], query: Any) -> dict[str, Any]:
+    """CR and ER of a request that shows the model frames only."""
+    kept = [float(t) for t in frame_times]
+    t_q = float(query.time)
+    return {
+        "compression_ratio": compression_ratio(kept, t_q),
+        "evidence_recall": evidence_recall(kept, query.evidence, t_q),
+        "frames_sent": len(kept),
+    }
 
 
 def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.eval.aggregate import Table, paper_table, per_source_table
+from streamspatial.eval.aggregate import Table, diagnostics_table, paper_table, per_source_table
 from streamspatial.eval.planner import NotApplicable
 from streamspatial.eval.results import (
     Record,
@@ -35,6 +35,7 @@ class RunReport:
     sources: Table | None
     counts: dict[str, int]
     offline: bool
+    diagnostics: Table | None = None  # CR / ER per level (seed 000 §4.3.3)
 
     @property
     def not_applicable(self) -> dict[str, Any] | None:
@@ -71,6 +72,7 @@ class RunReport:
             "headline": headline(self.table),
             "table": self.table.to_dict(),
             "per_source": self.sources.to_dict() if self.sources else None,
+            "diagnostics": self.diagnostics.to_dict() if self.diagnostics else None,
             "generated_at": now_iso(),
         }
 
@@ -99,6 +101,8 @@ class RunReport:
         ]
         if self.sources is not None:
             lines += ["", table_markdown(self.sources)]
+        if self.diagnostics is not None:
+            lines += ["", table_markdown(self.diagnostics)]
         return "\n".join(lines) + "\n"
 
 
@@ -128,7 +132,7 @@ def load_run(run_dir: Path) -> RunReport:
         ),
     }
     offline = any(r.offline for r in records) or bool(meta.get("offline"))
-    return RunReport(run_dir, meta, table, sources, counts, offline)
+    return RunReport(run_dir, meta, table, sources, counts, offline, diagnostics_table(records))
 
 
 def write_report(run_dir: Path) -> RunReport:

@@ -13,7 +13,7 @@ from typing import Any
 from streamspatial.eval.aggregate import Table
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
-PERCENT_COLUMNS = frozenset({"accuracy", "score", "gpa", "moc", "uda", "invalid_rate"})
+PERCENT_COLUMNS = frozenset({"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"})
 
 
 def fmt_cell(column: str, value: Any) -> str:
