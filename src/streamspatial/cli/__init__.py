@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "demo",
     "serve",
     "qc",
+    "sweep",
 )
 
 

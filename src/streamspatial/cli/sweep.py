@@ -1,0 +1,155 @@
+"""``streamspatial sweep``: a grid of models × frame policies (× thinking) over one benchmark.
+
+Seed 000 Tables 3 and 7–8 are grids of runs that differ in one setting.  A sweep is exactly
+those runs, made by the ordinary runner (:func:`streamspatial.cli.run.execute`, so each grid
+cell is a normal, resumable run folder), sharing one frame cache so a video decoded for one
+cell is not decoded again for the next, followed by the combined HTML report (heatmap and
+thinking deltas) and a leaderboard.  Re-running the same command resumes every cell.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from streamspatial.core.errors import StreamspatialError
+
+THINKING = {"none": (None,), "on": (True,), "off": (False,), "both": (True, False)}
+
+
+def _split(value: str, what: str) -> list[str]:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if not parts:
+        raise StreamspatialError(f"sweep: --{what} needs at least one value (comma-separated)")
+    if len(set(parts)) != len(parts):
+        raise StreamspatialError(f"sweep: --{what} lists a value twice ({value})")
+    return parts
+
+
+def slug(text: str) -> str:
+    """A folder-safe name: ``openai:Qwen/Qwen3-VL`` → ``openai_Qwen_Qwen3-VL``."""
+    return re.sub(r"[^A-Za-z0-9.@+-]+", "_", text).strip("_")
+
+
+def cell_name(model: str, policy: str, thinking: bool | None) -> str:
+    tag = "" if thinking is None else ("__think" if thinking else "__nothink")
+    return f"{slug(model)}__{slug(policy)}{tag}"
+
+
+def _extra_body(base: dict[str, Any], thinking: bool | None) -> dict[str, Any]:
+    if thinking is None:
+        return base
+    kwargs = {**(base.get("chat_template_kwargs") or {}), "enable_thinking": thinking}
+    return {**base, "chat_template_kwargs": kwargs}
+
+
+def grid(
+    models: list[str], policies: list[str], thinking: str
+) -> list[tuple[str, str, bool | None]]:
+    if thinking not in THINKING:
+        raise StreamspatialError(
+            f"sweep: --thinking expected one of {', '.join(THINKING)}, got {thinking!r}"
+        )
+    return [(m, p, t) for m in models for p in policies for t in THINKING[thinking]]
+
+
+def run_sweep(
+    given: dict[str, Any],
+    models: list[str],
+    policies: list[str],
+    thinking: str,
+    out: Path,
+    config: Path | None = None,
+) -> tuple[list[Path], int]:
+    """Run (or resume) every cell; returns the run folders and the worst exit status."""
+    from streamspatial.cli.run import execute
+    from streamspatial.eval.config import build_config, load_config_file
+
+    cells = grid(models, policies, thinking)
+    base_extra = dict((load_config_file(config) if config else {}).get("extra_body") or {})
+    # Validate every cell before running any, so a typo in the last model stops nothing late.
+    configs = []
+    for model, policy, flag in cells:
+        cell = {
+            **given,
+            "model": model,
+            "policy": policy,
+            "out": out / cell_name(model, policy, flag),
+            "cache_dir": given.get("cache_dir") or out / "cache",
+        }
+        if flag is not None:
+            cell["extra_body"] = _extra_body(base_extra, flag)
+        configs.append(build_config(cell, config))
+    from streamspatial.video.policies import parse_policy
+
+    for cfg in configs:
+        if cfg.agent == "policy":
+            parse_policy(cfg.policy)  # a bad spec stops the sweep before its first cell
+    worst = 0
+    for k, cfg in enumerate(configs, start=1):
+        think = cells[k - 1][2]
+        label = f"{cfg.model} · {cfg.policy}" + ("" if think is None else f" · thinking {think}")
+        print(f"[{k}/{len(configs)}] {label} → {cfg.out}", file=sys.stderr)
+        worst = max(worst, execute(cfg))
+    return [c.out for c in configs], worst
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("sweep")
+    def sweep(
+        data: Annotated[Path, typer.Option(help="Benchmark file.")],
+        videos: Annotated[Path, typer.Option(help="Folder holding the videos.")],
+        models: Annotated[str, typer.Option(help="Comma-separated model specs.")],
+        policies: Annotated[str, typer.Option(help="Comma-separated frame policies.")],
+        out: Annotated[Path, typer.Option(help="Sweep folder: one run folder per cell.")],
+        thinking: Annotated[
+            str,
+            typer.Option(
+                help="none (default: leave the request alone) | on | off | both "
+                "(chat_template_kwargs.enable_thinking; both gives the delta table)"
+            ),
+        ] = "none",
+        format: Annotated[str | None, typer.Option("--format", help="Benchmark format.")] = None,
+        agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
+        base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+        concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
+        limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+        cache_dir: Annotated[
+            Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
+        ] = None,
+        config: Annotated[
+            Path | None, typer.Option(help="YAML with run options shared by every cell.")
+        ] = None,
+        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+    ) -> None:
+        """Run a models × policies (× thinking) grid, then write OUT/report.html."""
+        from streamspatial.report import leaderboard, leaderboard_markdown
+        from streamspatial.report.html import REPORT_HTML, write_html
+
+        given = {
+            "data": data,
+            "videos": videos,
+            "format": format,
+            "agent": agent,
+            "base_url": base_url,
+            "concurrency": concurrency,
+            "limit": limit,
+            "cache_dir": cache_dir,
+            "progress": False if no_progress else None,
+        }
+        given = {k: v for k, v in given.items() if v is not None}
+        runs, worst = run_sweep(
+            given, _split(models, "models"), _split(policies, "policies"), thinking, out, config
+        )
+        columns, rows = leaderboard(runs)
+        typer.echo(leaderboard_markdown(columns, rows))
+        typer.echo(f"→ {write_html(runs, out / REPORT_HTML)}", err=True)
+        if worst:
+            raise typer.Exit(worst)
+
+
+__all__ = ["cell_name", "grid", "register", "run_sweep", "slug"]
