@@ -11,9 +11,12 @@ Two shapes share this interface:
 
 * a **query agent** (``streaming = False``, e.g. the frame-policy agent) chooses a set of frame
   indices per query and builds its request from them;
-* a **streaming agent** (``streaming = True``: scene-graph memory, folding) additionally
+* a **streaming agent** (``streaming = True``: scene-graph memory) additionally
   receives every frame it asked for in time order through :meth:`ingest`, keeping bounded state,
   and answers from that state.  The runner calls :meth:`reset` once per video.
+* a **preparing agent** (memory folding, spatial captions) has its memory written by the model:
+  the runner awaits its :meth:`~PreparingAgent.prepare` step, which makes those side calls
+  through the run's backend, before the request is built.
 """
 
 from __future__ import annotations

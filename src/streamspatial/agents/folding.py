@@ -83,7 +83,7 @@ class FoldingAgent:
         max_folds: int = 8,
         memory_chars: int = 1500,
         fold_tokens: int = 384,
-        max_videos: int = 16,
+        max_videos: int = 256,
         **_: Any,  # the runner passes one option set to every agent
     ):
         problems = []

@@ -62,7 +62,7 @@ class SpatialCaptionAgent:
         sample_fps: float = 1.0,
         caption_chars: int = 600,
         caption_tokens: int = 256,
-        max_videos: int = 16,
+        max_videos: int = 256,
         **_: Any,  # the runner passes one option set to every agent
     ):
         if buffer < 1 or not sample_fps > 0 or caption_chars < 16:
