@@ -228,3 +228,16 @@ def test_cli_explorable_item_without_metadata_is_one_line_exit_2(episode, tmp_pa
     assert "Traceback" not in proc.stderr
     (line,) = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert "room.mp4.meta.json.gz" in line and "left-1" in line and "explorable" in line
+
+
+def test_cli_says_when_no_item_is_explorable(episode, tmp_path: Path) -> None:
+    data, videos = episode
+    plain = tmp_path / "plain.jsonl"
+    line = json.loads(data.read_text())
+    line["explorable"] = False
+    plain.write_text(json.dumps(line) + "\n")
+    with FakeOpenAIServer(looks_left_model, keep_images=True, decode_frames=False) as srv:
+        proc = _cli(plain, videos, tmp_path / "run", srv, "--explore-steps", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "no item of" in proc.stderr and "marked explorable" in proc.stderr
+    assert len(srv.requests) == 1 and "Active exploration" not in srv.requests[0].text

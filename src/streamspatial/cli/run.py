@@ -123,6 +123,12 @@ def execute(cfg: RunConfig) -> int:
     planned, not_applicable = applicable_items(
         items, supported_answer_types(cfg.model), model=cfg.model
     )
+    if cfg.explore_steps and not any(it.explorable for it in planned):
+        print(
+            f"--explore-steps {cfg.explore_steps}: no item of {cfg.data} is marked explorable; "
+            "nothing will be explored",
+            file=sys.stderr,
+        )
     folder = RunFolder(cfg.out)
     bench_meta = {
         "format": adapter.name,
