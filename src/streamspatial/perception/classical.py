@@ -59,14 +59,18 @@ class EgoMotionEstimator:
         *,
         hfov_deg: float = 60.0,
         max_corners: int = 500,
-        min_parallax_px: float = 0.6,
+        min_parallax_px: float = 1.0,
         min_forward: float = 0.5,
+        min_axial: float = 0.64,
+        max_sideways: float = 0.34,
     ):
         self.intrinsics = intrinsics
         self.hfov_deg = hfov_deg
         self.max_corners = max_corners
         self.min_parallax_px = min_parallax_px
         self.min_forward = min_forward
+        self.min_axial = min_axial  # |t_z| of a unit translation: within ~50° of the axis
+        self.max_sideways = max_sideways  # |t_z| below this (> ~70° off the axis): sideways
         self._prev: np.ndarray | None = None
 
     def reset(self) -> None:
@@ -115,10 +119,9 @@ class EgoMotionEstimator:
         pitch = math.atan2(-f2[1], math.hypot(f2[0], f2[2]))
         direction = (0.0, 0.0, 0.0)
         forward = 0
-        if parallax >= self.min_parallax_px:
-            t = self._translation(q0, q1, kmat)
-            if t is not None:
-                direction = (float(t[0]), float(t[1]), float(t[2]))
+        t = self._translation(q0, q1, kmat) if parallax >= self.min_parallax_px else None
+        if t is not None:  # no trustworthy translation, no step
+            direction = (float(t[0]), float(t[1]), float(t[2]))
             # Moving ahead makes the derotated flow expand away from the image centre, moving
             # back makes it contract, a sideways step makes it mostly parallel: the share of
             # the residual flow that is radial decides, which is far steadier than the sign
@@ -127,8 +130,14 @@ class EgoMotionEstimator:
             radial = q0 - np.array([k.cx, k.cy])
             radial /= np.maximum(np.linalg.norm(radial, axis=1, keepdims=True), 1e-6)
             out = float(np.median(np.sum(residual * radial, axis=1)))
-            if abs(out) >= self.min_forward * float(np.median(np.linalg.norm(residual, axis=1))):
+            if abs(direction[2]) < self.max_sideways:
+                pass  # mostly sideways (or vertical): no forward/backward step to report
+            elif abs(out) >= self.min_forward * float(np.median(np.linalg.norm(residual, axis=1))):
                 forward = 1 if out > 0 else -1
+            elif abs(direction[2]) >= self.min_axial:
+                # Few, unevenly spread tracks (texture-poor rooms) leave the radial test
+                # undecided; a translation mostly along the optical axis still is a step.
+                forward = 1 if direction[2] > 0 else -1
         return EgoMotion(time, yaw, pitch, forward, direction, parallax, int(inl), True)
 
     def _rotation(
