@@ -106,3 +106,41 @@ def test_key_appears_nowhere_but_the_header(
     assert "responses.sqlite" in names
     for p in written:
         assert KEY.encode() not in p.read_bytes(), p
+
+
+@pytest.mark.slow
+def test_key_stays_out_of_a_ray_run_and_rays_own_logs(bench, tmp_path) -> None:
+    """--executor ray in a real subprocess: the actors inherit the key from the environment of
+    the Ray instance the CLI starts; it reaches the server and no file, not even Ray's logs."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    pytest.importorskip("ray")
+    data, videos = bench
+    ray_tmp = Path(tempfile.mkdtemp(prefix="rs"))  # short: Ray puts unix sockets under it
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env.update(OPENAI_API_KEY=KEY, RAY_TMPDIR=str(ray_tmp))
+    out = tmp_path / "run"
+    try:
+        with FakeOpenAIServer(answer_from_frames, fps=FPS) as server:
+            proc = subprocess.run(
+                [sys.executable, "-m", "streamspatial", "run", "--data", str(data),
+                 "--videos", str(videos), "--model", "openai:m", "--policy", "uniform-4",
+                 "--out", str(out), "--base-url", server.base_url, "--frame-size", "64",
+                 "--executor", "ray", "--workers", "2"],
+                capture_output=True, text=True, env=env, timeout=300,
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            assert server.requests
+            assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in server.requests)
+        assert KEY not in proc.stdout + proc.stderr
+        written = files_under(out, ray_tmp)
+        assert any(p.suffix in (".out", ".err", ".log") for p in written)  # Ray did log
+        for p in written:
+            if p.is_symlink() or p.suffix in (".sock",):
+                continue
+            assert KEY.encode() not in p.read_bytes(), p
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
