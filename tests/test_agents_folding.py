@@ -10,6 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory_agent_fixtures import (
     FOLD_RE,
@@ -211,3 +213,45 @@ def test_cli_agent_folding_with_fold_every(bench, tmp_path: Path) -> None:
     assert len(records) == 5
     assert all(r["policy"].startswith("folding[K=5s") for r in records)
     assert all(r["diagnostics"]["folds"] == math.floor(r["t_q"] / 5) for r in records)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> None:
+    from streamspatial.eval.metrics import compression_ratio
+    from streamspatial.models.types import ModelResponse
+
+    class Model(EchoBackend):
+        async def generate(self, request):
+            if fails:
+                return ModelResponse(text="", error="HTTP 500")
+            return ModelResponse(text=f"memory up to {request.query_time:g}")
+
+    agent = FoldingAgent()
+    item, query, adapter = _item(25.0)
+    view = PrefixView(FakeStore(30.0), 25.0)
+    asyncio.run(agent.prepare(view, item, query, adapter, Model()))
+    req = agent.build_request(view, item, query, adapter)
+    shown = {10.0, 20.0} | set(range(16, 26))  # fold frames + the dense window
+    # Successful folds summarised the windows (0, 10] and (10, 20]; failed ones added nothing.
+    kept = shown if fails else shown | set(range(1, 21))
+    assert agent.last_diagnostics["compression_ratio"] == compression_ratio(kept, 25.0)
+    if fails:
+        assert TextPart("Memory at 20 s: (none)") in req.parts
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=120.0), min_size=1, max_size=6))
+def test_no_fold_after_t_q_whatever_the_order_of_queries(times: list[float]) -> None:
+    agent = FoldingAgent(max_folds=3)
+    backend = EchoBackend(lambda r: f"memory up to {r.query_time:g}")
+    for t_q in times:
+        item, query, adapter = _item(t_q)
+        view = PrefixView(FakeStore(121.0), t_q)
+        asyncio.run(agent.prepare(view, item, query, adapter, backend))
+        req = agent.build_request(view, item, query, adapter)
+        assert all(t <= t_q for t in req.frame_times)
+        text = " ".join(p.text for p in req.parts if isinstance(p, TextPart))
+        assert all(float(x) <= t_q for x in _memory_times(text))
+        assert text.count("Memory at") == min(3, math.floor(t_q / 10 + 1e-9))
+    for fold in backend.requests:  # each summary saw frames up to its fold time only
+        assert fold.frame_times and max(fold.frame_times) <= fold.query_time

@@ -64,6 +64,8 @@ class FoldState:
     done: int = 0  # folds made so far: fold j happened at j·K
     memory: str = ""  # the latest memory text
     errors: int = 0
+    # Runs [first, last] of fold numbers whose call succeeded: what the merged memory carries.
+    merged: list[list[int]] = field(default_factory=list)
 
 
 class FoldingAgent:
@@ -163,6 +165,10 @@ class FoldingAgent:
         error = response.error
         if error is None and response.text.strip():
             st.memory = clip(response.text, self.memory_chars)
+            if st.merged and st.merged[-1][1] == st.done - 1:
+                st.merged[-1][1] = st.done
+            else:
+                st.merged.append([st.done, st.done])
         else:
             error = error or "empty fold summary"
             st.errors += 1
@@ -198,7 +204,7 @@ class FoldingAgent:
         for f in folds:
             parts.append(TextPart(f"Frame kept at the fold at {f.time:g} s:"))
             parts.append(ImagePart(jpeg=f.jpeg, time=f.frame_time))
-            parts.append(TextPart(f"Memory at {f.time:g} s: {f.memory}"))
+            parts.append(TextPart(f"Memory at {f.time:g} s: {f.memory or '(none)'}"))
         dense = view.get(self.window(view, t_q)) if view is not None else []
         if dense:
             parts.append(TextPart(f"Recent frames (last {self.window_s:g} s):"))
@@ -228,14 +234,14 @@ class FoldingAgent:
         self, st: FoldState, folds: list[Fold], dense: list[Any], query: Any
     ) -> dict[str, Any]:
         """CR / ER: a second reached the model when a frame from it was shown, or when it lies
-        in the window of a fold whose memory the request carries (merged memories carry every
-        earlier fold, so that is every fold up to the last one shown)."""
+        in the window of a fold whose summary the request's merged memory carries (every fold
+        whose call succeeded, up to the last fold shown; a failed fold added nothing)."""
         from streamspatial.eval.metrics import compression_ratio, evidence_recall
 
         t_q = float(query.time)
         kept = {f.time for f in dense} | {f.frame_time for f in folds}
         if folds:
-            kept |= self._folded_seconds(folds[-1].time)
+            kept |= self._folded_seconds(st, folds[-1].time)
         kept = {t for t in kept if 0 <= t <= t_q}
         return {
             "compression_ratio": compression_ratio(kept, t_q),
@@ -247,15 +253,16 @@ class FoldingAgent:
             "memory_chars": len(st.memory),
         }
 
-    def _folded_seconds(self, last: float) -> set[float]:
-        """Grid times inside some fold window (jK − W, jK] with jK ≤ ``last``."""
+    def _folded_seconds(self, st: FoldState, last: float) -> set[float]:
+        """Grid times in the window (jK − W, jK] of a successful fold j with jK ≤ ``last``."""
         k, w, step = self.fold_every, self.window_s, 1.0 / self.dense_fps
-        out = set()
-        for n in range(math.floor(last / step + 1e-9) + 1):
-            t = n * step
-            j = max(1, math.ceil(t / k - 1e-9))
-            if j * k <= last + 1e-9 and j * k - w < t:
-                out.add(t)
+        j_last = math.floor(last / k + 1e-9)
+        out: set[float] = set()
+        for first, final in st.merged:
+            for j in range(first, min(final, j_last) + 1):
+                lo = math.floor((j * k - w) / step + 1e-9) + 1  # first grid time > jK − W
+                hi = math.floor(j * k / step + 1e-9)
+                out.update(n * step for n in range(max(0, lo), hi + 1))
         return out
 
     def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
