@@ -19,13 +19,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 @pytest.fixture
 def served(tmp_path):
-    data, videos = make_study(tmp_path)
-    app, st = build_app(
-        data=data, videos=videos, out=tmp_path / "out", mode="streaming", annotations=None
+    _, videos = make_study(tmp_path)
+    # Annotation only (no --data): the recommended setup, every video is served.
+    app, _ = build_app(
+        data=None, videos=videos, out=tmp_path / "out", mode="streaming", annotations=None
     )
     with ServerThread(app) as srv:
         yield srv, videos, tmp_path / "out" / "annotations.ovos.jsonl"
-    st.close()
 
 
 @pytest.fixture(scope="module")

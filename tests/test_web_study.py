@@ -87,7 +87,7 @@ def test_participant_session_reaches_report(study, browser):
     page.click("#play")
     _answer_when_asked(page, "1", 2.0, "B")  # right
     _answer_when_asked(page, "2", 3.5, "A")  # wrong (C is right)
-    page.wait_for_function("document.getElementById('video').src.endsWith('/media/b.mp4')")
+    page.wait_for_function("document.getElementById('video').src.endsWith('?v=b.mp4')")
     page.click("#play")
     _answer_when_asked(page, "3", 1.2, "A")  # right
     page.wait_for_selector("#done:not([hidden])", timeout=10_000)
@@ -103,6 +103,9 @@ def test_participant_session_reaches_report(study, browser):
     for item_id, _, t_q, _ in QUERIES:
         assert records[item_id].t_q == t_q
         assert records[item_id].extra["reached_s"] == pytest.approx(t_q, abs=0.06)
+
+    # Finished: no video is served to this participant any more (no rewatching).
+    assert _api(srv, "ada", "/video").status_code == 409
 
     res = CliRunner().invoke(cli_app, ["report", str(run_dir)])
     assert res.exit_code == 0, res.output
@@ -176,8 +179,44 @@ def test_offline_mode_shows_questions_with_the_whole_video(tmp_path, browser):
         page.click("#question .q[data-item='2'] button[data-letter='C']")
         page.wait_for_function("document.querySelectorAll('#question .q').length === 1")
         page.click("#question .q[data-item='1'] button[data-letter='A']")
-        page.wait_for_function("document.getElementById('video').src.endsWith('/media/b.mp4')")
+        page.wait_for_function("document.getElementById('video').src.endsWith('?v=b.mp4')")
         page.close()
     st.close()
     records = {r.item_id: r for r in read_records(tmp_path / "runs/bo-offline/predictions.jsonl")}
     assert [(records[i].score, records[i].offline) for i in "12"] == [(0.0, True), (1.0, True)]
+
+
+def test_study_videos_reach_participants_only_through_their_session(study):
+    srv, out = study
+    blob = (out.parent / "videos" / "a.mp4").read_bytes()
+    r = httpx.post(srv.url + "/api/participants", json={"name": "Kim"})
+    url = r.json()["video"]["url"]
+    assert url == "/api/participants/kim/video?v=a.mp4"
+    part = httpx.get(srv.url + url, headers={"Range": "bytes=0-15"})
+    assert part.status_code == 206 and len(part.content) == 16
+    assert part.content[4:8] == b"ftyp"  # the start of an mp4
+    assert part.content == blob[:16]
+    # The raw media route refuses the study's videos while a streaming study runs.
+    assert httpx.get(srv.url + "/media/a.mp4").status_code == 403
+    assert httpx.get(srv.url + "/media/b.mp4").status_code == 403
+    assert httpx.get(srv.url + "/api/annotation").json()["videos"] == []
+
+
+def test_number_answers_are_parsed_like_the_runner():
+    from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
+    from streamspatial.web.human import StudyError, parse_answer
+
+    item = Item(
+        benchmark="vcbench",
+        id="n1",
+        video="a.mp4",
+        question="How many?",
+        answer_type=AnswerType.NUMBER,
+        queries=(QueryPoint(index=0, time=1.0, answer=3.0),),
+        task=TaskLabels(task="count"),
+    )
+    assert parse_answer(item, " 4 ") == 4.0
+    assert parse_answer(item, "2.5") == 2.5
+    for bad in ("three", "", "nan", "inf"):
+        with pytest.raises(StudyError, match="expected a number"):
+            parse_answer(item, bad)

@@ -80,30 +80,20 @@ def create_app(config: ServeConfig) -> FastAPI:
         return FileResponse(path, media_type=media_type(path))
 
     # -- media --------------------------------------------------------------------------
+    # In a streaming study the study's videos reach participants only through their session
+    # (the current video, nothing earlier or later); /media keeps serving everything else.
+    protected: set[Path] = set()
+    if config.study is not None and config.study.mode == "streaming":
+        protected = {(config.study.videos / vp.video).resolve() for vp in config.study.plans}
+
     @app.get("/media/{path:path}")
     def media(path: str, request: Request) -> Any:
         file = resolve_media(roots, path)
-        size = file.stat().st_size
-        headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-store"}
-        try:
-            span = parse_range(request.headers.get("range"), size)
-        except MediaError:
-            headers["Content-Range"] = f"bytes */{size}"
-            return PlainTextResponse("range not satisfiable", status_code=416, headers=headers)
-        if span is None:
-            headers["Content-Length"] = str(size)
-            return StreamingResponse(
-                iter_file(file, 0, size - 1), media_type=media_type(file), headers=headers
+        if file in protected:
+            raise MediaError(
+                403, "this video belongs to the streaming study; it is served through a session"
             )
-        start, end = span
-        headers["Content-Range"] = f"bytes {start}-{end}/{size}"
-        headers["Content-Length"] = str(end - start + 1)
-        return StreamingResponse(
-            iter_file(file, start, end),
-            status_code=206,
-            media_type=media_type(file),
-            headers=headers,
-        )
+        return ranged_file(file, request.headers.get("range"))
 
     # -- human study --------------------------------------------------------------------
     def study() -> HumanStudy:
@@ -140,6 +130,12 @@ def create_app(config: ServeConfig) -> FastAPI:
     def progress(slug: str, body: ProgressBody) -> dict[str, Any]:
         return {"reached": study().get(slug).progress(body.video, body.time)}
 
+    @app.get("/api/participants/{slug}/video")
+    def participant_video(slug: str, request: Request) -> Any:
+        p = study().get(slug)
+        file = resolve_media(roots, p.current_video())
+        return ranged_file(file, request.headers.get("range"))
+
     @app.get("/api/participants/{slug}/question")
     def question(slug: str) -> dict[str, Any]:
         return study().get(slug).question()
@@ -158,7 +154,11 @@ def create_app(config: ServeConfig) -> FastAPI:
             if it.task.subcategory:
                 tasks.setdefault(it.task.subcategory, it.task.task)
         return {
-            "videos": list_videos(config.videos),
+            "videos": [
+                v
+                for v in list_videos(config.videos)
+                if (config.videos / v).resolve() not in protected
+            ],
             "tasks": [{"code": c, "name": n} for c, n in sorted(tasks.items())],
             "items": len(store.items),
             "next_id": store.next_id(),
@@ -179,6 +179,28 @@ def create_app(config: ServeConfig) -> FastAPI:
         )
 
     return app
+
+
+def ranged_file(file: Path, range_header: str | None) -> Any:
+    """The whole file (200) or the requested byte range (206, ``Content-Range``), or 416."""
+    size = file.stat().st_size
+    headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-store"}
+    try:
+        span = parse_range(range_header, size)
+    except MediaError:
+        headers["Content-Range"] = f"bytes */{size}"
+        return PlainTextResponse("range not satisfiable", status_code=416, headers=headers)
+    if span is None:
+        headers["Content-Length"] = str(size)
+        return StreamingResponse(
+            iter_file(file, 0, size - 1), media_type=media_type(file), headers=headers
+        )
+    start, end = span
+    headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+    headers["Content-Length"] = str(end - start + 1)
+    return StreamingResponse(
+        iter_file(file, start, end), status_code=206, media_type=media_type(file), headers=headers
+    )
 
 
 __all__ = ["ServeConfig", "create_app"]

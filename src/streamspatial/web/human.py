@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
@@ -68,7 +69,7 @@ def participant_slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).lower()
 
 
-def public_query(pq: PlannedQuery, videos_url: str) -> dict[str, Any]:
+def public_query(pq: PlannedQuery) -> dict[str, Any]:
     """What the page may show for a query point: never the answer or the evidence."""
     item = pq.item
     return {
@@ -79,7 +80,6 @@ def public_query(pq: PlannedQuery, videos_url: str) -> dict[str, Any]:
         "answer_type": item.answer_type.value,
         "options": [{"letter": o.letter, "text": o.text, "image": o.image} for o in item.options],
         "task": item.task.task,
-        "video_url": videos_url,
     }
 
 
@@ -111,6 +111,10 @@ class Participant:
         return f"human:{self.name}"
 
     # -- where the participant is -------------------------------------------------------
+    def video_url(self, video: str) -> str:
+        """The participant's own video URL; the query string only names the video for caches."""
+        return f"/api/participants/{self.slug}/video?v={quote(video)}"
+
     def _pending(self, vs: _VideoState) -> list[PlannedQuery]:
         return [pq for pq in vs.plan.queries if pq.key not in self.writer.records]
 
@@ -148,14 +152,14 @@ class Participant:
         index = self.videos.index(vs)
         base["video"] = {
             "path": vs.plan.video,
-            "url": video_url(vs.plan.video),
+            "url": self.video_url(vs.plan.video),
             "number": index + 1,
             "of": len(self.videos),
             "reached": vs.reached,
         }
         pending = self._pending(vs)
         if self.mode == "offline":
-            base["questions"] = [public_query(pq, base["video"]["url"]) for pq in pending]
+            base["questions"] = [public_query(pq) for pq in pending]
         else:
             base["next_time"] = pending[0].query.time
         return base
@@ -201,7 +205,7 @@ class Participant:
                     f"{pq.query.time:.2f} s",
                 )
             self.revealed.setdefault(pq.key, time.monotonic())
-            return public_query(pq, video_url(vs.plan.video))
+            return public_query(pq)
 
     def answer(self, item_id: str, query_index: int, value: Any) -> Record:
         with self.lock:
@@ -243,6 +247,14 @@ class Participant:
             self.writer.append(record)
             return record
 
+    def current_video(self) -> str:
+        """The one video this participant may load now (streaming: no rewatching, no peeking)."""
+        with self.lock:
+            vs = self.current()
+            if vs is None:
+                raise StudyError(409, "every question has been answered")
+            return vs.plan.video
+
     def _require_current(self, video: str) -> _VideoState:
         vs = self.current()
         if vs is None or vs.plan.video != video:
@@ -268,10 +280,6 @@ def parse_answer(item: Item, value: Any) -> str | float:
     if not math.isfinite(number):
         raise StudyError(422, f"item {item.id}: expected a number, got {text!r}")
     return number
-
-
-def video_url(video: str) -> str:
-    return "/media/" + video
 
 
 class HumanStudy:

@@ -57,7 +57,7 @@ function show(state) {
     api("/start", {video: v.path}).catch(fail);
   }
   if (mode === "offline") renderQuestions(state.questions);
-  else { questionBox.hidden = true; asking = false; }
+  else { questionBox.hidden = true; asking = false; playButton.disabled = false; }
 }
 
 function fail(err) { errorBox.textContent = err.message; }
@@ -128,6 +128,7 @@ async function ask(attempt = 0) {
 
 function stopAtQuery() {
   asking = true;
+  playButton.disabled = true;
   video.pause();
   furthest = nextTime;
   video.currentTime = nextTime;
