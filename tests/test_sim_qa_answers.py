@@ -508,9 +508,9 @@ def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
     assert len(groups) == len(numeric)  # every numeric family is here, the chains included
     checked = 0
     for key, points in groups.items():
-        assert len({a for _, a in points}) >= 3, (key, "answers barely vary")
         if len(points) < 24:
             continue
+        assert len({a for _, a in points}) >= 2, (key, "a constant answer")
         blind = [
             mean_relative_accuracy(float(backend.answer_for(it.id, key)), a) for it, a in points
         ]

@@ -2,7 +2,7 @@
 
 Every answer is computed from a causal :class:`Prefix` of the episode (frames up to the query
 time only); every item carries a structured ``intent`` (task, referenced instance ids,
-parameters) next to its natural-language question.  ``docs/questions.md`` lists the families.
+parameters) next to its natural-language question.  ``docs/simulator.md`` lists the families.
 """
 
 from .build import IDENTITY_KEY, QuestionGenerator

@@ -22,6 +22,10 @@ from .vcbench import IDENTITY_LABELS, identity_persistence
 
 IDENTITY_KEY = "vc.identity_persistence"
 CLASS_SLACK = 1
+# Open-ended answers (room and object names, counts): no answer text may hold more than about
+# half of a family's items, plus a little slack so small benchmarks still fill.
+OPEN_SHARE = 0.5
+OPEN_SLACK = 2
 
 
 class QuestionGenerator:
@@ -45,6 +49,7 @@ class QuestionGenerator:
         self.min_pixels = min_pixels
         self._dealers: dict[str, LetterDealer] = {}
         self._classes: dict[str, Counter[str]] = {}
+        self._texts: dict[str, Counter[str]] = {}
         self._arrange = random.Random(f"{seed}:arrange")
 
     def _dealer(self, key: str) -> LetterDealer:
@@ -84,11 +89,28 @@ class QuestionGenerator:
         a blind model answering the common class scores far above chance.
         """
         if d.answer_class is None:
-            return True
+            return self._admit_open(d)
         counts = self._classes.setdefault(d.family, Counter())
         if counts[d.answer_class] >= min(counts[c] for c in d.classes) + CLASS_SLACK:
             return False
         counts[d.answer_class] += 1
+        return True
+
+    def _admit_open(self, d: Draft) -> bool:
+        """Keep any one correct answer text from dominating a choice family.
+
+        Some answers are favoured by the houses themselves: the first room on a shortest
+        route is nearly always the hub (the living room), so a blind model answering "living
+        room" would beat chance by far.  Numbers, image options (unique per item) and
+        multi-query items (whose answers follow the query order) are not capped.
+        """
+        if not d.is_choice or d.images or len(d.queries) > 1:
+            return True
+        counts = self._texts.setdefault(d.family, Counter())
+        text = str(d.queries[0].answer)
+        if counts[text] >= OPEN_SHARE * sum(counts.values()) + OPEN_SLACK:
+            return False
+        counts[text] += 1
         return True
 
     def items(self, meta: EpisodeMeta, *, video: str, episode_id: str) -> list[Item]:

@@ -651,9 +651,9 @@ def topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     variants: list[set[int]] = []
     for extra in outside:
         variants.append(truth | {extra})
-        if len(truth) >= 2:
-            drop = rng.choice(sorted(truth))
-            variants.append((truth - {drop}) | {extra})
+        # one neighbour swapped for a room it does not touch ("Only the X" when truth is one)
+        drop = rng.choice(sorted(truth))
+        variants.append((truth - {drop}) | {extra})
     if len(truth) >= 2:
         for drop in sorted(truth):
             variants.append(truth - {drop})
