@@ -133,11 +133,10 @@ class FoldingAgent:
     def window(self, view: Any, t: float) -> list[int]:
         """Grid frames in (t − window, t]: what a fold at t, or a query at t, sees densely."""
         n_t = min(math.floor(t * view.fps + 1e-9), view.n_q)
-        return [
-            i
-            for i in sample_grid(view.fps, n_t, self.dense_fps)
-            if i / view.fps > t - self.window_s
-        ]
+        step = max(1, round(view.fps / self.dense_fps))
+        after = math.floor((t - self.window_s) * view.fps + 1e-9) + 1  # first index > t − W
+        first = max(0, -(-after // step) * step)  # onto the grid (multiples of step)
+        return list(range(first, n_t + 1, step))  # O(window), whatever the stream length
 
     async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
         """Make every fold due by t_q that this video has not made yet, in time order."""
