@@ -32,6 +32,7 @@ _COMMAND_MODULES = (
     "serve",
     "qc",
     "sweep",
+    "taxonomy",
 )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from streamspatial.analysis.taxonomy import TAXONOMY_JSON
 from streamspatial.eval.aggregate import Table, vcbench_trajectories
 from streamspatial.eval.results import iter_records
 from streamspatial.report import RunReport, plots, write_report
@@ -40,7 +41,6 @@ from streamspatial.report.runs import (
 from streamspatial.report.tables import fmt_cell, headline
 
 REPORT_HTML = "report.html"
-TAXONOMY_JSON = "taxonomy.json"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
 
 CSS = """
@@ -196,7 +196,7 @@ def _headline_section(reports: Sequence[RunReport]) -> str:
         )
     series = {_display(reports[i]): [heads[i].get(k) for k in keys] for i in order}
     body += _img(
-        plots.grouped_bars(keys, series, title="Accuracy per level / task", references=refs),
+        plots.grouped_bars(keys, series, title="Headline scores per level / task", references=refs),
         "accuracy per level or task",
     )
     return body
@@ -303,7 +303,11 @@ def _trajectory_section(reports: Sequence[RunReport]) -> str:
         return _absent("no VCBench run among the inputs: no prediction trajectories")
     out = ""
     for rep in vc:
-        trajs = vcbench_trajectories(iter_records(rep.run_dir))
+        records = list(iter_records(rep.run_dir))
+        trajs = vcbench_trajectories(records)
+        times: dict[str, list[float]] = {}
+        for r in sorted(records, key=lambda r: r.query_index):
+            times.setdefault(r.item_id, []).append(r.t_q)
         trajs.sort(key=lambda t: t.item_id)
         shown = trajs[:MAX_TRAJECTORIES]
         metrics = [{m: t.metric(m) for m in ("gpa", "moc", "uda")} for t in shown]
@@ -314,7 +318,8 @@ def _trajectory_section(reports: Sequence[RunReport]) -> str:
                           run=_run_name(rep))  # fmt: skip
         if len(trajs) > len(shown):
             out += f'<p class="note">first {len(shown)} of {len(trajs)} questions shown</p>'
-        out += _img(plots.trajectories(shown, metrics), "VCBench trajectories")
+        figure = plots.trajectories(shown, metrics, [times[t.item_id] for t in shown])
+        out += _img(figure, "VCBench trajectories")
     return out
 
 
@@ -322,8 +327,9 @@ def _recall_section(queries: Sequence[RunQueries]) -> str:
     stats = [s for s in (recall_stats(q) for q in queries) if s is not None]
     if not stats:
         return _absent(
-            "no run with ER/CR data: evidence recall and compression ratio are recorded in "
-            "diagnostics by memory agents (e.g. --agent scene-graph, folding)"
+            "no run with ER/CR data: no record carries diagnostics.evidence_recall / "
+            "compression_ratio (the runner records them for runs made since it does; "
+            "older run folders lack them)"
         )
     rows = [{"run": s.label, "n": s.n, "mean ER": s.mean_er, "mean CR": s.mean_cr,
              "Pearson r (ER, correct)": s.pearson_r} for s in stats]  # fmt: skip

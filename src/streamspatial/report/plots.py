@@ -40,7 +40,7 @@ def grouped_bars(
     *,
     title: str,
     references: Sequence[str] = (),
-    ylabel: str = "accuracy (%)",
+    ylabel: str = "score (%)",
 ) -> bytes:
     """One bar per run in each group (level / task); reference runs hatched."""
     n = max(1, len(series))
@@ -108,16 +108,20 @@ def lines_by_bin(
     return _png(fig)
 
 
-def trajectories(trajs: Sequence[Trajectory], metrics: Sequence[Mapping[str, Any]]) -> bytes:
-    """VCBench: each question's predicted counts against the truth over its query points."""
+def trajectories(
+    trajs: Sequence[Trajectory],
+    metrics: Sequence[Mapping[str, Any]],
+    times: Sequence[Sequence[float]] | None = None,
+) -> bytes:
+    """VCBench: each question's predicted counts against the truth over its query times."""
     n = len(trajs)
     cols = min(4, n)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.5 * rows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.axis("off")
-    for ax, traj, m in zip(axes.flat, trajs, metrics, strict=False):
-        xs = range(1, len(traj.gts) + 1)
+    for k, (ax, traj, m) in enumerate(zip(axes.flat, trajs, metrics, strict=False)):
+        xs = list(times[k]) if times else list(range(1, len(traj.gts) + 1))
         ax.plot(xs, traj.gts, "k-o", ms=3, label="truth")
         ax.plot(
             xs,
@@ -128,7 +132,7 @@ def trajectories(trajs: Sequence[Trajectory], metrics: Sequence[Mapping[str, Any
         )
         parts = [f"{k.upper()} {_fmt(m.get(k))}" for k in ("gpa", "moc", "uda")]
         ax.set_title(f"{traj.item_id} ({traj.subcategory})\n" + " · ".join(parts), fontsize=8)
-        ax.set_xlabel("query point", fontsize=7)
+        ax.set_xlabel("query time (s)" if times else "query point", fontsize=7)
         ax.tick_params(labelsize=7)
     axes.flat[0].legend(fontsize=7)
     return _png(fig)
