@@ -256,3 +256,21 @@ def test_no_fold_after_t_q_whatever_the_order_of_queries(times: list[float]) -> 
         assert text.count("Memory at") == min(3, math.floor(t_q / 10 + 1e-9))
     for fold in backend.requests:  # each summary saw frames up to its fold time only
         assert fold.frame_times and max(fold.frame_times) <= fold.query_time + 1e-6
+
+
+def test_folds_go_through_the_response_cache(bench, tmp_path: Path) -> None:
+    """A second run over the same videos with the same cache makes no model call at all."""
+    from streamspatial.models.cache import CachedBackend, ResponseCache
+
+    data, videos = bench
+    with FakeOpenAIServer(scripted, fps=FPS) as server:
+        for k in range(2):
+            cache = ResponseCache(tmp_path / "responses.sqlite")
+            backend = CachedBackend(http_backend(server), cache)
+            records = run_agent(data, videos, tmp_path / f"run{k}", FoldingAgent(), backend)
+            if k == 0:
+                first = len(server.requests)
+    # 5 answers + 3 fold calls: the folds at 10 s and 20 s of the two videos show the same
+    # frames (timestamp videos draw the same index) and the same memory, so they are one call.
+    assert first == 8 and len(server.requests) == first
+    assert all(r.cached for r in records)
