@@ -133,3 +133,31 @@ def test_cli_bad_file_is_one_line(tmp_path):
     with pytest.raises(SystemExit) as exc:
         main(["qc", "blind", "--data", str(bad), "--model", "random"])
     assert exc.value.code == 2
+
+
+def test_multi_turn_dependants_get_the_probes_own_answer():
+    """S3-Bench chains: the dependant's prompt names what the probe itself chose."""
+    from pathlib import Path
+
+    data = Path(__file__).parent / "fixtures" / "bench" / "s3_good.jsonl"
+    adapter, items = load_benchmark(data)
+    chained = [it for it in items if it.depends_on]
+    assert chained  # the fixture has a chain (h1-003 depends on h1-002)
+    with FakeOpenAIServer("C") as server:  # always "C": for h1-002 that is "bed"
+        from streamspatial.models.openai_compat import OpenAIChatBackend
+
+        backend = OpenAIChatBackend("blind", base_url=server.base_url, max_retries=0)
+
+        async def go():
+            try:
+                return await blind_probe(adapter, items, backend)
+            finally:
+                await backend.aclose()
+
+        report = asyncio.run(go())
+        texts = [r.text for r in server.requests]
+    assert len(report.answers) == sum(len(it.queries) for it in items)
+    asked = next(t for t in texts if "located to the Front-Left" in t)
+    assert "Is the bed located" in asked  # the probe's answer, not the truth (lamp)
+    assert [a.item_id for a in report.answers] == [it.id for it in items for _ in it.queries]
+    assert all(a.error is None for a in report.answers)

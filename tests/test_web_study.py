@@ -220,3 +220,37 @@ def test_number_answers_are_parsed_like_the_runner():
     for bad in ("three", "", "nan", "inf"):
         with pytest.raises(StudyError, match="expected a number"):
             parse_answer(item, bad)
+
+
+def test_same_name_resumes_after_a_restart(tmp_path):
+    from streamspatial.bench.registry import load_benchmark
+    from streamspatial.web.human import SLACK_S, HumanStudy
+
+    data, videos = make_study(tmp_path)
+    adapter, items = load_benchmark(data, videos=videos)
+
+    def study():
+        return HumanStudy(
+            adapter, items, data=data, videos=videos, out=tmp_path / "r", mode="streaming"
+        )
+
+    first = study()
+    p = first.join("Zed")
+    p.start("a.mp4")
+    time.sleep(0.6)
+    assert p.progress("a.mp4", 2.0) == 2.0
+    assert p.question()["item_id"] == "1"
+    p.answer("1", 0, "C")
+    first.close()
+
+    second = study()  # a restarted server: state comes back from predictions.jsonl
+    again = second.join("ZED")
+    state = again.state()
+    assert state["name"] == "Zed" and state["model"] == "human:Zed"
+    assert (state["answered"], state["next_time"], state["video"]["reached"]) == (1, 3.5, 2.0)
+    again.start("a.mp4")
+    # The clock resumes from the answered point (from 0 it would allow only SLACK_S).
+    assert again.progress("a.mp4", 9.0) == pytest.approx(min(3.5, 2.0 + SLACK_S), abs=0.1)
+    second.close()
+    records = read_records(tmp_path / "r" / "zed-streaming" / "predictions.jsonl")
+    assert [(r.item_id, r.extracted, r.score) for r in records] == [("1", "C", 0.0)]

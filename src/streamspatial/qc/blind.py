@@ -13,11 +13,13 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.runner import extract, score
+from streamspatial.eval.runner import extract, prior_text, score
 from streamspatial.models.baselines import frequent_task_key
 from streamspatial.models.types import Backend, ModelRequest, TextPart
 
@@ -86,10 +88,19 @@ class BlindReport:
         }
 
 
-def blind_request(adapter: BenchmarkAdapter, item: Item, index: int) -> ModelRequest:
-    """The text-only request: the benchmark's prompt for no frames, and nothing else."""
+def blind_request(
+    adapter: BenchmarkAdapter,
+    item: Item,
+    index: int,
+    prior_answers: dict[str, str] | None = None,
+) -> ModelRequest:
+    """The text-only request: the benchmark's prompt for no frames, and nothing else.
+
+    ``prior_answers`` carries the probe's *own* earlier answers into multi-turn dependants
+    (S3-Bench chains), as the runner does; ground truth never enters.
+    """
     query = item.queries[index]
-    prompt = adapter.prompt(item, query, text_only=True)
+    prompt = adapter.prompt(item, query, text_only=True, prior_answers=prior_answers)
     return ModelRequest(
         parts=(TextPart(prompt),),
         query_time=query.time,
@@ -108,16 +119,22 @@ async def blind_probe(
     concurrency: int = 8,
     on_answer: Callable[[BlindAnswer], None] | None = None,
 ) -> BlindReport:
-    """Ask every query point blind; answers come back in file order."""
+    """Ask every query point blind; answers come back in file order.
+
+    Items are asked in waves: first those that depend on nothing, then those whose dependency
+    has been answered (its last query point's answer enters their prompt).
+    """
     items = list(items)
     gate = asyncio.Semaphore(concurrency)
+    prior: dict[str, str] = {}
 
     async def one(item: Item, index: int) -> BlindAnswer:
-        async with gate:
-            response = await backend.generate(blind_request(adapter, item, index))
         query = item.queries[index]
-        extracted = None if response.error else extract(item, response.text)
         choice = item.answer_type is AnswerType.CHOICE
+        request = blind_request(adapter, item, index, prior)
+        async with gate:
+            response = await backend.generate(request)
+        extracted = None if response.error else extract(item, response.text)
         answer = BlindAnswer(
             item_id=item.id,
             query_index=index,
@@ -133,8 +150,29 @@ async def blind_probe(
             on_answer(answer)
         return answer
 
-    answers = await asyncio.gather(*(one(item, q.index) for item in items for q in item.queries))
-    return BlindReport(list(answers))
+    by_key: dict[tuple[str, int], BlindAnswer] = {}
+    ids = {it.id for it in items}
+    left = items
+    while left:
+        ready = [it for it in left if it.depends_on is None or it.depends_on in prior]
+        waiting = [it for it in left if it not in ready]
+        if not ready:  # a dependency outside the file, or a cycle: nothing more can be asked
+            missing = sorted({str(it.depends_on) for it in waiting})
+            raise StreamspatialError(
+                f"items {', '.join(it.id for it in waiting)} depend on "
+                f"{', '.join(missing)}, which "
+                + ("is not in the file" if not set(missing) & ids else "cannot be answered first")
+            )
+        answers = await asyncio.gather(
+            *(one(item, q.index) for item in ready for q in item.queries)
+        )
+        for a in answers:
+            by_key[(a.item_id, a.query_index)] = a
+        for item in ready:
+            last = by_key[(item.id, item.queries[-1].index)]
+            prior[item.id] = prior_text(SimpleNamespace(**asdict(last)), item)  # type: ignore[arg-type]
+        left = waiting
+    return BlindReport([by_key[(it.id, q.index)] for it in items for q in it.queries])
 
 
 __all__ = ["BlindAnswer", "BlindReport", "blind_probe", "blind_request"]

@@ -37,7 +37,7 @@ from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
-from streamspatial.eval.results import PredictionWriter, Record, RunFolder
+from streamspatial.eval.results import PredictionWriter, Record, RunFolder, read_run_json
 from streamspatial.eval.runner import score
 
 Mode = Literal["streaming", "offline"]
@@ -104,6 +104,7 @@ class Participant:
     videos: list[_VideoState]
     planned: int
     revealed: dict[tuple[str, int], float] = field(default_factory=dict)
+    finished_written: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -147,7 +148,9 @@ class Participant:
             "run_dir": str(self.folder.path),
         }
         if vs is None:
-            self.folder.finish(self.meta, "complete", {"records": done})
+            if not self.finished_written:  # run.json says complete once, like a finished run
+                self.folder.finish(self.meta, "complete", {"records": done})
+                self.finished_written = True
             return base
         index = self.videos.index(vs)
         base["video"] = {
@@ -282,6 +285,14 @@ def parse_answer(item: Item, value: Any) -> str | float:
     return number
 
 
+def _recorded_name(folder: RunFolder) -> str | None:
+    try:
+        model = read_run_json(folder.path).get("config", {}).get("model", "")
+    except StreamspatialError:
+        return None
+    return model.removeprefix("human:") if model.startswith("human:") else None
+
+
 class HumanStudy:
     """Every participant of one benchmark file, each in ``out/<name>-<mode>/``."""
 
@@ -316,6 +327,25 @@ class HumanStudy:
     def query_points(self) -> int:
         return sum(len(vp.queries) for vp in self.plans)
 
+    def _open(
+        self, folder: RunFolder, config: dict[str, Any], digest: str, scoring: Any
+    ) -> dict[str, Any]:
+        return folder.open(
+            config,
+            digest,
+            extra={
+                "benchmark": {
+                    "format": self.adapter.name,
+                    "table": scoring.table,
+                    "invalid": scoring.invalid,
+                    "number_metric": scoring.number_metric,
+                    "items": len(self.items),
+                    "query_points": self.query_points,
+                },
+                "offline": self.mode == "offline",
+            },
+        )
+
     def join(self, name: str) -> Participant:
         """Create or resume the participant's run folder (the same name resumes)."""
         slug = participant_slug(name)
@@ -323,31 +353,22 @@ class HumanStudy:
             if slug in self._participants:
                 return self._participants[slug]
             folder = RunFolder(self.out / f"{slug}-{self.mode}")
+            # "Ada" and "ada" are one participant: keep the name the folder was made with.
+            name = _recorded_name(folder) or name.strip()
             config = {
                 "data": str(self.data.expanduser().resolve()),
                 "videos": str(self.videos.expanduser().resolve()),
-                "model": f"human:{name.strip()}",
+                "model": f"human:{name}",
                 "agent": "human",
                 "policy": f"human-{self.mode}",
                 "mode": self.mode,
             }
             digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
             scoring = self.adapter.scoring
-            meta = folder.open(
-                config,
-                digest,
-                extra={
-                    "benchmark": {
-                        "format": self.adapter.name,
-                        "table": scoring.table,
-                        "invalid": scoring.invalid,
-                        "number_metric": scoring.number_metric,
-                        "items": len(self.items),
-                        "query_points": self.query_points,
-                    },
-                    "offline": self.mode == "offline",
-                },
-            )
+            try:
+                meta = self._open(folder, config, digest, scoring)
+            except StreamspatialError as exc:  # e.g. the folder holds another benchmark's run
+                raise StudyError(409, str(exc)) from None
             writer = PredictionWriter(folder.predictions)
             states = []
             for vp in self.plans:
@@ -356,7 +377,7 @@ class HumanStudy:
                 vs.reached = max(answered, default=0.0)
                 states.append(vs)
             p = Participant(
-                name=name.strip(),
+                name=name,
                 slug=slug,
                 mode=self.mode,
                 folder=folder,
