@@ -12,7 +12,7 @@ from rich.console import Console
 
 import streamspatial.sim  # noqa: F401  (picks a headless MUJOCO_GL before mujoco loads)
 from streamspatial.cli import main
-from streamspatial.cli.demo import headline_table, rule_agents_available, run_demo
+from streamspatial.cli.demo import headline_table, run_demo
 
 pytest.importorskip("mujoco")
 
@@ -73,6 +73,7 @@ def test_demo_generates_evaluates_and_reports(tmp_path):
     }
     assert "Not run on this file: random (answers choice items only" in text
     assert "numeric items count as wrong" not in text
+    assert "rule agents have no rule" not in text  # they did not run here
     assert (tmp_path / "benchmark" / "manifest.json").is_file()
 
 
@@ -83,35 +84,49 @@ def test_headline_table_has_one_row_per_contender_and_a_dash_where_not_run(tmp_p
     console = Console(width=120, record=True)
     console.print(headline_table(result.runs))
     text = console.export_text()
-    lines = {ln.split()[1]: ln for ln in text.splitlines() if ln.startswith("│ ")}
-    assert set(lines) >= {"random", "frequent"}
+    rows = {
+        cells[0]: cells[1:]
+        for ln in text.splitlines()
+        if ln.startswith("│ ")
+        for cells in [[c.strip() for c in ln.strip("│ ").split("│")]]
+    }
     assert "S3 Overall" in text and "OVO-S Overall" in text and "VCBench GPA" in text
-    assert lines["random"].rstrip(" │").endswith("–")  # random: no VCBench run
-    assert not lines["frequent"].rstrip(" │").endswith("–")
+    assert set(rows) == {"random", "frequent"}
+    s3, ovos, vc, unanswered = rows["random"]
+    assert vc == "–"  # random: not run on the all-numeric VCBench file
+    assert float(s3) >= 0 and float(ovos) >= 0 and unanswered.startswith("0/")
+    assert "–" not in rows["frequent"][:3]
 
 
-needs_rules = pytest.mark.skipif(
-    not rule_agents_available(), reason="the runner has no perception option yet"
-)
-
-
-@needs_rules
 def test_demo_runs_the_rule_agent_with_perfect_and_noisy_perception(tmp_path):
     result = run_demo(tmp_path, houses=1, minutes=0.4, size=(64, 48), spin_turns=0)
     labels = {(r.format, r.contender.label) for r in result.runs}
     assert {("s3", "rules-perfect"), ("s3", "rules-noisy")} <= labels
     text = result.report.read_text()
     assert "rules-perfect" in text and "rules-noisy" in text
+    assert "no rule for are left blank" in text
+    scores = {
+        (fmt, label): json.loads((tmp_path / "runs" / f"{fmt}-{label}" / "scores.json").read_text())
+        for fmt in ("s3", "ovos")
+        for label in ("rules-perfect", "rules-noisy", "random")
+    }
     for fmt in ("s3", "ovos"):
-        runs = {}
-        for label in ("rules-perfect", "rules-noisy", "random"):
-            scores = json.loads((tmp_path / "runs" / f"{fmt}-{label}" / "scores.json").read_text())
-            runs[label] = scores
-        perfect = runs["rules-perfect"]["headline"]["Overall"]
-        noisy = runs["rules-noisy"]["headline"]["Overall"]
-        # Perfect perception answers by geometry; noise costs accuracy; both beat guessing.
-        assert perfect > noisy
-        assert perfect > runs["random"]["headline"]["Overall"] + 0.2
+        assert scores[(fmt, "rules-perfect")]["agent"] == "scene-graph-rules"
+    # Perfect perception answers S3 by geometry, far above guessing, and noise cannot help;
+    # OVO-S L1 (what is in view now) is answered exactly.
+    perfect = scores[("s3", "rules-perfect")]["headline"]["Overall"]
+    assert perfect >= scores[("s3", "rules-noisy")]["headline"]["Overall"]
+    assert perfect > scores[("s3", "random")]["headline"]["Overall"] + 0.2
+    assert scores[("ovos", "rules-perfect")]["headline"]["L1"] == 1.0
+    # The noise reached the agent: some answers changed.
+    outputs = {
+        label: [
+            json.loads(line)["raw_output"]
+            for line in (tmp_path / "runs" / f"s3-{label}" / "predictions.jsonl").open()
+        ]
+        for label in ("rules-perfect", "rules-noisy")
+    }
+    assert outputs["rules-perfect"] != outputs["rules-noisy"]
 
 
 def test_demo_refuses_a_folder_that_is_not_its_own(tmp_path, capsys):
