@@ -33,6 +33,7 @@ _COMMAND_MODULES = (
     "qc",
     "sweep",
     "taxonomy",
+    "videotools",
 )
 
 
