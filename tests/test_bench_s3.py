@@ -87,7 +87,7 @@ def test_broken_file_every_problem():
         "3: item b-003: field 'evidence': expected evidence strictly before the query time 5 s, "
         "got [4, 6]",
         "4: item b-004: field 'depends_on': expected the id of an earlier line, got 'b-999'",
-        "5: item b-005: field 'query_time': missing",
+        "5: item b-005: field 'query_time': missing; expected a time in seconds",
         "5: item b-005: field 'colour': unknown field",
     ]
 

@@ -163,6 +163,18 @@ class S3Adapter:
         return prompts.S3_SYSTEM_PROMPT
 
 
+# What a missing required field should have held, for the one-line problem report.
+_REQUIRED = {
+    "id": "a string",
+    "video": "a video path (relative to --videos)",
+    "task": "one of the 16 S3-Bench tasks",
+    "format": "'num' or 'mc'",
+    "question": "a string",
+    "query_time": "a time in seconds",
+    "answer": "a number (format num) or an option letter (format mc)",
+}
+
+
 def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
     raw_id = row.data.get("id")
     row.item_id = str(raw_id) if isinstance(raw_id, str | int) else None
@@ -173,7 +185,7 @@ def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
             where = ".".join(str(p) for p in err["loc"]) or "(line)"
             msg = err["msg"].removeprefix("Value error, ")
             if err["type"] == "missing":
-                msg = "missing"
+                msg = f"missing; expected {_REQUIRED.get(where, 'a value')}"
             elif err["type"] == "extra_forbidden":
                 msg = "unknown field"
             got = err.get("input")
