@@ -112,3 +112,22 @@ def test_page_routes(served):
     for page in ("/", "/watch", "/annotate"):
         r = httpx.get(srv.url + page)
         assert r.status_code == 200 and "<!doctype html>" in r.text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--videos", "{root}/nope"], "nope: videos folder not found"),
+        (["--videos", "{root}/videos", "--mode", "replay"], "--mode 'replay': expected streaming"),
+        (["--videos", "{root}/videos", "--data", "{root}/missing.jsonl"], "missing.jsonl: file"),
+    ],
+)
+def test_serve_user_mistakes_are_one_line(tmp_path, capsys, args, message):
+    from streamspatial.cli import main
+
+    make_study(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", *(a.format(root=tmp_path) for a in args)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and err[0].startswith("error: ")
