@@ -52,6 +52,8 @@ class RunStats:
     errors: int = 0
     invalid: int = 0
     decodes: int = 0
+    # Frames this run prepared (resized, JPEG) into the frame cache: those some query reads,
+    # not every frame the decoder passed through on the way (0 when the cache had them all).
     frames_decoded: int = 0
     started: float = field(default_factory=time.monotonic)
 
