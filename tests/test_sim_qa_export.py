@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
+import math
 import os
 
 import pytest
@@ -183,3 +185,35 @@ def test_generate_command_writes_a_benchmark(tmp_path, capsys):
     assert "items over 1 videos" in capsys.readouterr().out
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["split"] == "train" and manifest["house_seeds"][0] >= SPLIT_BASE["train"]
+
+
+@pytest.mark.slow
+def test_identity_probe_over_sixty_turns_asks_about_one_object_that_keeps_returning(tmp_path):
+    """Seed 001 §4.3.2: one object, a camera spinning 60 times; the count must stay 1."""
+    from streamspatial.sim.episode import render_episode
+    from streamspatial.sim.generate import SPIN_SPEED, spin_trajectory
+    from streamspatial.sim.house import generate_house
+    from streamspatial.sim.qa import QuestionGenerator, min_pixels_for
+    from streamspatial.sim.types import load_episode_meta
+
+    house = generate_house(house_seeds("eval", SHIFT, 1)[0], n_rooms=4)
+    spin = spin_trajectory(house, turns=60, fps=3, seed=SHIFT)
+    paths = render_episode(house, spin, tmp_path, (64, 48), name="spin")
+    meta = load_episode_meta(paths.video)
+    (item,) = QuestionGenerator(SHIFT).identity_items(meta, video="spin.mp4", episode_id="spin")
+    (target,) = item.intent["instances"]
+    category = next(o.category for o in house.objects if o.instance_id == target)
+    assert [o.category for o in house.objects].count(category) == 1
+    assert item.intent["params"] == {"category": category, "turns": 60}
+    assert len(item.queries) == 60 and all(q.answer == 1 for q in item.queries)
+    turn_s = 2 * math.pi / SPIN_SPEED
+    gaps = [b.time - a.time for a, b in itertools.pairwise(item.queries)]
+    assert all(abs(g - turn_s) <= 1 / meta.fps + 1e-6 for g in gaps)
+    # The object really comes back into view turn after turn.
+    px = min_pixels_for(64, 48)
+    turns_seen = {
+        int(f.time // turn_s)
+        for f in meta.frames
+        if any(v.instance_id == target and v.pixels >= px for v in f.visible)
+    }
+    assert len(turns_seen) >= 55
