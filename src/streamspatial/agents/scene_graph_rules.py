@@ -348,7 +348,12 @@ class SceneGraphRulesAgent(SceneGraphAgent):
     name: ClassVar[str] = "scene-graph-rules"
 
     def __init__(self, perception: str = "ground-truth", **kw: Any):
-        kw.setdefault("sample_fps", 0.0)  # no keyframes needed: nothing is shown to a model
+        from streamspatial.perception.spec import parse_perception
+
+        # Nothing is shown to a model, so ground truth needs no frame at all; perception that
+        # reads pixels (classical, model) still needs them, at 1 fps.
+        pixels = parse_perception(perception).kind != "ground-truth"
+        kw.setdefault("sample_fps", 1.0 if pixels else 0.0)
         super().__init__(perception, **kw)
         self._answers: dict[tuple[str, float], tuple[str, str | None]] = {}
         self.unsupported: dict[str, int] = {}

@@ -181,8 +181,9 @@ class EgoMotionEstimator:
 class ClassicalEgoMotion(PerceptionProvider):
     """A provider that dead-reckons a scale-free pose from pixels; it detects no objects.
 
-    Position advances one unit per frame of detected forward/backward motion (monocular
-    two-view geometry has no metric scale), heading integrates the estimated yaw.  The
+    Position advances ``step`` (default one unit) per frame of detected forward/backward
+    motion (monocular two-view geometry has no metric scale; a caller that knows the walking
+    pace passes metres per frame), heading integrates the estimated yaw.  The
     per-frame :class:`EgoMotion` is in ``Observation.extra["motion"]``.
     """
 
@@ -190,26 +191,34 @@ class ClassicalEgoMotion(PerceptionProvider):
     needs_images = True
 
     def __init__(
-        self, fps: float, n_frames: int = 0, *, intrinsics: CameraIntrinsics | None = None
+        self,
+        fps: float,
+        n_frames: int = 0,
+        *,
+        intrinsics: CameraIntrinsics | None = None,
+        step: float = 1.0,
     ):
         super().__init__(fps, n_frames)
         self.estimator = EgoMotionEstimator(intrinsics)
+        self.step = step  # length of one detected step (1: scale-free units)
         self._reset_state()
 
     def _reset_state(self) -> None:
         self.estimator.reset()
         self._yaw = 0.0
         self._xy = (0.0, 0.0)
+        self.last_motion: EgoMotion | None = None
 
     def _observe(self, index: int, time: float, image: np.ndarray | None) -> Observation:
         assert image is not None
         motion = self.estimator.update(image, time)
+        self.last_motion = motion
         if motion is not None and motion.ok:
             self._yaw = wrap(self._yaw + motion.yaw)
             if motion.forward:
                 self._xy = (
-                    self._xy[0] + motion.forward * math.cos(self._yaw),
-                    self._xy[1] + motion.forward * math.sin(self._yaw),
+                    self._xy[0] + self.step * motion.forward * math.cos(self._yaw),
+                    self._xy[1] + self.step * motion.forward * math.sin(self._yaw),
                 )
         pose = EgoPose(time, (self._xy[0], self._xy[1], 0.0), self._yaw)
         return Observation(index=index, time=time, pose=pose, extra={"motion": motion})
