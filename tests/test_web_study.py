@@ -136,7 +136,7 @@ def test_server_refuses_questions_and_answers_not_yet_reached(study):
     # The other video is not the one being watched.
     assert _api(srv, "eve", "/progress", {"video": "b.mp4", "time": 0.1}).status_code == 409
     # Once enough time has passed, the progress is capped at the next query time.
-    time.sleep(0.7)
+    time.sleep(1.6)
     reached = _api(srv, "eve", "/progress", {"video": "a.mp4", "time": 3.9}).json()["reached"]
     assert reached == 2.0
     # Answering a later question first is refused; the current one is not until it is shown.
@@ -148,8 +148,11 @@ def test_server_refuses_questions_and_answers_not_yet_reached(study):
     assert shown["item_id"] == "1" and "answer" not in shown and "evidence" not in shown
     bad = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "Z"})
     assert bad.status_code == 422 and "one of the options ABC" in bad.json()["detail"]
+    time.sleep(1.5)  # thinking about the question does not count as watching
     ok = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "b"})
     assert ok.status_code == 200 and ok.json()["next_time"] == 3.5
+    reached = _api(srv, "eve", "/progress", {"video": "a.mp4", "time": 3.5}).json()["reached"]
+    assert reached < 3.0  # ≈ 2.0 + slack; had the 1.5 s counted it would be 3.5
     again = _api(srv, "eve", "/answers", {"item_id": "1", "query_index": 0, "answer": "A"})
     assert again.status_code == 409 and "already answered" in again.json()["detail"]
     records = read_records(out / "eve-streaming" / "predictions.jsonl")
@@ -237,7 +240,7 @@ def test_same_name_resumes_after_a_restart(tmp_path):
     first = study()
     p = first.join("Zed")
     p.start("a.mp4")
-    time.sleep(0.6)
+    time.sleep(1.6)
     assert p.progress("a.mp4", 2.0) == 2.0
     assert p.question()["item_id"] == "1"
     p.answer("1", 0, "C")

@@ -10,7 +10,8 @@ The page enforces this for usability; the server enforces it for honesty, so a p
 cannot obtain a question early or answer out of order by talking to the API directly:
 
 * the furthest time a participant has reached only grows by what their wall-clock watching
-  time allows (playback at 1×, plus a small slack), and never past the next unanswered query;
+  time allows (playback at 1×, plus a small slack; time spent on a question does not count),
+  and never past the next unanswered query;
 * a question's text and options are handed out only once its query time is reached, and only
   for the next query point in stream order;
 * answers are accepted only for that query point, once.
@@ -44,7 +45,7 @@ Mode = Literal["streaming", "offline"]
 MODES: tuple[str, ...] = ("streaming", "offline")
 
 PLAYBACK_RATE = 1.0  # the fastest a person may watch; the page plays at 1×
-SLACK_S = 1.5  # network and timer jitter allowed on top of the wall-clock bound
+SLACK_S = 0.5  # request latency allowed on top of the wall-clock bound
 REACH_EPS = 0.05  # a pause lands within a frame of the query time
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
@@ -163,6 +164,9 @@ class Participant:
         pending = self._pending(vs)
         if self.mode == "offline":
             base["questions"] = [public_query(pq) for pq in pending]
+            now = time.monotonic()
+            for pq in pending:
+                self.revealed.setdefault(pq.key, now)
         else:
             base["next_time"] = pending[0].query.time
         return base
@@ -248,6 +252,9 @@ class Participant:
                 extra={"reached_s": round(vs.reached, 3) if vs is not None else None},
             )
             self.writer.append(record)
+            if self.mode == "streaming" and vs is not None and vs.started is not None:
+                # Time spent on the question is not watching time: the clock restarts here.
+                vs.started = time.monotonic() - vs.reached / PLAYBACK_RATE
             return record
 
     def current_video(self) -> str:
