@@ -7,7 +7,7 @@ instance ids + visibility, two GL passes), against two baselines measured in the
 MuJoCo's public ``Renderer`` API doing the same work in three passes, and the NumPy ray
 caster.  Then the wall time of a whole episode per minute of video, stage by stage: house,
 trajectory, render + H.264 encode + metadata, and questions (every family, ``--per-family``
-each, as ``sim generate`` asks them).
+each, as ``sim generate`` asks them).  Render and encode are timed inside ``render_episode``.
 """
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ def main() -> None:
             t1 = time.perf_counter()
             tr = plan_trajectory(h, duration=args.episode_seconds, fps=args.fps, seed=0)
             t2 = time.perf_counter()
-            paths = render_episode(h, tr, tmp, size=size)
+            timings: dict[str, float] = {}
+            paths = render_episode(h, tr, tmp, size=size, timings=timings)
             t3 = time.perf_counter()
             meta = load_episode_meta(paths.video)
             items = QuestionGenerator(0, per_family=args.per_family).items(
@@ -122,7 +123,8 @@ def main() -> None:
         stages = {
             "house": t1 - t0,
             "trajectory": t2 - t1,
-            "render+encode": t3 - t2,
+            **timings,  # render (GL + visibility), encode (H.264), metadata
+            "other": (t3 - t2) - sum(timings.values()),  # renderer set-up and close
             f"questions ({len(items)})": t4 - t3,
         }
         scale = 60.0 / args.episode_seconds

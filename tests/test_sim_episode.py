@@ -67,8 +67,12 @@ def test_progress_reports_every_frame(episode):
 
 def test_same_episode_same_metadata_bytes(episode, tmp_path):
     h, tr, paths, _ = episode
-    again = render_episode(h, tr, tmp_path, size=(160, 120))
+    timings = {"render": 1.0}
+    again = render_episode(h, tr, tmp_path, size=(160, 120), timings=timings)
     assert again.meta.read_bytes() == paths.meta.read_bytes()
+    # Stage timings accumulate into the mapping given (benchmarks/sim.py reads them).
+    assert set(timings) == {"render", "encode", "metadata"}
+    assert timings["render"] > 1.0 and timings["encode"] > 0 and timings["metadata"] > 0
 
 
 def test_broken_or_missing_metadata_is_a_user_error(tmp_path):

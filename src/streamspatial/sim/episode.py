@@ -10,7 +10,8 @@ read it; a minute at 10 fps is about 60 kB.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -84,8 +85,15 @@ def render_episode(
     vfov_deg: float = DEFAULT_VFOV,
     progress: Progress | None = None,
     crf: int = 23,
+    timings: MutableMapping[str, float] | None = None,
 ) -> EpisodePaths:
-    """Render every pose of ``trajectory`` to ``out_dir/<name>.mp4`` and its metadata."""
+    """Render every pose of ``trajectory`` to ``out_dir/<name>.mp4`` and its metadata.
+
+    ``timings``, when given, accumulates the seconds spent per stage (``render`` — GL passes
+    and visibility —, ``encode``, ``metadata``), which is how ``benchmarks/sim.py`` breaks a
+    minute of video down.
+    """
+    clock = {"render": 0.0, "encode": 0.0, "metadata": 0.0}
     if trajectory.house_id != house.house_id:
         raise InputError(f"trajectory is for house {trajectory.house_id!r}, not {house.house_id!r}")
     out_dir = Path(out_dir)
@@ -99,17 +107,24 @@ def render_episode(
         VideoWriter(video, size, trajectory.fps, crf) as writer,
     ):
         for i, pose in enumerate(trajectory.poses):
+            t0 = time.perf_counter()
             frame = renderer.render(pose)
-            writer.write(frame.rgb)
             x, y, _ = pose.position
             records.append(
                 FrameRecord(
                     index=i, pose=pose, room_id=house.room_at(x, y), visible=frame.visibility()
                 )
             )
+            t1 = time.perf_counter()
+            writer.write(frame.rgb)
+            clock["render"] += t1 - t0
+            clock["encode"] += time.perf_counter() - t1
             if progress is not None:
                 progress(i + 1, total)
         intrinsics = renderer.intrinsics
+        t1 = time.perf_counter()
+    clock["encode"] += time.perf_counter() - t1  # flushing the encoder on close
+    t0 = time.perf_counter()
     meta = EpisodeMeta(
         house=house,
         intrinsics=intrinsics,
@@ -119,4 +134,8 @@ def render_episode(
         video=video.name,
     )
     meta_path = save_episode_meta(meta, meta_path_for(video))
+    clock["metadata"] = time.perf_counter() - t0
+    if timings is not None:
+        for k, v in clock.items():
+            timings[k] = timings.get(k, 0.0) + v
     return EpisodePaths(video=video, meta=meta_path)
