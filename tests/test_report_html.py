@@ -175,6 +175,14 @@ def test_recall_pearson_and_vcbench_trajectories(ovos, tmp_path: Path) -> None:
     import numpy as np
 
     assert r_page == pytest.approx(float(np.corrcoef(xs, ys)[0, 1]), abs=1e-12)
+    # CR / ER in the page are scores.json's diagnostics Overall row, exactly.
+    diag = json.loads((ovos["m1-single@query"] / "scores.json").read_text())["diagnostics"]
+    overall = next(r for r in diag["rows"] if r["level"] == "Overall")
+    shown = {c["data-col"]: float(c["data-value"]) for c in rec.cells if "data-run" in c}
+    assert {k: shown[k] for k in ("n", "cr", "er", "n_er")} == {
+        k: overall[k] for k in ("n", "cr", "er", "n_er")
+    }
+    assert section(text2, "recall").count("<img") == 1
 
 
 def headline_matches(cells: Cells, run: str, scores: dict) -> bool:

@@ -15,6 +15,7 @@ import base64
 import html
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -323,27 +324,49 @@ def _trajectory_section(reports: Sequence[RunReport]) -> str:
     return out
 
 
-def _recall_section(queries: Sequence[RunQueries]) -> str:
-    stats = [s for s in (recall_stats(q) for q in queries) if s is not None]
-    if not stats:
+def _recall_section(reports: Sequence[RunReport], queries: Sequence[RunQueries]) -> str:
+    """Seed 000 Fig. 5.  CR / ER per level are the runs' scores.json ``diagnostics`` tables
+    (eval.aggregate.diagnostics_table); the Pearson r and the retained-time density are
+    computed here from the same records."""
+    pairs = [(rep, q) for rep, q in zip(reports, queries, strict=True) if rep.diagnostics]
+    if not pairs:
         return _absent(
-            "no run with ER/CR data: no record carries diagnostics.evidence_recall / "
-            "compression_ratio (the runner records them for runs made since it does; "
+            "no run with ER/CR data: no record carries diagnostics.compression_ratio / "
+            "evidence_recall (the runner records them for runs made since it does; "
             "older run folders lack them)"
         )
-    rows = [{"run": s.label, "n": s.n, "mean ER": s.mean_er, "mean CR": s.mean_cr,
-             "Pearson r (ER, correct)": s.pearson_r} for s in stats]  # fmt: skip
-    head = "".join(f"<th>{_e(c)}</th>" for c in rows[0])
-    body = ""
-    for r in rows:
+    cols = ["run", "n", "CR", "ER", "n (ER)", "Pearson r (ER, correct)"]
+    body, stats, details = "", [], ""
+    for rep, q in pairs:
+        table = rep.diagnostics
+        overall = table.row(level="Overall")
+        s = recall_stats(q)
+        if s is not None:
+            per_level = {r["level"]: r["er"] for r in table.rows if r["level"] != "Overall"}
+            stats.append(replace(s, er_by_level=per_level))
+        run = _run_name(rep)
         body += (
-            f"<tr><td>{_e(r['run'])}</td>{_num_td('n', r['n'], col='n')}"
-            f"{_num_td('accuracy', r['mean ER'], col='mean ER')}"
-            f"{_num_td('accuracy', r['mean CR'], col='mean CR')}"
-            f"{_num_td('r', r['Pearson r (ER, correct)'], col='r')}</tr>"
+            f"<tr><td>{_e(_display(rep))}</td>{_num_td('n', overall['n'], col='n', run=run)}"
+            f"{_num_td('accuracy', overall['cr'], col='cr', run=run)}"
+            f"{_num_td('accuracy', overall['er'], col='er', run=run)}"
+            f"{_num_td('n', overall['n_er'], col='n_er', run=run)}"
+            f"{_num_td('r', s.pearson_r if s else None, col='r', run=run)}</tr>"
         )
-    table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    return table + _img(plots.recall_figure(stats), "evidence recall diagnostics")
+        details += (
+            f"<details><summary>{_e(_display(rep))}: CR / ER per level</summary>"
+            + html_table(table.columns, table.rows)
+            + "</details>"
+        )
+    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    out = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{details}"
+    out += (
+        '<p class="note">CR = share of the prefix\'s 1-s bins that reached the model; ER = '
+        "share of the annotated evidence bins that did (seed 000 §4.3.3); r = per-query "
+        "Pearson correlation of ER with the query's score; – : ER or score constant.</p>"
+    )
+    if not stats:
+        return out + _absent("no query with annotated evidence: no ER figure")
+    return out + _img(plots.recall_figure(stats), "evidence recall diagnostics")
 
 
 def _source_section(reports: Sequence[RunReport]) -> str:
@@ -391,18 +414,34 @@ def _taxonomy_section(reports: Sequence[RunReport]) -> str:
         dist = data.get("distribution") or {}
         labels = list(data.get("labels") or [])
         levels = sorted(dist)
-        rows = [{"level": lv, **{lb: dist[lv].get(lb, 0) for lb in labels}} for lv in levels]
-        out += f"<h3>{_e(_display(rep))}</h3>" + html_table(["level", *labels], rows)
-        summary = {k: data.get(k) for k in ("wrong", "labelled", "truncated", "disagreements",
-                                             "kappa")}  # fmt: skip
-        out += f'<p class="note">{_e(json.dumps(summary))}</p>'
+        names = data.get("label_names") or {}
+        heads = [f"{lb} {names.get(lb, '')}".strip() for lb in labels]
+        rows = [
+            {"level": lv, **{h: dist[lv].get(lb, 0) for h, lb in zip(heads, labels, strict=True)}}
+            for lv in levels
+        ]
+        out += f"<h3>{_e(_display(rep))}</h3>" + html_table(["level", *heads], rows)
+        kappa = data.get("kappa")
+        judges = ", ".join(data.get("judges") or [])
+        out += (
+            f'<p class="note">judge(s) {_e(judges)}: {data.get("wrong")} wrong answers, '
+            f"{data.get('labelled')} labelled by majority of {data.get('votes', 3)} votes, "
+            f"{data.get('truncated')} truncated traces tagged T1a without a call, "
+            f"{data.get('disagreements')} disagreements excluded"
+            + (
+                f"; Cohen's κ = {kappa:.3f} over {data.get('kappa_n')} queries both judges labelled"
+                if isinstance(kappa, (int, float))
+                else ""
+            )
+            + ".</p>"
+        )
         shares = []
         for lv in levels:
             total = sum(dist[lv].get(lb, 0) for lb in labels) or 1
             shares.append([dist[lv].get(lb, 0) / total for lb in labels])
         if levels and labels:
-            out += _img(plots.stacked_shares(levels, labels, shares, "Error types per level"),
-                        "taxonomy distribution")  # fmt: skip
+            figure = plots.stacked_shares(levels, heads, shares, "Error types per level")
+            out += _img(figure, "taxonomy distribution")
     return out
 
 
@@ -425,7 +464,7 @@ def build_html(run_dirs: Sequence[Path], *, title: str | None = None) -> str:
     page.add("thinking", "Thinking vs non-thinking", _thinking_section(reports))
     page.add("interval", "Accuracy vs time", _interval_section(queries))
     page.add("trajectories", "VCBench trajectories", _trajectory_section(reports))
-    page.add("recall", "Evidence recall (ER/CR)", _recall_section(queries))
+    page.add("recall", "Evidence recall (ER/CR)", _recall_section(reports, queries))
     page.add("sources", "Per-source accuracy", _source_section(reports))
     page.add("length", "Length vs accuracy", _length_section(queries))
     page.add("taxonomy", "Error taxonomy", _taxonomy_section(reports))

@@ -24,7 +24,8 @@ DPI = 110
 
 def _png(fig: Any) -> bytes:
     buf = io.BytesIO()
-    fig.tight_layout()
+    if not fig.get_constrained_layout():
+        fig.tight_layout()
     fig.savefig(buf, format="png", dpi=DPI)
     plt.close(fig)
     return buf.getvalue()
@@ -145,11 +146,12 @@ def _fmt(v: float | None) -> str:
 def recall_figure(stats: Sequence[Any]) -> bytes:
     """Seed 000 Fig. 5: (a) retained-time density vs t/t_q, (b) ER by level, (c) ER vs
     correctness with Pearson r in the legend."""
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(12, 3.4))
-    for s in stats:
+    rows = math.ceil(len(stats) / 3)
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(12, 3.6 + 0.22 * rows), layout="constrained")
+    for k, s in enumerate(stats):
         if s.relative_times:
             a.hist(s.relative_times, bins=20, range=(0, 1), density=True, histtype="step",
-                   label=s.label)  # fmt: skip
+                   color=f"C{k % 10}")  # fmt: skip
     a.axhline(1.0, color="grey", ls=":", label="uniform")
     a.set_xlabel("t / t_q")
     a.set_ylabel("density")
@@ -158,20 +160,21 @@ def recall_figure(stats: Sequence[Any]) -> bytes:
     width = 0.8 / max(1, len(stats))
     for k, s in enumerate(stats):
         b.bar([i - 0.4 + width * (k + 0.5) for i in range(len(levels))],
-              [_pct(s.er_by_level.get(lv)) for lv in levels], width, label=s.label)  # fmt: skip
+              [_pct(s.er_by_level.get(lv)) for lv in levels], width,
+              color=f"C{k % 10}")  # fmt: skip
     b.set_xticks(range(len(levels)), levels)
     b.set_ylabel("ER (%)")
     b.set_ylim(0, 100)
     b.set_title("(b) evidence recall by level")
-    for s in stats:
+    for k, s in enumerate(stats):
         r = "–" if s.pearson_r is None else f"{s.pearson_r:.2f}"
         c.scatter([p[0] for p in s.er_points], [p[1] for p in s.er_points], s=10, alpha=0.6,
-                  label=f"{s.label} (r={r})")  # fmt: skip
+                  color=f"C{k % 10}", label=f"{s.label} (r = {r})")  # fmt: skip
     c.set_xlabel("evidence recall")
     c.set_ylabel("correct (score)")
     c.set_title("(c) ER vs correctness")
-    for ax in (a, b, c):
-        ax.legend(fontsize=6)
+    a.legend(fontsize=7, loc="upper left")
+    fig.legend(*c.get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
     return _png(fig)
 
 
