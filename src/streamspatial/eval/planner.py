@@ -10,8 +10,9 @@ chain that cannot be honoured is a broken benchmark file, reported as one clear 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import Item, QueryPoint
@@ -42,13 +43,13 @@ class NotApplicable:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> NotApplicable:
+    def from_dict(cls, data: Mapping[str, Any]) -> NotApplicable:
         """Back from ``run.json`` (where :meth:`as_dict` put it)."""
         return cls(
             reason=str(data["reason"]),
-            items=int(data["items"]),  # type: ignore[call-overload]
-            query_points=int(data["query_points"]),  # type: ignore[call-overload]
-            tasks=tuple(data.get("tasks") or ()),  # type: ignore[arg-type]
+            items=int(data["items"]),
+            query_points=int(data["query_points"]),
+            tasks=tuple(data.get("tasks") or ()),
         )
 
     def sentence(self) -> str:
