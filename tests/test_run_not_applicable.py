@@ -112,8 +112,10 @@ def test_random_run_records_no_errors_and_reports_what_it_left_out(
 
     rc, table, err = run_cli(capsys, "compare", out)
     assert rc == 0, err
-    head, _, row = table.splitlines()
+    head, rule, row = table.splitlines()
     assert head.split("|")[5:8] == [" n ", " n/a ", " errors "]
+    assert head.split("|")[8:11] == [" Num ", " MC ", " Overall "]
+    assert rule.split("|")[8:11] == ["---:", "---:", "---:"]  # scores right-aligned, even "–"
     assert row.split("|")[5:8] == [" 2 ", " 3 ", " 0 "]
 
 

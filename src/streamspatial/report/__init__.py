@@ -199,7 +199,7 @@ def leaderboard_markdown(columns: list[str], rows: list[dict[str, Any]]) -> str:
     shown = [
         {c: (fmt_cell(pct[c], r.get(c)) if c in pct else r.get(c)) for c in columns} for r in rows
     ]
-    return markdown(columns, shown)
+    return markdown(columns, shown, align_right=pct)
 
 
 __all__ = ["RunReport", "leaderboard", "leaderboard_markdown", "load_run", "write_report"]

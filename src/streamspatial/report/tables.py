@@ -7,7 +7,7 @@ percentages with two decimals, as the papers print them, and a missing cell is "
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from streamspatial.eval.aggregate import Table
@@ -26,10 +26,15 @@ def fmt_cell(column: str, value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
-def markdown(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+def markdown(
+    columns: Sequence[str], rows: Sequence[dict[str, Any]], align_right: Collection[str] = ()
+) -> str:
     """A GitHub-flavoured markdown table; numbers right-aligned."""
+    # Right-align numbers, and score columns even when every cell is "–" or pre-formatted.
     numeric = [
-        any(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in rows)
+        c in PERCENT_COLUMNS
+        or c in align_right
+        or any(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in rows)
         for c in columns
     ]
     head = "| " + " | ".join(columns) + " |"
