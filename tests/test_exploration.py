@@ -241,3 +241,11 @@ def test_cli_says_when_no_item_is_explorable(episode, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "no item of" in proc.stderr and "marked explorable" in proc.stderr
     assert len(srv.requests) == 1 and "Active exploration" not in srv.requests[0].text
+
+
+def test_episode_metadata_is_read_once_per_video(episode) -> None:
+    _, videos = episode
+    explorer = Explorer(videos, max_steps=1)
+    path = videos / "sim" / "room.mp4"
+    meta = explorer.episode_meta(path)
+    assert explorer.episode_meta(path) is meta and len(meta.frames) == 4

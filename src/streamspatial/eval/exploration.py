@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,10 +59,17 @@ class StepResult:
 class EnvSession:
     """One exploration episode: the environment restored to the episode's pose at t_q."""
 
-    def __init__(self, video: Path, t_q: float, frame_size: int):
+    def __init__(
+        self,
+        video: Path,
+        t_q: float,
+        frame_size: int,
+        load_meta: Callable[[Path], Any] | None = None,
+    ):
         self.video = video
         self.t_q = t_q
         self.frame_size = frame_size
+        self._load_meta = load_meta
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explore")
         self._env: Any = None
         self.start_view: Any = None  # the RGB frame rendered at the restored pose
@@ -76,7 +86,7 @@ class EnvSession:
         from streamspatial.sim.types import load_episode_meta
         from streamspatial.video.prefix import query_frame_index
 
-        meta = load_episode_meta(self.video)
+        meta = (self._load_meta or load_episode_meta)(self.video)
         n_q = query_frame_index(self.t_q, meta.fps, len(meta.frames))
         pose = meta.frames[n_q].pose  # the camera at t_q: recorded, never later
         k = meta.intrinsics
@@ -160,6 +170,23 @@ class Explorer:
         self.videos = Path(videos)
         self.max_steps = max_steps
         self.frame_size = frame_size
+        self._metas: OrderedDict[Path, Any] = OrderedDict()  # a few episodes' metadata
+        self._lock = threading.Lock()
+
+    def episode_meta(self, video: Path) -> Any:
+        """The episode's metadata, read once per video (every frame of a long episode is in
+        it; consecutive explorable items of one video share it).  Called from worker threads."""
+        from streamspatial.sim.types import load_episode_meta
+
+        with self._lock:
+            meta = self._metas.get(video)
+        if meta is None:
+            meta = load_episode_meta(video)
+            with self._lock:
+                self._metas[video] = meta
+                while len(self._metas) > 4:
+                    self._metas.popitem(last=False)
+        return meta
 
     def applies(self, item: Any) -> bool:
         return self.max_steps > 0 and bool(item.explorable)
@@ -217,7 +244,10 @@ class Explorer:
                 try:
                     if session is None:
                         session = EnvSession(
-                            adapter.video_path(item, self.videos), t_q, self.frame_size
+                            adapter.video_path(item, self.videos),
+                            t_q,
+                            self.frame_size,
+                            self.episode_meta,
                         )
                         await session.open()
                     result = await session.step(action)
