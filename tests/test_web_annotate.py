@@ -29,6 +29,22 @@ def served(tmp_path):
 
 
 @pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One server for the API-only tests (they write at most one item, with its own id)."""
+    root = tmp_path_factory.mktemp("annotate")
+    _, videos = make_study(root)
+    app, _ = build_app(
+        data=None, videos=videos, out=root / "out", mode="streaming", annotations=None
+    )
+    with ServerThread(app) as srv:
+        yield srv, videos, root / "out" / "annotations.ovos.jsonl"
+
+
+def _lines(file: Path) -> list[str]:
+    return file.read_text().splitlines() if file.exists() else []
+
+
+@pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
@@ -149,18 +165,20 @@ def _item(**over) -> dict:
         ({"video": "missing.mp4"}, "expected a video under the served folder"),
     ],
 )
-def test_server_refuses_invalid_items(served, change, message):
-    srv, _, file = served
+def test_server_refuses_invalid_items(shared, change, message):
+    srv, _, file = shared
+    before = _lines(file)
     r = httpx.post(srv.url + "/api/annotations", json=_item(**change))
     assert r.status_code == 422
     assert any(message in p for p in r.json()["detail"]), r.json()
-    assert not file.exists()  # nothing half-written
+    assert _lines(file) == before  # nothing written, nothing half-written
 
 
-def test_server_accepts_a_valid_item_and_refuses_its_id_twice(served):
-    srv, _, file = served
+def test_server_accepts_a_valid_item_and_refuses_its_id_twice(shared):
+    srv, _, file = shared
+    before = _lines(file)
     r = httpx.post(srv.url + "/api/annotations", json=_item(id="x7"))
     assert r.status_code == 200 and r.json()["id"] == "x7"
     again = httpx.post(srv.url + "/api/annotations", json=_item(id="x7"))
     assert again.status_code == 422 and "x7 is already used" in again.json()["detail"][0]
-    assert len(file.read_text().splitlines()) == 1
+    assert len(_lines(file)) == len(before) + 1
