@@ -521,3 +521,30 @@ def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
         assert np.mean(blind) <= np.mean(chance) + 0.3, (key, np.mean(blind), np.mean(chance))
         checked += 1
     assert checked >= len(numeric) - 2
+
+
+def test_no_answer_text_takes_more_than_about_half_of_a_choice_family():
+    """The open-answer cap: houses favour some answers (the hub room on shortest routes)."""
+    from streamspatial.sim.qa import Draft, DraftQuery
+    from streamspatial.sim.qa.build import OPEN_SHARE, OPEN_SLACK
+
+    def draft(answer: str, **kw) -> Draft:
+        queries = kw.pop("queries", [DraftQuery(1.0, answer)])
+        choices = kw.pop("choices", [answer, "x", "y"])
+        return Draft("ovos.optimal_path", "?", queries, {}, choices=choices, **kw)
+
+    gen = QuestionGenerator(0)
+    rng = random.Random(0)
+    stream = [rng.choice(["living room"] * 9 + ["kitchen", "bedroom"]) for _ in range(300)]
+    kept = [a for a in stream if gen._admit(draft(a))]
+    counts = Counter(kept)
+    assert counts["kitchen"] == stream.count("kitchen")  # rare answers always get in
+    assert counts["bedroom"] == stream.count("bedroom")
+    assert counts["living room"] <= OPEN_SHARE * len(kept) + OPEN_SLACK
+    assert counts["living room"] >= OPEN_SHARE * len(kept) - 1  # and the cap is not stingier
+    # Numbers, image options and multi-query items (answers follow the query order) pass.
+    assert all(gen._admit(draft("living room", images=True)) for _ in range(20))
+    many = [DraftQuery(1.0, "1"), DraftQuery(2.0, "2")]
+    assert all(gen._admit(draft("1", queries=many, choices=["1", "2", "3"])) for _ in range(20))
+    number = Draft("s3.count", "?", [DraftQuery(1.0, 2.0)], {})
+    assert all(gen._admit(number) for _ in range(20))
