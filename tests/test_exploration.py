@@ -249,3 +249,35 @@ def test_episode_metadata_is_read_once_per_video(episode) -> None:
     path = videos / "sim" / "room.mp4"
     meta = explorer.episode_meta(path)
     assert explorer.episode_meta(path) is meta and len(meta.frames) == 4
+
+
+def test_an_env_that_cannot_be_restored_stops_exploring(tmp_path: Path) -> None:
+    """The recorded pose stands inside a box: the env refuses it, once, and the model must
+    answer without further actions."""
+    box = SceneObject(
+        1, "box", 0, (2.0, 2.0, 0.5), (0.6, 0.6, 1.0), 0.0, "red", (0.9, 0, 0), "wood"
+    )
+    house = single_room_house(6.0, 4.0, (box,))
+    poses = tuple(CameraPose(i / 2, (2.0, 2.0, 1.5), 0.0, 0.0, "still") for i in range(2))
+    videos = tmp_path / "videos"
+    render_episode(house, Trajectory(house.house_id, 2.0, poses), videos / "sim", SIZE, name="in")
+    data = tmp_path / "s3.jsonl"
+    line = {
+        "id": "stuck",
+        "video": "sim/in.mp4",
+        "task": "identification_closest",
+        "format": "mc",
+        "question": "Which?",
+        "options": ["no", "yes"],
+        "query_time": 0.5,
+        "answer": "A",
+        "explorable": True,
+    }
+    data.write_text(json.dumps(line) + "\n")
+    with FakeOpenAIServer('{"action": "rotate_left"}', decode_frames=False) as srv:
+        (rec,) = run(data, videos, tmp_path / "run", srv, steps=3)
+    (entry,) = rec.actions
+    assert entry["action"] == "rotate_left" and "not on free floor" in entry["error"]
+    assert len(srv.requests) == 2 and ANSWER_NOW in srv.requests[1].text
+    assert srv.requests[1].n_images == srv.requests[0].n_images  # no view was added
+    assert not rec.valid

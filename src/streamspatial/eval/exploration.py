@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +161,18 @@ def _action_text(action: dict[str, Any]) -> str:
     return str(action["action"])
 
 
+@dataclass
+class _Episode:
+    """One query's exploration: its env session (opened on the first action) and what it saw."""
+
+    video: Path
+    t_q: float
+    session: EnvSession | None = None
+    parts: list[Part] = field(default_factory=list)  # text + views appended after the frames
+    elapsed: float = 0.0  # exploration-stream seconds since t_q
+    stranded: bool = False  # the env could not be restored: no more actions
+
+
 class Explorer:
     """The runner's exploration hook: asks, executes actions, asks again, records the actions."""
 
@@ -223,68 +235,28 @@ class Explorer:
         ``collided``, ``new_objects`` (objects seen for the first time in the episode),
         ``position`` and ``yaw_deg`` after it; or ``error`` when it could not be executed.
         """
-        t_q = float(query.time)
-        base = request.parts[:-1]
-        question = request.parts[-1]
-        explored: list[Part] = []
+        episode = _Episode(adapter.video_path(item, self.videos), float(query.time))
         actions: list[dict[str, Any]] = []
         turns: list[ModelResponse] = []
-        session: EnvSession | None = None
-        elapsed = 0.0
-        stranded = False
         current = offer(request, self.max_steps)
         try:
             while True:
                 response = await backend.generate(current)
                 turns.append(response)
                 action = None if response.error else extract_action(response.text)
-                if action is None or stranded or len(actions) >= self.max_steps:
+                if action is None or episode.stranded or len(actions) >= self.max_steps:
                     break
-                entry: dict[str, Any] = {"step": len(actions) + 1, **action}
-                try:
-                    if session is None:
-                        session = EnvSession(
-                            adapter.video_path(item, self.videos),
-                            t_q,
-                            self.frame_size,
-                            self.episode_meta,
-                        )
-                        await session.open()
-                    result = await session.step(action)
-                except InputError as exc:
-                    entry["error"] = str(exc)
-                    if session is not None and session.start_view is None:
-                        await session.close()  # the env could not be restored: stop acting
-                        session, stranded = None, True
-                    explored.append(
-                        TextPart(f"Action {_action_text(action)} could not be executed: {exc}")
-                    )
-                else:
-                    elapsed = result.elapsed
-                    entry.update(
-                        time=round(t_q + elapsed, 6),
-                        views=len(result.views),
-                        collided=result.collided,
-                        new_objects=result.new_objects,
-                        position=[round(v, 4) for v in result.position],
-                        yaw_deg=result.yaw_deg,
-                    )
-                    blocked = " (stopped by an obstacle)" if result.collided else ""
-                    explored.append(
-                        TextPart(
-                            f"Exploration step {entry['step']}: {_action_text(action)}{blocked}; "
-                            f"{elapsed:.1f} s after the question. New views:"
-                        )
-                    )
-                    for view in result.views:
-                        explored.append(TextPart(f"Exploration view at {view.time:.1f} s:"))
-                        explored.append(view)
-                actions.append(entry)
-                follow = _with(request, (*base, *explored, question), t_q + elapsed)
-                current = offer(follow, 0 if stranded else self.max_steps - len(actions))
+                actions.append(await self._act(episode, action, len(actions) + 1))
+                follow = _with(
+                    request,
+                    (*request.parts[:-1], *episode.parts, request.parts[-1]),
+                    episode.t_q + episode.elapsed,
+                )
+                left = 0 if episode.stranded else self.max_steps - len(actions)
+                current = offer(follow, left)
         finally:
-            if session is not None:
-                await session.close()
+            if episode.session is not None:
+                await episode.session.close()
         final = turns[-1]
         return (
             ModelResponse(
@@ -297,3 +269,43 @@ class Explorer:
             ),
             actions,
         )
+
+    async def _act(self, episode: _Episode, action: dict[str, Any], step: int) -> dict[str, Any]:
+        """Execute one action in the episode's env; its record, and its views as prompt parts."""
+        entry: dict[str, Any] = {"step": step, **action}
+        try:
+            if episode.session is None:
+                episode.session = EnvSession(
+                    episode.video, episode.t_q, self.frame_size, self.episode_meta
+                )
+                await episode.session.open()
+            result = await episode.session.step(action)
+        except InputError as exc:
+            entry["error"] = str(exc)
+            if episode.session is not None and episode.session.start_view is None:
+                await episode.session.close()  # the env could not be restored: stop acting
+                episode.session, episode.stranded = None, True
+            episode.parts.append(
+                TextPart(f"Action {_action_text(action)} could not be executed: {exc}")
+            )
+            return entry
+        episode.elapsed = result.elapsed
+        entry.update(
+            time=round(episode.t_q + result.elapsed, 6),
+            views=len(result.views),
+            collided=result.collided,
+            new_objects=result.new_objects,
+            position=[round(v, 4) for v in result.position],
+            yaw_deg=result.yaw_deg,
+        )
+        blocked = " (stopped by an obstacle)" if result.collided else ""
+        episode.parts.append(
+            TextPart(
+                f"Exploration step {step}: {_action_text(action)}{blocked}; "
+                f"{result.elapsed:.1f} s after the question. New views:"
+            )
+        )
+        for view in result.views:
+            episode.parts.append(TextPart(f"Exploration view at {view.time:.1f} s:"))
+            episode.parts.append(view)
+        return entry
