@@ -61,7 +61,7 @@ def _try_seek(page, t: float) -> float:
     return _current_time(page)
 
 
-def _answer_when_asked(page, item_id: str, t_q: float, letter: str) -> None:
+def _answer_when_asked(page, item_id: str, t_q: float, letter: str, *, key: bool = False) -> None:
     page.wait_for_selector(f"#question .q[data-item='{item_id}']", timeout=15_000)
     assert page.evaluate("document.getElementById('video').paused")
     assert abs(_current_time(page) - t_q) < 0.06  # stopped at the query time
@@ -69,7 +69,10 @@ def _answer_when_asked(page, item_id: str, t_q: float, letter: str) -> None:
     # Past the query time the player snaps back; so does rewinding into what was seen.
     assert abs(_try_seek(page, t_q + 1.0) - t_q) < 0.06
     assert abs(_try_seek(page, 0.2) - t_q) < 0.06
-    page.click(f"#question button[data-letter='{letter}']")
+    if key:
+        page.keyboard.press(letter.lower())
+    else:
+        page.click(f"#question button[data-letter='{letter}']")
 
 
 def test_participant_session_reaches_report(study, browser):
@@ -88,8 +91,8 @@ def test_participant_session_reaches_report(study, browser):
     _answer_when_asked(page, "1", 2.0, "B")  # right
     _answer_when_asked(page, "2", 3.5, "A")  # wrong (C is right)
     page.wait_for_function("document.getElementById('video').src.endsWith('?v=b.mp4')")
-    page.click("#play")
-    _answer_when_asked(page, "3", 1.2, "A")  # right
+    page.keyboard.press(" ")  # space plays
+    _answer_when_asked(page, "3", 1.2, "A", key=True)  # right, from the keyboard
     page.wait_for_selector("#done:not([hidden])", timeout=10_000)
     page.close()
 

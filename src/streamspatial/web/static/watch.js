@@ -15,6 +15,7 @@ let currentVideo = null;
 let furthest = 0;        // the furthest time reached in this video (streaming)
 let nextTime = null;     // the next query time (streaming)
 let asking = false;      // a question is on screen
+let shownQuestion = null; // the streaming question on screen, for keyboard answers
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -118,6 +119,7 @@ async function submit(q, answer) {
 async function ask(attempt = 0) {
   try {
     const q = await api("/question");
+    shownQuestion = q;
     questionBox.replaceChildren(questionBlock(q));
     questionBox.hidden = false;
   } catch (err) {
@@ -160,6 +162,21 @@ setInterval(() => {
     api("/progress", {video: currentVideo, time: furthest}).catch(() => {});
   }
 }, 1000);
+
+// Keyboard: a letter answers the question on screen; space plays.
+document.addEventListener("keydown", (ev) => {
+  if (ev.target instanceof HTMLInputElement) return;
+  const key = ev.key.toUpperCase();
+  if (asking && shownQuestion && shownQuestion.answer_type === "choice" &&
+      shownQuestion.options.some((o) => o.letter === key)) {
+    const q = shownQuestion;
+    shownQuestion = null;
+    submit(q, key);
+  } else if (ev.key === " " && mode === "streaming" && !asking) {
+    ev.preventDefault();
+    playButton.click();
+  }
+});
 
 playButton.addEventListener("click", () => {
   if (asking) return;
