@@ -82,6 +82,7 @@ def test_grid_with_thinking_both_runs_every_cell_and_reports(bench, tmp_path, ca
         (["--thinking", "maybe"], "--thinking expected one of"),
         (["--models", "openai:m1,,openai:m1"], "--models lists a value twice"),
         (["--policies", "uniform-8,bogus-policy"], "bogus-policy"),
+        (["--models", "random,bogus"], "unknown model spec 'bogus'"),
     ],
 )
 def test_mistakes_stop_before_any_run(bench, tmp_path, capsys, extra, message) -> None:
