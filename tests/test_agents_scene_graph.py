@@ -168,6 +168,33 @@ def test_memory_size_is_bounded_by_objects_and_places_not_time():
     assert long.frames == 8000
 
 
+def test_false_detections_do_not_grow_the_memory_with_time():
+    """Untracked one-off blips (false detections) are dropped after ``blip_ttl_s``, so the
+    memory stays bounded by the real objects plus the last few seconds of blips."""
+    import random
+
+    rng = random.Random(0)
+    cfg = MemoryConfig(blip_ttl_s=5.0)
+    m = SceneGraphMemory(cfg)
+    fps, sizes = 2.0, []
+    for o in walk(4000, fps=fps):
+        blips = [det("ghost", (rng.uniform(-500, 500), rng.uniform(-500, 500), 0.5))]
+        m.ingest(Observation(o.index, o.time, o.pose, o.detections + tuple(blips), o.scene))
+        sizes.append(len(m.objects))
+    real = 12
+    bound = real + cfg.blip_ttl_s * fps + 1  # one blip per frame, each kept ≤ ttl
+    assert max(sizes[100:]) <= bound and sizes[-1] <= bound
+    assert m.pruned >= 4000 - bound
+    assert {n.label for n in m.nodes()} == {f"thing{k}" for k in range(4)}
+    # a blip seen again in time is confirmed and kept
+    m2 = SceneGraphMemory(cfg)
+    m2.ingest(obs(0, [det("vase", (9, 9, 1))]))
+    m2.ingest(obs(3, [det("vase", (9.1, 9, 1))]))
+    for i in range(4, 30):
+        m2.ingest(obs(i))
+    assert [n.label for n in m2.objects.values()] == ["vase"]
+
+
 def test_places_cluster_ego_positions_per_scene_tag():
     m = SceneGraphMemory()
     i = 0
@@ -213,7 +240,8 @@ def test_invariants_under_arbitrary_streams(events):
     for n in m.objects.values():
         assert n.first_seen <= n.last_seen <= m.time
         assert n.count >= 1
-    assert sum(n.count for n in m.objects.values()) == len(events)
+    # every sighting is in a node, or in a pruned one-sighting blip
+    assert sum(n.count for n in m.objects.values()) + m.pruned == len(events)
     tracked = {t for n in m.objects.values() for t in n.track_ids}
     assert tracked == {t for *_, t in events if t is not None}
 

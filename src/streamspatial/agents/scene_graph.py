@@ -124,6 +124,7 @@ class MemoryConfig:
     place_min_samples: int = 1  # DBSCAN core-point weight (visits); 1 keeps every region
     near_m: float = 1.5  # object–object "near" edge
     knn: int = 3
+    blip_ttl_s: float = 5.0  # an untracked node seen once is dropped after this long
 
 
 # -- the memory ----------------------------------------------------------------------------
@@ -151,6 +152,8 @@ class SceneGraphMemory:
         self._places: list[PlaceNode] | None = None
         self.merges = 0
         self.splits = 0
+        self.pruned = 0
+        self._blips: deque[tuple[float, int]] = deque()  # (created, node) untracked singles
 
     # -- ingestion --------------------------------------------------------------------------
     def ingest(self, obs: Observation, jpeg: bytes | None = None) -> None:
@@ -171,6 +174,7 @@ class SceneGraphMemory:
             seen.append(node.node_id)
         for nid in seen:
             self._maybe_merge(nid, obs.index)
+        self._prune(obs.time)
         if len(seen) > 1:
             labels = {nid: self.objects[nid].label for nid in seen if nid in self.objects}
             for a in labels:
@@ -259,8 +263,31 @@ class SceneGraphMemory:
     def _new_node(self, obs: Observation) -> ObjectNode:
         node = ObjectNode(self._next_id, obs.time, obs.time, obs.index, obs.index)
         self.objects[node.node_id] = node
+        self._blips.append((obs.time, node.node_id))
         self._next_id += 1
         return node
+
+    def _prune(self, now: float) -> None:
+        """Drop nodes that stayed unconfirmed (untracked, one sighting) for ``blip_ttl_s``.
+
+        False detections are independent per frame, so each makes a node that is never seen
+        again; kept, they would grow the memory with time instead of with the scene.  Every
+        node enters the queue once, so this costs O(1) amortised per frame.
+        """
+        ttl = self.config.blip_ttl_s
+        while self._blips and self._blips[0][0] < now - ttl:
+            _, nid = self._blips.popleft()
+            node = self.objects.get(nid)
+            if node is None or node.confirmed:
+                continue
+            self.pruned += 1
+            if node._cell is not None and node._cell in self._grid:
+                self._grid[node._cell].discard(nid)
+                if not self._grid[node._cell]:
+                    del self._grid[node._cell]
+            for other in self._covisible.pop(nid, set()):
+                self._covisible.get(other, set()).discard(nid)
+            del self.objects[nid]
 
     def _update(self, node: ObjectNode, det: Any, obs: Observation, jpeg: bytes | None) -> None:
         w = max(float(det.score), 1e-3)
@@ -442,6 +469,7 @@ class SceneGraphMemory:
         """What bounds the memory: it grows with objects and places, never with time."""
         return {
             "objects": len(self.objects),
+            "pending_blips": len(self._blips),
             "tracks": len(self._by_track),
             "keyframes": sum(len(n.keyframes) for n in self.objects.values()),
             "chain": len(self.chain),
