@@ -88,9 +88,19 @@ def test_annotation_round_trip_validates(served, browser):
     page.click("#save")
     assert "must end strictly before the query time 2.00 s" in page.inner_text("#problems")
     assert not file.exists()
-    # Moving the query after the evidence makes the item valid; the server accepts it.
+    # Moving the query after the evidence makes the point valid; keep it and ask again later
+    # (Revisit Counting), with a larger answer and no evidence of its own.
     _seek(page, 3.0)
     page.click("#mark-query")
+    page.click("#add-point")
+    assert "query point 1: at 3.00 s, answer B" in page.inner_text("#points")
+    _seek(page, 2.8)
+    page.click("#mark-query")
+    page.click("#add-point")  # earlier than the kept point: refused
+    assert "query points must be in increasing time" in page.inner_text("#problems")
+    _seek(page, 3.5)
+    page.click("#mark-query")
+    page.select_option("#answer", "C")
     page.click("#save")
     page.wait_for_selector("#saved:has-text('saved item 1')")
     # A second item, on the other video, with two evidence intervals.
@@ -121,10 +131,11 @@ def test_annotation_round_trip_validates(served, browser):
     records = [json.loads(line) for line in exported.text.splitlines()]
     assert [r["id"] for r in records] == [1, 2]
     first, second = records
-    assert first["query_times"] == [3.0] and first["evidence_times"] == [[1.0, 2.5]]
+    assert first["query_times"] == [3.0, 3.5]
+    assert first["evidence_times"] == [[1.0, 2.5], []]
+    assert first["answers"] == ["B", "C"]
     assert first["level"] == 2 and first["task_main_category"] == "2.1"
     assert first["options"] == {"A": "once", "B": "twice", "C": "three times", "D": "never"}
-    assert first["answers"] == ["B"]
     assert second["evidence_times"] == [[[0.2, 0.4], [0.9, 1.1]]]
     assert second["options"] == {"A": "left", "B": "right"}
 
@@ -132,7 +143,7 @@ def test_annotation_round_trip_validates(served, browser):
     out.write_text(exported.text)
     res = CliRunner().invoke(cli_app, ["validate", str(out), "--videos", str(videos)])
     assert res.exit_code == 0, res.output
-    assert "ovos, 2 items, 2 query points; videos checked" in res.output
+    assert "ovos, 2 items, 3 query points; videos checked" in res.output
 
 
 def _item(**over) -> dict:
@@ -172,6 +183,22 @@ def test_server_refuses_invalid_items(shared, change, message):
     assert r.status_code == 422
     assert any(message in p for p in r.json()["detail"]), r.json()
     assert _lines(file) == before  # nothing written, nothing half-written
+
+
+def test_several_query_points_must_increase(shared):
+    srv, _, _ = shared
+    points = [
+        {"time": 3.0, "answer": "A", "evidence": [[0.5, 1.0]]},
+        {"time": 2.5, "answer": "B", "evidence": []},
+    ]
+    r = httpx.post(srv.url + "/api/annotations", json=_item(queries=points))
+    assert r.status_code == 422
+    assert "field 'query_times': expected increasing query times" in r.json()["detail"]
+    points[1]["time"] = 3.5
+    points[1]["evidence"] = [[3.0, 3.6]]
+    r = httpx.post(srv.url + "/api/annotations", json=_item(queries=points))
+    assert r.status_code == 422
+    assert any("evidence_times[1]" in p and "strictly before" in p for p in r.json()["detail"])
 
 
 def test_server_accepts_a_valid_item_and_refuses_its_id_twice(shared):

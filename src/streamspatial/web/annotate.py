@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 import threading
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,26 @@ class AnnotationStore:
         return str(max(numeric, default=0) + 1)
 
     def record_from_form(self, form: dict[str, Any], item_id: str) -> dict[str, Any]:
-        """The OVO-S record the form describes; shape errors are left for the adapter."""
+        """The OVO-S record the form describes; shape errors are left for the adapter.
+
+        ``queries`` lists the query points (``time``, ``evidence``, ``answer``) of items asked
+        several times (OVO-S Revisit Counting); a single point may also come as ``query_time``,
+        ``evidence`` and ``answer``.
+        """
         code = str(form.get("task_subcategory") or "").strip()
         level, main = split_code(code)
-        options = [str(o).strip() for o in form.get("options") or []]
-        evidence = form.get("evidence") or []
+        options = form.get("options")
+        options = [str(o).strip() for o in options] if isinstance(options, list) else []
+        queries = form.get("queries")
+        if not isinstance(queries, list):
+            queries = [
+                {
+                    "time": form.get("query_time"),
+                    "evidence": form.get("evidence"),
+                    "answer": form.get("answer"),
+                }
+            ]
+        queries = [q if isinstance(q, dict) else {} for q in queries]
         video = str(form.get("video") or "")
         return {
             "id": int(item_id) if item_id.isdigit() else item_id,
@@ -79,9 +95,9 @@ class AnnotationStore:
             "task_type_name": str(form.get("task_type_name") or "").strip(),
             "question": str(form.get("question") or "").strip(),
             "options": {LETTERS[i]: o for i, o in enumerate(options[: len(LETTERS)])},
-            "query_times": [form.get("query_time")],
-            "evidence_times": [evidence[0] if len(evidence) == 1 else evidence],
-            "answers": [str(form.get("answer") or "").strip().upper()],
+            "query_times": [q.get("time") for q in queries],
+            "evidence_times": [_evidence_field(q.get("evidence")) for q in queries],
+            "answers": [str(q.get("answer") or "").strip().upper() for q in queries],
         }
 
     def check(self, record: dict[str, Any]) -> list[str]:
@@ -108,18 +124,22 @@ class AnnotationStore:
                 f"got {record['video_path']!r}"
             )
         else:
-            t = record["query_times"][0]
-            if isinstance(t, int | float) and not result.problems:
+            times = record["query_times"]
+            numeric = all(isinstance(t, int | float) for t in times)
+            if numeric and any(b <= a for a, b in pairwise(times)):
+                problems.append("field 'query_times': expected increasing query times")
+            if numeric and times and not result.problems:
                 try:
                     duration = video_duration(video)
                 except StreamspatialError as exc:
                     problems.append(f"field 'video_path': {exc}")
                 else:
-                    if t > duration + 1e-6:
-                        problems.append(
-                            f"field 'query_times[0]': expected a query time within the video "
-                            f"({duration:g} s), got {t:g} s"
-                        )
+                    for i, t in enumerate(times):
+                        if t > duration + 1e-6:
+                            problems.append(
+                                f"field 'query_times[{i}]': expected a query time within the "
+                                f"video ({duration:g} s), got {t:g} s"
+                            )
         return problems
 
     def add(self, form: dict[str, Any]) -> Item:
@@ -145,6 +165,15 @@ class AnnotationStore:
 
     def text(self) -> str:
         return self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+
+
+def _evidence_field(raw: Any) -> Any:
+    """One query point's evidence as OVO-S writes it: one interval, a list of them, or []."""
+    if not raw:
+        return []
+    if isinstance(raw, list) and len(raw) == 1 and isinstance(raw[0], list):
+        return raw[0]
+    return raw
 
 
 def _without_file(problem: str, file: str) -> str:

@@ -10,19 +10,40 @@ const video = $("video");
 let queryTime = null;
 let evidence = [];      // [[start, end], ...]
 let pendingStart = null;
+let points = [];        // query points kept so far: {time, evidence, answer} (Revisit Counting)
 let tasks = {};
 
 function fmt(t) { return t === null ? "—" : `${t.toFixed(2)} s`; }
 
+function currentPoint() {
+  return queryTime === null ? null :
+    {time: queryTime, evidence: evidence.map((e) => [...e]), answer: $("answer").value};
+}
+
+function pointProblems(p, label) {
+  const out = [];
+  for (const [s, e] of p.evidence) {
+    if (e >= p.time) {
+      out.push(`${label}: evidence [${s.toFixed(2)}, ${e.toFixed(2)}] must end strictly ` +
+               `before the query time ${p.time.toFixed(2)} s`);
+    }
+  }
+  return out;
+}
+
+function allPoints() {
+  const cur = currentPoint();
+  return cur === null ? [...points] : [...points, cur];
+}
+
 function localProblems() {
   const out = [];
-  if (queryTime === null) out.push("mark the query time");
+  if (queryTime === null && points.length === 0) out.push("mark the query time");
   if (pendingStart !== null) out.push("close the open evidence interval (Evidence end)");
-  for (const [s, e] of evidence) {
-    if (queryTime !== null && e >= queryTime) {
-      out.push(`evidence [${s.toFixed(2)}, ${e.toFixed(2)}] must end strictly before the ` +
-               `query time ${queryTime.toFixed(2)} s`);
-    }
+  const all = allPoints();
+  all.forEach((p, i) => out.push(...pointProblems(p, `query point ${i + 1}`)));
+  for (let i = 1; i < all.length; i++) {
+    if (all[i].time <= all[i - 1].time) out.push("query points must be in increasing time");
   }
   const opts = optionValues();
   if (opts.length < 2) out.push("write at least two options");
@@ -34,6 +55,19 @@ function drawTimeline() {
   const bar = $("timeline");
   const d = video.duration || 1;
   const parts = [];
+  for (const p of points) {
+    for (const [s, e] of p.evidence) {
+      const span = document.createElement("div");
+      span.className = "evidence kept";
+      span.style.left = `${100 * s / d}%`;
+      span.style.width = `${Math.max(0.5, 100 * (e - s) / d)}%`;
+      parts.push(span);
+    }
+    const q = document.createElement("div");
+    q.className = "query kept";
+    q.style.left = `${100 * p.time / d}%`;
+    parts.push(q);
+  }
   for (const [s, e] of evidence) {
     const span = document.createElement("div");
     span.className = "evidence";
@@ -73,6 +107,16 @@ function drawTimeline() {
     li.textContent = `evidence open from ${fmt(pendingStart)}…`;
     $("evidence-list").append(li);
   }
+  $("points").replaceChildren(...points.map((p, i) => {
+    const li = document.createElement("li");
+    const ev = p.evidence.map(([s, e]) => `${fmt(s)}–${fmt(e)}`).join(", ") || "none";
+    li.append(`query point ${i + 1}: at ${fmt(p.time)}, answer ${p.answer}, evidence ${ev} `);
+    const rm = document.createElement("button");
+    rm.type = "button"; rm.textContent = "remove";
+    rm.addEventListener("click", () => { points.splice(i, 1); drawTimeline(); });
+    li.append(rm);
+    return li;
+  }));
 }
 
 function optionValues() {
@@ -104,7 +148,7 @@ function refreshAnswers() {
 }
 
 function resetItem() {
-  queryTime = null; evidence = []; pendingStart = null;
+  queryTime = null; evidence = []; pendingStart = null; points = [];
   $("question").value = "";
   $("options").replaceChildren();
   addOption(); addOption(); addOption(); addOption();
@@ -134,6 +178,25 @@ $("mark-end").addEventListener("click", () => {
   drawTimeline();
 });
 $("add-option").addEventListener("click", () => addOption());
+// Items asked several times (Revisit Counting): keep this point, mark the next one.
+$("add-point").addEventListener("click", () => {
+  const cur = currentPoint();
+  const problems = cur === null ? ["mark the query time"] : pointProblems(cur, "this query point");
+  if (pendingStart !== null) problems.push("close the open evidence interval (Evidence end)");
+  if (cur !== null && points.length && cur.time <= points[points.length - 1].time) {
+    problems.push("query points must be in increasing time");
+  }
+  if (problems.length) { showProblems(problems); return; }
+  points.push(cur);
+  queryTime = null; evidence = [];
+  showProblems([]);
+  drawTimeline();
+});
+
+function showProblems(list) {
+  $("problems").replaceChildren(...list.map((p) => Object.assign(
+    document.createElement("li"), {textContent: p})));
+}
 video.addEventListener("timeupdate", drawTimeline);
 video.addEventListener("loadedmetadata", drawTimeline);
 setInterval(() => { $("clock").textContent = fmt(video.currentTime); }, 100);
@@ -147,32 +210,27 @@ $("item-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   $("saved").textContent = "";
   const problems = localProblems();
-  if (problems.length) {
-    $("problems").replaceChildren(...problems.map((p) => Object.assign(
-      document.createElement("li"), {textContent: p})));
-    return;
-  }
+  if (problems.length) { showProblems(problems); return; }
+  const r3 = (t) => Math.round(t * 1000) / 1000;
   const body = {
     video: $("video-select").value,
     question: $("question").value,
     options: optionValues(),
-    answer: $("answer").value,
     task_subcategory: $("task-code").value.trim(),
     task_type_name: $("task-name").value.trim(),
     source_dataset: $("source").value.trim(),
-    query_time: Math.round(queryTime * 1000) / 1000,
-    evidence: evidence.map(([s, e]) => [Math.round(s * 1000) / 1000, Math.round(e * 1000) / 1000]),
+    queries: allPoints().map((p) => ({
+      time: r3(p.time), answer: p.answer, evidence: p.evidence.map(([s, e]) => [r3(s), r3(e)])})),
   };
   const r = await fetch("/api/annotations", {method: "POST",
     headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const data = await r.json();
   if (!r.ok) {
     const list = Array.isArray(data.detail) ? data.detail : [JSON.stringify(data.detail)];
-    $("problems").replaceChildren(...list.map((p) => Object.assign(
-      document.createElement("li"), {textContent: typeof p === "string" ? p : p.msg})));
+    showProblems(list.map((p) => (typeof p === "string" ? p : p.msg)));
     return;
   }
-  $("problems").replaceChildren();
+  showProblems([]);
   $("saved").textContent = `saved item ${data.id}`;
   await loadInfo();
   resetItem();
