@@ -252,21 +252,18 @@ class Runner:
             return
         needs_frames = not getattr(self.agent, "text_only", False)
         reader = None
-        needs: dict[tuple[str, int], list[int]] = {pq.key: [] for pq in pending}
+        source = None
         if needs_frames:
             path = self.adapter.video_path(pending[0].item, self.videos)
             source = await asyncio.to_thread(self.video.open, path)
+            # Only the union is kept.  Agents that read the whole prefix (folding, scene graph)
+            # need O(stream) frames per query: holding every query's list would grow memory
+            # with queries × stream length, so each list is recomputed when its query is asked.
+            union: set[int] = set()
             for pq in pending:
-                idx = self.agent.frames_needed(pq.item, pq.query, source.fps, source.n_frames)
-                n_q = query_frame_index(pq.query.time, source.fps, source.n_frames)
-                if idx and idx[-1] > n_q:
-                    raise CausalityError(
-                        f"agent {self.agent.label} wants frame {idx[-1]} for "
-                        f"item {pq.item.id} at t={pq.query.time} (n_q={n_q})"
-                    )
-                needs[pq.key] = idx
-            union = sorted({i for idx in needs.values() for i in idx})
-            reader = await asyncio.to_thread(self.video.reader, source, union)
+                union.update(self._frames_needed(pq, source))
+            reader = await asyncio.to_thread(self.video.reader, source, sorted(union))
+            del union
         answers: dict[str, asyncio.Future[Record]] = {}
         calls: list[asyncio.Task[None]] = []
         streaming = bool(getattr(self.agent, "streaming", False))
@@ -275,7 +272,7 @@ class Runner:
         ingested = -1  # streaming agents: last frame index fed, so each frame goes in once
         try:
             for pq in pending:
-                idx = needs[pq.key]
+                idx = self._frames_needed(pq, source) if source is not None else []
                 view = None
                 if reader is not None:
                     # Decoding runs in a worker thread, up to t_q and no further; calls already
@@ -308,6 +305,17 @@ class Runner:
                 self.stats.frames_decoded += reader.stored
                 self.stats.decodes += int(reader.stored > 0) + reader.extra_passes
                 reader.close()
+
+    def _frames_needed(self, pq: PlannedQuery, source: Any) -> list[int]:
+        """The agent's frame indices for one query, refused if any is after t_q."""
+        idx = self.agent.frames_needed(pq.item, pq.query, source.fps, source.n_frames)
+        n_q = query_frame_index(pq.query.time, source.fps, source.n_frames)
+        if idx and idx[-1] > n_q:
+            raise CausalityError(
+                f"agent {self.agent.label} wants frame {idx[-1]} for "
+                f"item {pq.item.id} at t={pq.query.time} (n_q={n_q})"
+            )
+        return idx
 
     def _build(
         self,
