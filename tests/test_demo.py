@@ -75,26 +75,21 @@ def test_demo_generates_evaluates_and_reports(tmp_path):
     assert "numeric items count as wrong" not in text
     assert "rule agents have no rule" not in text  # they did not run here
     assert (tmp_path / "benchmark" / "manifest.json").is_file()
-
-
-def test_headline_table_has_one_row_per_contender_and_a_dash_where_not_run(tmp_path):
-    result = run_demo(
-        tmp_path, houses=1, minutes=0.3, size=(64, 48), spin_turns=0, rule_agents=False
-    )
+    # The closing headline: one row per contender, a dash where it did not run.
     console = Console(width=120, record=True)
     console.print(headline_table(result.runs))
-    text = console.export_text()
+    table = console.export_text()
     rows = {
         cells[0]: cells[1:]
-        for ln in text.splitlines()
+        for ln in table.splitlines()
         if ln.startswith("│ ")
         for cells in [[c.strip() for c in ln.strip("│ ").split("│")]]
     }
-    assert "S3 Overall" in text and "OVO-S Overall" in text and "VCBench GPA" in text
+    assert "S3 Overall" in table and "OVO-S Overall" in table and "VCBench GPA" in table
     assert set(rows) == {"random", "frequent"}
-    s3, ovos, vc, unanswered = rows["random"]
-    assert vc == "–"  # random: not run on the all-numeric VCBench file
-    assert float(s3) >= 0 and float(ovos) >= 0 and unanswered.startswith("0/")
+    s3_cell, ovos_cell, vc_cell, unanswered = rows["random"]
+    assert vc_cell == "–"  # random: not run on the all-numeric VCBench file
+    assert float(s3_cell) >= 0 and float(ovos_cell) >= 0 and unanswered.startswith("0/")
     assert "–" not in rows["frequent"][:3]
 
 
@@ -135,6 +130,19 @@ def test_demo_refuses_a_folder_that_is_not_its_own(tmp_path, capsys):
         main(["demo", "--out", str(tmp_path)])
     assert exc.value.code == 2
     assert "not a demo folder" in capsys.readouterr().err
+
+
+def test_demo_command_prints_the_headline_and_skips_agents_when_asked(tmp_path, capsys):
+    out = tmp_path / "demo"
+    args = ["demo", "--out", str(out), "--houses", "1", "--minutes", "0.3", "--size", "64x48"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--spin-turns", "0", "--no-agents"])
+    assert exc.value.code == 0
+    printed = capsys.readouterr().out
+    assert "headline" in printed and f"report: {out / 'report.md'}" in printed
+    assert "not run on vcbench: random" in printed
+    runs = sorted(p.name for p in (out / "runs").iterdir())
+    assert runs == ["ovos-frequent", "ovos-random", "s3-frequent", "s3-random", "vcbench-frequent"]
 
 
 @pytest.mark.slow

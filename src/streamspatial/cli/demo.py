@@ -325,7 +325,10 @@ def register(app: typer.Typer) -> None:
         summary = Console()
         summary.print()
         summary.print(headline_table(result.runs))
+        # soft_wrap: paths stay on one line, ready to copy
         for fmt, why in sorted(result.skipped.items()):
-            summary.print(f"not run on {fmt}: {'; '.join(why)}")
-        summary.print(f"report: {result.report}")
-        summary.print(f"per-run reports: {out / 'runs'}/<format>-<contender>/report.md")
+            summary.print(f"not run on {fmt}: {'; '.join(why)}", soft_wrap=True)
+        summary.print(f"report: {result.report}", soft_wrap=True)
+        summary.print(
+            f"per-run reports: {out / 'runs'}/<format>-<contender>/report.md", soft_wrap=True
+        )
