@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from report_fixtures import (
     ovos_runs,
@@ -211,3 +213,17 @@ def test_headline_is_the_leaderboard_source(ovos) -> None:
 
     rep = load_run(ovos["m2-uniform-8"])
     assert set(headline(rep.table)) == {"L1", "L2", "L3", "L4", "Overall"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 4)), min_size=3, max_size=25))
+def test_spearman_equals_scipy_with_ties(pairs) -> None:
+    from scipy.stats import spearmanr
+
+    xs = [float(p[0]) for p in pairs]
+    ys = [float(p[1]) for p in pairs]
+    ours = spearman(xs, ys)
+    if len(set(xs)) < 2 or len(set(ys)) < 2:
+        assert ours is None
+    else:
+        assert ours == pytest.approx(float(spearmanr(xs, ys).statistic), abs=1e-9)

@@ -157,9 +157,19 @@ def accuracy_by_interval(
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
-    from scipy.stats import rankdata
-
-    return [float(x) for x in rankdata(values)]
+    """1-based ranks, ties sharing their average rank (scipy's ``rankdata``, without the
+    seconds-long scipy.stats import)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
 
 
 def _pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
