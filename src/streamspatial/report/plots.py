@@ -12,12 +12,18 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.eval.aggregate import Trajectory
+
+try:
+    import matplotlib
+except ImportError:  # the figures are an extra: say how to get them, in one line
+    raise StreamspatialError(
+        "the HTML report needs matplotlib: pip install 'streamspatial[report]'"
+    ) from None
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-
-from streamspatial.eval.aggregate import Trajectory
 
 DPI = 110
 
