@@ -75,12 +75,27 @@ def test_label_is_a_confidence_weighted_vote():
 
 
 def test_track_switch_splits_the_node():
-    m = SceneGraphMemory(MemoryConfig(split_distance=2.0))
+    m = SceneGraphMemory(MemoryConfig(split_distance=2.0, split_after=3))
     m.ingest(obs(0, [det("lamp", (0, 0, 1), 5)]))
     m.ingest(obs(1, [det("lamp", (0, 0, 1), 5)]))
-    m.ingest(obs(2, [det("lamp", (6, 0, 1), 5)]))  # the tracker jumped to another lamp
+    for i in (2, 3, 4):  # the tracker jumped to another lamp, and stays there
+        m.ingest(obs(i, [det("lamp", (6, 0, 1), 5)]))
     assert m.splits == 1
-    assert sorted(n.count for n in m.objects.values()) == [1, 2]
+    old, new = sorted(m.objects.values(), key=lambda n: n.first_seen)
+    assert (old.count, old.track_ids, old.last_seen) == (2, set(), 1.0)
+    assert (new.count, new.track_ids, new.first_seen) == (3, {5}, 2.0)
+    assert new.position == pytest.approx((6, 0, 1))
+
+
+def test_a_far_reading_that_does_not_persist_is_an_outlier_not_a_split():
+    """Depth noise throws single readings metres off; splitting on each would orphan the
+    node and grow the memory with time."""
+    m = SceneGraphMemory(MemoryConfig(split_distance=2.0, split_after=3))
+    for i, x in enumerate([0, 0, 6, 7, 0.1, 0, 6]):
+        m.ingest(obs(i, [det("lamp", (x, 0, 1), 5)]))
+    (node,) = m.objects.values()
+    assert m.splits == 0 and m.outliers == 2 and len(node._far) == 1
+    assert node.count == 4 and node.position[0] == pytest.approx(0.025)
 
 
 def test_fragmented_tracks_merge_when_never_seen_together():
@@ -186,11 +201,14 @@ def test_false_detections_do_not_grow_the_memory_with_time():
     assert max(sizes[100:]) <= bound and sizes[-1] <= bound
     assert m.pruned >= 4000 - bound
     assert {n.label for n in m.nodes()} == {f"thing{k}" for k in range(4)}
-    # a blip seen again in time is confirmed and kept
+    # an untracked object seen again and again in time is kept
     m2 = SceneGraphMemory(cfg)
     m2.ingest(obs(0, [det("vase", (9, 9, 1))]))
     m2.ingest(obs(3, [det("vase", (9.1, 9, 1))]))
-    for i in range(4, 30):
+    m2.ingest(obs(4, [det("vase", (9.0, 9.1, 1))]))
+    m2.ingest(obs(5, [det("mug", (1, 1, 1))]))
+    m2.ingest(obs(6, [det("mug", (1, 1.1, 1))]))  # twice only: dropped with the ttl
+    for i in range(7, 30):
         m2.ingest(obs(i))
     assert [n.label for n in m2.objects.values()] == ["vase"]
 
@@ -240,8 +258,9 @@ def test_invariants_under_arbitrary_streams(events):
     for n in m.objects.values():
         assert n.first_seen <= n.last_seen <= m.time
         assert n.count >= 1
-    # every sighting is in a node, or in a pruned one-sighting blip
-    assert sum(n.count for n in m.objects.values()) + m.pruned == len(events)
+    # every sighting is in a node, dropped (pruned blip, outlier reading) or still held
+    held = sum(len(n._far) for n in m.objects.values())
+    assert sum(n.count for n in m.objects.values()) + m.dropped + held == len(events)
     tracked = {t for n in m.objects.values() for t in n.track_ids}
     assert tracked == {t for *_, t in events if t is not None}
 

@@ -60,6 +60,7 @@ class ObjectNode:
     _sum: np.ndarray = field(default_factory=lambda: np.zeros(3))
     _weight: float = 0.0
     _cell: tuple[int, int, int] | None = None
+    _far: list[tuple[Any, Observation]] = field(default_factory=list)  # pending track jumps
 
     @property
     def position(self) -> tuple[float, float, float]:
@@ -113,7 +114,8 @@ class PlaceNode:
 class MemoryConfig:
     assoc_radius: float = 0.8  # m: an untracked detection joins a same-label node this close
     merge_radius: float = 0.3  # m: two never-co-visible same-label nodes this close are one
-    split_distance: float = 2.0  # m: a track observed this far from its node switched identity
+    split_distance: float = 2.0  # m: a track observed this far from its node switched identity…
+    split_after: int = 3  # … when it stays that far this many frames in a row (else: outliers)
     keyframes_per_object: int = 2
     chain_step_m: float = 0.5  # ego chain: keep a pose every half metre …
     chain_step_rad: float = math.radians(30)  # … or 30° of turning
@@ -124,7 +126,8 @@ class MemoryConfig:
     place_min_samples: int = 1  # DBSCAN core-point weight (visits); 1 keeps every region
     near_m: float = 1.5  # object–object "near" edge
     knn: int = 3
-    blip_ttl_s: float = 5.0  # an untracked node seen once is dropped after this long
+    blip_ttl_s: float = 5.0  # an untracked node seen fewer than keep_after times by then…
+    keep_after: int = 3  # … is dropped (false detections are independent per frame)
 
 
 # -- the memory ----------------------------------------------------------------------------
@@ -153,6 +156,8 @@ class SceneGraphMemory:
         self.merges = 0
         self.splits = 0
         self.pruned = 0
+        self.outliers = 0
+        self.dropped = 0  # sightings discarded: pruned blips and outlier readings
         self._blips: deque[tuple[float, int]] = deque()  # (created, node) untracked singles
 
     # -- ingestion --------------------------------------------------------------------------
@@ -170,6 +175,8 @@ class SceneGraphMemory:
         seen: list[int] = []
         for det in obs.detections:
             node = self._associate(det, obs, seen)
+            if node is None:  # held back: a tracked detection far from its node, for now
+                continue
             self._update(node, det, obs, jpeg)
             seen.append(node.node_id)
         for nid in seen:
@@ -228,18 +235,29 @@ class SceneGraphMemory:
                 for dz in (-1, 0, 1):
                     yield from self._grid.get((cx + dx, cy + dy, cz + dz), ())
 
-    def _associate(self, det: Any, obs: Observation, taken: list[int]) -> ObjectNode:
+    def _associate(self, det: Any, obs: Observation, taken: list[int]) -> ObjectNode | None:
         c = self.config
         if det.track_id is not None and det.track_id in self._by_track:
             node = self.objects[self._by_track[det.track_id]]
             if math.dist(node.position, det.position) <= c.split_distance or node.count < 2:
+                if node._far:  # the jump did not persist: gross depth or pose errors
+                    self.outliers += len(node._far)
+                    self.dropped += len(node._far)
+                    node._far.clear()
                 return node
-            # identity switch suspected: the track now points somewhere else entirely
+            # Far from its node: an identity switch if it persists, else an outlier (one bad
+            # depth reading would otherwise orphan the node and grow the memory with time).
+            node._far.append((det, obs))
+            if len(node._far) < c.split_after:
+                return None
             self.splits += 1
-            new = self._new_node(obs)
+            held, node._far = node._far[:-1], []
+            new = self._new_node(held[0][1] if held else obs)
             node.track_ids.discard(det.track_id)
             self._by_track[det.track_id] = new.node_id
             new.track_ids.add(det.track_id)
+            for d, o in held:
+                self._update(new, d, o, None)
             return new
         best, best_d = None, c.assoc_radius
         for nid in self._near(det.position):
@@ -268,19 +286,22 @@ class SceneGraphMemory:
         return node
 
     def _prune(self, now: float) -> None:
-        """Drop nodes that stayed unconfirmed (untracked, one sighting) for ``blip_ttl_s``.
+        """Drop untracked nodes seen fewer than ``keep_after`` times in their first
+        ``blip_ttl_s`` seconds.
 
-        False detections are independent per frame, so each makes a node that is never seen
-        again; kept, they would grow the memory with time instead of with the scene.  Every
-        node enters the queue once, so this costs O(1) amortised per frame.
+        False detections are independent per frame, so each makes a node that is seldom seen
+        again (two landing close together happen; three are rare); kept, they would grow the
+        memory with time instead of with the scene.  Every node enters the queue once, so
+        this costs O(1) amortised per frame.
         """
-        ttl = self.config.blip_ttl_s
-        while self._blips and self._blips[0][0] < now - ttl:
+        c = self.config
+        while self._blips and self._blips[0][0] < now - c.blip_ttl_s:
             _, nid = self._blips.popleft()
             node = self.objects.get(nid)
-            if node is None or node.confirmed:
+            if node is None or node.track_ids or node.count >= c.keep_after:
                 continue
             self.pruned += 1
+            self.dropped += node.count
             if node._cell is not None and node._cell in self._grid:
                 self._grid[node._cell].discard(nid)
                 if not self._grid[node._cell]:
