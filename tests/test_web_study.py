@@ -8,6 +8,7 @@ folder that ``streamspatial report`` scores like any model's.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -116,6 +117,35 @@ def test_participant_session_reaches_report(study, browser):
     assert scores["model"] == "human:Ada"
     assert scores["counts"]["records"] == 3 and scores["counts"]["planned"] == 3
     assert scores["headline"]["Overall"] == pytest.approx(OVERALL)
+
+    # The person sits in a leaderboard next to a model run of the same benchmark.
+    root = out.parent
+    model_run = root / "random-run"
+    # Playwright's event loop owns this thread; the runner needs its own (asyncio.run).
+    results = []
+    args = [
+        "run",
+        "--data",
+        str(root / "bench.jsonl"),
+        "--videos",
+        str(root / "videos"),
+        "--model",
+        "random",
+        "--policy",
+        "none",
+        "--out",
+        str(model_run),
+        "--no-progress",
+    ]
+    worker = threading.Thread(target=lambda: results.append(CliRunner().invoke(cli_app, args)))
+    worker.start()
+    worker.join()
+    res = results[0]
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(cli_app, ["compare", str(run_dir), str(model_run)])
+    assert res.exit_code == 0, res.output
+    assert "| ada-streaming | human:Ada | human:human-streaming | 3 | 0 | 66.67 |" in res.output
+    assert "| random-run | random | policy:none | 3 | 0 |" in res.output
 
 
 def _api(srv, slug: str, path: str, body: dict | None = None) -> httpx.Response:

@@ -141,8 +141,10 @@ function stopAtQuery() {
 setInterval(() => {
   document.getElementById("clock").textContent = video.src ? fmt(video.currentTime) : "";
   if (mode !== "streaming" || asking || nextTime === null || !video.src) return;
+  // Only playback moves the stream on: a seek (refused below) must not count as reaching.
+  if (video.seeking || video.paused) return;
   if (video.currentTime >= nextTime) stopAtQuery();
-  else if (!video.seeking) furthest = Math.max(furthest, video.currentTime);
+  else furthest = Math.max(furthest, video.currentTime);
 }, 15);
 
 video.addEventListener("ended", () => {
