@@ -120,7 +120,9 @@ def test_ray_matches_local_and_resumes_a_cut_store(local_ray, bench, tmp_path, i
     assert len(pred.read_text().splitlines()) == N_QUERY_POINTS  # nothing duplicated
 
 
-def driver_runner(data: Path, videos: Path, writer: PredictionWriter) -> Runner:
+def driver_runner(
+    data: Path, videos: Path, writer: PredictionWriter, concurrency: int = 2
+) -> Runner:
     adapter, items = load_benchmark(data, videos=videos)
     return Runner(
         adapter=adapter,
@@ -130,7 +132,7 @@ def driver_runner(data: Path, videos: Path, writer: PredictionWriter) -> Runner:
         writer=writer,
         videos=videos,
         model="openai:test-model",
-        concurrency=2,
+        concurrency=concurrency,
         frame_size=112,
         progress=False,
     )
@@ -144,9 +146,7 @@ def make_backend(base_url: str):
     return partial(load_backend, "openai:test-model", base_url=base_url, api_key="x")
 
 
-def test_killed_workers_videos_are_retried_then_recorded_as_errors(
-    local_ray, bench, tmp_path
-) -> None:
+def test_killed_workers_video_is_finished_by_a_fresh_actor(local_ray, bench, tmp_path) -> None:
     from streamspatial.eval.ray_executor import RayOptions, run_on_ray
 
     data, videos = bench
@@ -177,16 +177,26 @@ def test_killed_workers_videos_are_retried_then_recorded_as_errors(
         assert len(records) == N_QUERY_POINTS and not any(r.error for r in records)
         assert len((out / PREDICTIONS).read_text().splitlines()) == N_QUERY_POINTS
 
-        # Every worker that takes video c dies: after max_attempts its query points are
-        # recorded with the error (never dropped), and the other videos complete.
-        def kill_on_c(actor, record) -> None:
-            if record.item_id in {"6", "7", "8"}:
-                ray.kill(actor, no_restart=True)
 
+@pytest.mark.slow
+def test_video_whose_workers_always_die_is_recorded_as_errors(local_ray, bench, tmp_path) -> None:
+    """Every worker that takes video c dies: after max_attempts its remaining query points are
+    recorded with the error (never dropped), and the other videos complete."""
+    from streamspatial.eval.ray_executor import RayOptions, run_on_ray
+
+    data, videos = bench
+
+    def kill_on_c(actor, record) -> None:
+        if record.item_id in {"6", "7", "8"}:
+            ray.kill(actor, no_restart=True)
+
+    # One request at a time per actor, each taking 0.3 s: a worker is killed on its first
+    # record of c well before it could make a second.
+    with FakeOpenAIServer(answer_from_frames, fps=FPS, latency=0.3) as server:
         out2 = tmp_path / "doomed"
         out2.mkdir()
         with PredictionWriter(out2 / PREDICTIONS) as writer:
-            runner = driver_runner(data, videos, writer)
+            runner = driver_runner(data, videos, writer, concurrency=1)
             run_on_ray(
                 runner,
                 make_backend(server.base_url),

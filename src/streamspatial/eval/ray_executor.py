@@ -95,23 +95,18 @@ class VideoWorker:
     across loops.
     """
 
-    def __init__(
-        self,
-        *,
-        adapter: Any,
-        agent: Any,
-        items: list[Any],
-        make_backend: Callable[..., Any],
-        runner_options: dict[str, Any],
-    ):
-        self.adapter = adapter
-        self.agent = agent
-        self.items = items
+    def __init__(self, parts: dict[str, Any]):
+        """``parts``: adapter, agent, items, make_backend and runner_options (put in Ray's
+        object store once by the driver, shared by every actor it starts)."""
+        self.adapter = parts["adapter"]
+        self.agent = parts["agent"]
+        self.items = parts["items"]
+        self.options = parts["runner_options"]
+        make_backend = parts["make_backend"]
         import ray
 
         # An actor granted a GPU by Ray loads a local model there (Ray sets CUDA_VISIBLE_DEVICES).
         self.backend = make_backend(device="cuda" if ray.get_gpu_ids() else None)
-        self.options = runner_options
 
     def pid(self) -> int:
         return os.getpid()
@@ -229,7 +224,7 @@ async def _execute(
     remote = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0)(VideoWorker)
 
     async def spawn() -> Any:
-        actor = remote.remote(**ray.get(shared))
+        actor = remote.remote(shared)  # Ray resolves the reference in the actor
         try:
             await actor.pid.remote()
         except ray.exceptions.RayActorError as exc:
