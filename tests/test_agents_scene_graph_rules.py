@@ -24,7 +24,7 @@ from streamspatial.sim.render import HouseRenderer
 from streamspatial.sim.types import EpisodeMeta, FrameRecord
 
 FAMILIES = {
-    "direction": ["ovos.behind_camera", "s3.relative_orientation"],
+    "direction": ["ovos.behind_camera", "s3.relative_orientation", "ucs.ego_position"],
     "distance": [
         "ovos.absolute_distance",
         "s3.spatial_distance",

@@ -604,6 +604,7 @@ PRIMITIVE_OF_TASK = {
     "spatial_proximity": "distance",
     "camera_motion_target": "distance",
     "behind_camera": "direction",
+    "ego_position": "direction",
     "relative_orientation": "direction",
     "allocentric_direction": "direction",
     "sequence": "order",

@@ -301,6 +301,7 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "camera_motion_target": _approached,
     "spatial_proximity": _proximity,
     "behind_camera": _behind_camera,
+    "ego_position": _behind_camera,  # UCS-style: where is X now relative to me
     "relative_orientation": _relative_orientation,
     "sequence": _sequence,
     "sequence_identification": _first_appeared,
