@@ -242,7 +242,13 @@ def register(app: typer.Typer) -> None:
         format: Annotated[
             str | None, typer.Option("--format", help="auto | ovos | vcbench | ucs | s3 | vsibench")
         ] = None,
-        agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
+        agent: Annotated[
+            str | None,
+            typer.Option(
+                help="Agent building the inputs: policy (default), scene-graph, "
+                "scene-graph-rules, folding, spatial-caption."
+            ),
+        ] = None,
         fold_every: Annotated[
             float | None,
             typer.Option(help="--agent folding: seconds between memory folds (default 10)."),
