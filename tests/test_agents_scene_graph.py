@@ -109,6 +109,26 @@ def test_fragmented_tracks_merge_when_never_seen_together():
     assert len(m.objects) == 1
 
 
+def test_stable_track_ids_never_merge_neighbouring_objects():
+    """Annotation instance ids name one object each: two mugs 0.2 m apart seen at different
+    times stay two mugs (a tracker's ids fragment, so by default they would merge)."""
+    ingest = [obs(0, [det("mug", (1.0, 1.0, 0.8), 12)]), obs(1, [det("mug", (1.2, 1.0, 0.8), 13)])]
+    default = SceneGraphMemory(MemoryConfig(merge_radius=0.3))
+    stable = SceneGraphMemory(MemoryConfig(merge_radius=0.3, merge_tracked=False))
+    for o in ingest:
+        default.ingest(o)
+        stable.ingest(o)
+    assert len(default.objects) == 1 and len(stable.objects) == 2
+    agent = SceneGraphAgent(provider_factory=lambda it: ScriptedProvider())
+    assert agent.state(item("x")).memory.config.merge_tracked  # a tracker: merges allowed
+    ScriptedProvider.stable_tracks = True
+    try:
+        agent = SceneGraphAgent(provider_factory=lambda it: ScriptedProvider())
+        assert not agent.state(item("x")).memory.config.merge_tracked
+    finally:
+        ScriptedProvider.stable_tracks = False
+
+
 def test_co_visible_same_label_nodes_never_merge():
     m = SceneGraphMemory(MemoryConfig(merge_radius=0.5))
     m.ingest(obs(0, [det("chair", (0, 0, 0), 1), det("chair", (0.4, 0, 0), 2)]))

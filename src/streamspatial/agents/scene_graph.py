@@ -22,7 +22,7 @@ import math
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -114,6 +114,7 @@ class PlaceNode:
 class MemoryConfig:
     assoc_radius: float = 0.8  # m: an untracked detection joins a same-label node this close
     merge_radius: float = 0.3  # m: two never-co-visible same-label nodes this close are one
+    merge_tracked: bool = True  # False: two tracked nodes never merge (stable track ids)
     split_distance: float = 2.0  # m: a track observed this far from its node switched identity…
     split_after: int = 3  # … when it stays that far this many frames in a row (else: outliers)
     keyframes_per_object: int = 2
@@ -365,6 +366,7 @@ class SceneGraphMemory:
             other = self.objects[other_id]
             if (
                 other.label != node.label
+                or (not self.config.merge_tracked and other.track_ids and node.track_ids)
                 or other.last_index == index
                 or other_id in self._covisible.get(nid, ())
                 or math.dist(other.position, node.position) > self.config.merge_radius
@@ -776,6 +778,10 @@ class SceneGraphState:
 
     def __init__(self, provider: Any, config: MemoryConfig | None = None):
         self.provider = provider
+        config = config or MemoryConfig()
+        if getattr(provider, "stable_tracks", False):
+            # two mugs side by side, seen at different times, are two mugs
+            config = replace(config, merge_tracked=False)
         self.memory = SceneGraphMemory(config)
 
     def catch_up(self, view: Any, t_q: float, sample_fps: float) -> None:

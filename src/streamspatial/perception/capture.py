@@ -90,6 +90,7 @@ class CaptureGroundTruth(PerceptionProvider):
     """Oracle (optionally noisy) perception over one annotated real capture."""
 
     name = "ground-truth"
+    stable_tracks = True  # instance ids from annotations
     needs_images = False
 
     def __init__(

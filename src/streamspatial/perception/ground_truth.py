@@ -44,6 +44,7 @@ class SimGroundTruth(PerceptionProvider):
     """Oracle (optionally noisy) perception over one rendered simulator episode."""
 
     name = "ground-truth"
+    stable_tracks = True  # instance ids from annotations
     needs_images = False
 
     def __init__(

@@ -32,6 +32,9 @@ class PerceptionProvider(ABC):
 
     name: str = "perception"
     needs_images: bool = False
+    # Track ids that name one object for the whole stream (annotation instance ids): the
+    # memory then never merges two tracks, as it must for a tracker's fragmented tracks.
+    stable_tracks: bool = False
 
     def __init__(self, fps: float, n_frames: int = 0):
         if not (fps > 0 and math.isfinite(fps)):
