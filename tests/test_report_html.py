@@ -21,6 +21,9 @@ from report_fixtures import (
 from runner_fixtures import write_ovos
 from streamspatial.cli import main
 from streamspatial.report.queries import (
+    QueryRow,
+    RunQueries,
+    length_vs_accuracy,
     level_controlled_spearman,
     spearman,
 )
@@ -205,6 +208,25 @@ def test_spearman_matches_scipy_and_level_control_removes_level_effect() -> None
     assert spearman([p[1] for p in pts], [p[2] for p in pts]) > 0
     assert level_controlled_spearman(pts) == pytest.approx(-1.0)
     assert spearman([1, 2], [1, 2]) is None and spearman([1, 1, 1], [1, 2, 3]) is None
+
+
+def test_length_table_rows_per_level_and_controls() -> None:
+    """Table 9 rows: per level, level-controlled, level+source-controlled.  Within each
+    (level, source) group longer prefixes are less accurate, across groups more: only the
+    level+source-controlled ρ sees the within-group effect in full (−1)."""
+    rows = []
+    groups = [("L1", "a", 0, 0.1), ("L1", "b", 10, 0.5), ("L2", "a", 20, 0.3), ("L2", "b", 30, 0.8)]
+    for level, source, base_t, base_acc in groups:
+        for k in range(3):
+            rows.append(QueryRow(item_id=f"{level}{source}{k}", query_index=0,
+                                 t_q=float(base_t + k), level=level, score=base_acc - 0.01 * k,
+                                 evidence=((0.0, 0.5 + k),), er=None, cr=None, frame_times=(),
+                                 source=source))  # fmt: skip
+    table = {r.scope: r for r in length_vs_accuracy([RunQueries("x", rows, True)])}
+    assert list(table) == ["L1", "L2", "Level-controlled", "Level+source-controlled"]
+    assert table["Level+source-controlled"].prefix_rho == pytest.approx(-1.0)
+    assert table["Level+source-controlled"].evidence_rho == pytest.approx(-1.0)
+    assert table["L1"].prefix_rho > 0 and table["L1"].prefix_n == 6
 
 
 def test_headline_is_the_leaderboard_source(ovos) -> None:

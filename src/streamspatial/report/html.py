@@ -397,8 +397,9 @@ def _length_section(queries: Sequence[RunQueries]) -> str:
     return (
         html_table(["scope", "evidence ρ", "evidence n", "prefix ρ", "prefix n"], rows)
         + '<p class="note">Spearman ρ between query-level mean accuracy (over the runs above) '
-        "and evidence-span / prefix length; level-controlled = ranks centred within each "
-        "level (seed 000 Table 9). – : fewer than 3 queries or a constant variable.</p>"
+        "and evidence-span / prefix length; controlled rows centre the ranks within each "
+        "level (or level and source) first (seed 000 Table 9). – : fewer than 3 queries "
+        "or a constant variable.</p>"
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ class QueryRow:
     er: float | None
     cr: float | None
     frame_times: tuple[float, ...]
+    source: str | None = None
 
     @property
     def evidence_gap(self) -> float | None:
@@ -127,6 +128,7 @@ def run_queries(rep: RunReport, label: str | None = None) -> RunQueries:
                 er=_diag(rec, "evidence_recall"),
                 cr=_diag(rec, "compression_ratio"),
                 frame_times=tuple(float(t) for t in rec.frame_times),
+                source=rec.source,
             )
         )
     return out
@@ -189,13 +191,14 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     return _pearson(_ranks(xs), _ranks(ys)) if len(xs) >= 3 else None
 
 
-def level_controlled_spearman(points: Sequence[tuple[str | None, float, float]]) -> float | None:
-    """Partial Spearman ρ controlling level: ranks are centred within each level first."""
+def level_controlled_spearman(points: Sequence[tuple[Any, float, float]]) -> float | None:
+    """Partial Spearman ρ controlling a grouping (level, or level and source): ranks of both
+    variables are centred within each group before they are correlated."""
     if len(points) < 3:
         return None
     rx = _ranks([p[1] for p in points])
     ry = _ranks([p[2] for p in points])
-    by_level: dict[str | None, list[int]] = defaultdict(list)
+    by_level: dict[Any, list[int]] = defaultdict(list)
     for i, p in enumerate(points):
         by_level[p[0]].append(i)
     cx, cy = list(rx), list(ry)
@@ -230,31 +233,28 @@ def length_vs_accuracy(runs: Sequence[RunQueries]) -> list[LengthRow]:
         if acc is not None:
             points.append((first[key], acc))
 
-    def row(scope: str, chosen: list[tuple[QueryRow, float]], controlled: bool) -> LengthRow:
-        ev = [(q.level, q.evidence_span, a) for q, a in chosen if q.evidence_span is not None]
-        pre = [(q.level, q.t_q, a) for q, a in chosen]
-        if controlled:
-            return LengthRow(
-                scope,
-                level_controlled_spearman(ev),
-                len(ev),
-                level_controlled_spearman(pre),
-                len(pre),
-            )
-        return LengthRow(
-            scope,
-            spearman([p[1] for p in ev], [p[2] for p in ev]),
-            len(ev),
-            spearman([p[1] for p in pre], [p[2] for p in pre]),
-            len(pre),
-        )
+    def row(
+        scope: str, chosen: list[tuple[QueryRow, float]], group: Callable[[QueryRow], Any] | None
+    ) -> LengthRow:
+        """ρ over ``chosen``; with ``group``, ranks are centred within each group first."""
+        key = group or (lambda q: None)
+        ev = [(key(q), q.evidence_span, a) for q, a in chosen if q.evidence_span is not None]
+        pre = [(key(q), q.t_q, a) for q, a in chosen]
+        rho = level_controlled_spearman if group else (
+            lambda pts: spearman([p[1] for p in pts], [p[2] for p in pts])
+        )  # fmt: skip
+        return LengthRow(scope, rho(ev), len(ev), rho(pre), len(pre))
 
     from streamspatial.eval.aggregate import _natural
 
     levels = sorted({q.level for q, _ in points if q.level is not None}, key=_natural)
-    out = [row(f"L{lv}" if lv.isdigit() else lv, [p for p in points if p[0].level == lv], False)
+    out = [row(f"L{lv}" if lv.isdigit() else lv, [p for p in points if p[0].level == lv], None)
            for lv in levels]  # fmt: skip
-    out.append(row("Level-controlled" if levels else "All", points, bool(levels)))
+    if not levels:
+        return [row("All", points, None)]
+    out.append(row("Level-controlled", points, lambda q: q.level))
+    if len({q.source for q, _ in points}) > 1:
+        out.append(row("Level+source-controlled", points, lambda q: (q.level, q.source)))
     return out
 
 
