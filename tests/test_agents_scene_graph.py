@@ -233,6 +233,20 @@ def test_false_detections_do_not_grow_the_memory_with_time():
     assert [n.label for n in m2.objects.values()] == ["vase"]
 
 
+def test_room_visits_and_walked_doorways_are_counted_per_scene_tag():
+    m = SceneGraphMemory()
+    tags = ["hall"] * 3 + [None] + ["kitchen"] * 2 + ["hall"] * 4 + ["bath"] * 2
+    for i, tag in enumerate(tags):
+        m.ingest(obs(i, scene=tag))
+    assert {k: (v.entries, v.frames, v.first_seen) for k, v in m.visits.items()} == {
+        "hall": (2, 7, 0.0),
+        "kitchen": (1, 2, 4.0),
+        "bath": (1, 2, 10.0),
+    }
+    assert m.adjacency == {"hall": {"kitchen", "bath"}, "kitchen": {"hall"}, "bath": {"hall"}}
+    assert m.scene_center("kitchen") == pytest.approx((0.25, 0.25))  # one 0.5 m cell
+
+
 def test_places_cluster_ego_positions_per_scene_tag():
     m = SceneGraphMemory()
     i = 0

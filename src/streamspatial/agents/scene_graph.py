@@ -110,6 +110,16 @@ class PlaceNode:
     cells: tuple[tuple[float, float], ...] = ()
 
 
+@dataclass
+class SceneVisits:
+    """Time spent in one scene tag (room type): entries, frames, first / last seen."""
+
+    first_seen: float
+    last_seen: float
+    entries: int = 0
+    frames: int = 0
+
+
 @dataclass(frozen=True)
 class MemoryConfig:
     assoc_radius: float = 0.8  # m: an untracked detection joins a same-label node this close
@@ -154,6 +164,10 @@ class SceneGraphMemory:
         self.travelled = 0.0
         self._place_cells: dict[str, dict[tuple[int, int], list[float]]] = {}
         self._places: list[PlaceNode] | None = None
+        # the room graph as walked: visits per scene tag, and tags entered one from another
+        self.visits: dict[str, SceneVisits] = {}
+        self.adjacency: dict[str, set[str]] = {}
+        self._last_scene: str | None = None
         self.merges = 0
         self.splits = 0
         self.pruned = 0
@@ -197,6 +211,8 @@ class SceneGraphMemory:
             self.travelled += math.dist(self.pose.position[:2], pose.position[:2])
         self.pose = pose
         self.scene = obs.scene
+        if obs.scene:
+            self._visit(obs.scene, pose.time)
         self.recent.append(pose)
         while self.recent and self.recent[0].time < pose.time - c.recent_s:
             self.recent.popleft()
@@ -224,6 +240,31 @@ class SceneGraphMemory:
                 rec[0] += 1
                 rec[2] = pose.time
             self._places = None
+
+    def _visit(self, scene: str, t: float) -> None:
+        """Bounded by the scene tags: one record per tag, one edge per pair entered."""
+        v = self.visits.get(scene)
+        if v is None:
+            v = self.visits[scene] = SceneVisits(t, t)
+        if scene != self._last_scene:
+            v.entries += 1
+            if self._last_scene is not None:
+                self.adjacency.setdefault(self._last_scene, set()).add(scene)
+                self.adjacency.setdefault(scene, set()).add(self._last_scene)
+            self._last_scene = scene
+        v.frames += 1
+        v.last_seen = t
+
+    def scene_center(self, scene: str) -> tuple[float, float] | None:
+        """Where a scene tag's region is: the visit-weighted mean of its ego-position cells."""
+        cells = self._place_cells.get(scene)
+        if not cells:
+            return None
+        c = self.config.place_cell
+        w = sum(rec[0] for rec in cells.values())
+        x = sum((k[0] + 0.5) * c * rec[0] for k, rec in cells.items()) / w
+        y = sum((k[1] + 0.5) * c * rec[0] for k, rec in cells.items()) / w
+        return (x, y)
 
     def _cell(self, p: Sequence[float]) -> tuple[int, int, int]:
         r = self.config.assoc_radius
@@ -607,6 +648,12 @@ PRIMITIVE_OF_TASK = {
     "camera_motion_target": "distance",
     "behind_camera": "direction",
     "ego_position": "direction",
+    "revisit_detection": "locate",
+    "revisit_counting": "count",
+    "temporal_depth": "order",
+    "reachability": "locate",
+    "optimal_path": "locate",
+    "topology": "locate",
     "relative_orientation": "direction",
     "allocentric_direction": "direction",
     "sequence": "order",

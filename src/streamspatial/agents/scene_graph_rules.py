@@ -290,6 +290,144 @@ def _displacement(ctx: RuleContext) -> Answer:
     return math.dist(a.position, mem.pose.position)
 
 
+# -- the room graph as walked (OVO-S L2 room memory, L3 reachability, L4 allocentric) ----------
+
+
+def scenes_in(ctx: RuleContext, text: str) -> list[str]:
+    """Scene tags (room types) named in ``text``, in the order they appear."""
+    low = text.lower()
+    found: list[tuple[int, str]] = []
+    for tag in sorted(ctx.memory.visits, key=len, reverse=True):
+        for m in re.finditer(rf"(?<![a-z]){re.escape(tag.lower())}(?![a-z])", low):
+            if not any(s <= m.start() < s + len(t) for s, t in found):
+                found.append((m.start(), tag))
+    return [t for _, t in sorted(found)]
+
+
+def _scene_option(ctx: RuleContext, key: Callable[[str], float]) -> str | None:
+    scored = []
+    for letter, text in ctx.options:
+        tags = scenes_in(ctx, text)
+        if tags:
+            scored.append((key(tags[0]), letter))
+    return min(scored)[1] if scored else None
+
+
+def _revisit_detection(ctx: RuleContext) -> Answer:
+    v = ctx.memory.visits.get(ctx.memory.scene or "")
+    return None if v is None else text_option(ctx, "Yes" if v.entries >= 2 else "No")
+
+
+def _revisit_counting(ctx: RuleContext) -> Answer:
+    tags = scenes_in(ctx, ctx.item.question)
+    if not tags:
+        return None
+    n = ctx.memory.visits[tags[0]].entries
+    return text_option(ctx, str(n)) if ctx.item.options else float(n)
+
+
+def _chronological_recall(ctx: RuleContext) -> Answer:
+    return _scene_option(ctx, lambda tag: ctx.memory.visits[tag].first_seen)
+
+
+def _temporal_depth(ctx: RuleContext) -> Answer:
+    tags = scenes_in(ctx, ctx.item.question)
+    if len(tags) < 2:
+        return None
+    fa, fb = (ctx.memory.visits[t].frames for t in tags[:2])
+    if max(fa, fb) <= 1.15 * min(fa, fb):  # the generator's "about the same" margin
+        for letter, text in ctx.options:
+            if "same" in text.lower():
+                return letter
+    return _scene_option(ctx, lambda tag: -ctx.memory.visits[tag].frames)
+
+
+def _reachability(ctx: RuleContext) -> Answer:
+    """ "Can you reach X from here without passing through Y": search the walked doorways."""
+    tags = scenes_in(ctx, ctx.item.question)
+    here = ctx.memory.scene
+    if len(tags) < 2 or here is None:
+        return None
+    target, banned = tags[0], tags[1]
+    seen, todo = {here}, [here]
+    while todo:
+        cur = todo.pop()
+        for nxt in ctx.memory.adjacency.get(cur, ()):
+            if nxt not in seen and nxt != banned:
+                seen.add(nxt)
+                todo.append(nxt)
+    return text_option(ctx, "Yes" if target in seen else "No")
+
+
+def _optimal_path(ctx: RuleContext) -> Answer:
+    """The first room of the shortest walked route from here to the named room."""
+    tags = scenes_in(ctx, ctx.item.question)
+    here = ctx.memory.scene
+    if not tags or here is None:
+        return None
+    parent: dict[str, str | None] = {here: None}
+    frontier = [here]
+    while frontier and tags[0] not in parent:
+        nxt = []
+        for cur in frontier:
+            for n in sorted(ctx.memory.adjacency.get(cur, ())):
+                if n not in parent:
+                    parent[n] = cur
+                    nxt.append(n)
+        frontier = nxt
+    if tags[0] not in parent:
+        return None
+    step = tags[0]
+    while parent[step] not in (here, None):
+        step = parent[step]  # type: ignore[assignment]
+    return _scene_option(ctx, lambda tag: 0.0 if tag == step else 1.0)
+
+
+def _topology(ctx: RuleContext) -> Answer:
+    """The option naming exactly the rooms entered from (or into) the named one."""
+    tags = scenes_in(ctx, ctx.item.question)
+    if not tags:
+        return None
+    truth = ctx.memory.adjacency.get(tags[0], set())
+    for letter, text in ctx.options:
+        if set(scenes_in(ctx, text)) == truth:
+            return letter
+    return None
+
+
+COMPASS8 = {
+    "north": 0,
+    "north-east": 45,
+    "east": 90,
+    "south-east": 135,
+    "south": 180,
+    "south-west": 225,
+    "west": 270,
+    "north-west": 315,
+}
+CARDINALS = ("North", "East", "South", "West")
+
+
+def _allocentric_direction(ctx: RuleContext) -> Answer:
+    """The start heading the question gives fixes north; place centres give the bearing."""
+    low = ctx.item.question.lower()
+    facing = next(
+        (deg for word, deg in sorted(COMPASS8.items(), key=lambda x: -len(x[0]))
+         if re.search(rf"facing (?:roughly )?{word}\b", low)),
+        None,
+    )  # fmt: skip
+    tags = scenes_in(ctx, ctx.item.question)
+    mem = ctx.memory
+    if facing is None or len(tags) < 2 or not mem.chain:
+        return None
+    north_yaw = mem.chain[0].yaw + math.radians(facing)
+    a, b = mem.scene_center(tags[0]), mem.scene_center(tags[1])
+    if a is None or b is None:
+        return None
+    bearing = math.degrees(north_yaw - math.atan2(a[1] - b[1], a[0] - b[0])) % 360
+    return text_option(ctx, CARDINALS[round(bearing / 90) % 4])
+
+
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "count": _count,
     "transient_count": _count,
@@ -310,6 +448,14 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "ego_translation": _ego_translation,
     "ego_rotation": _ego_rotation,
     "camera_displacement": _displacement,
+    "revisit_detection": _revisit_detection,
+    "revisit_counting": _revisit_counting,
+    "chronological_recall": _chronological_recall,
+    "temporal_depth": _temporal_depth,
+    "reachability": _reachability,
+    "allocentric_direction": _allocentric_direction,
+    "optimal_path": _optimal_path,
+    "topology": _topology,
 }
 
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
