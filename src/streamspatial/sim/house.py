@@ -409,8 +409,11 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
             sx, sy = (size[0], size[1]) if q % 2 == 0 else (size[1], size[0])
             if sx > bx - ax - 0.04 or sy > by - ay - 0.04:
                 continue
-            cx = round(float(rng.uniform(ax + 0.02 + sx / 2, bx - 0.02 - sx / 2)), 3)
-            cy = round(float(rng.uniform(ay + 0.02 + sy / 2, by - 0.02 - sy / 2)), 3)
+            # max(): an object exactly as wide as the free top leaves a range of zero, which
+            # rounding can make a hair negative (house seed 514 with 5 rooms crashed here)
+            lo_x, lo_y = ax + 0.02 + sx / 2, ay + 0.02 + sy / 2
+            cx = round(float(rng.uniform(lo_x, max(lo_x, bx - 0.02 - sx / 2))), 3)
+            cy = round(float(rng.uniform(lo_y, max(lo_y, by - 0.02 - sy / 2))), 3)
             rect = _footprint(cx, cy, size, q)
             if any(_overlaps(rect, o, 0.02) for o in tops):
                 continue
