@@ -235,3 +235,24 @@ def test_worker_that_cannot_start_is_one_line_exit_2(local_ray, bench, tmp_path,
     assert "a Ray worker failed to start" in err and "no-model-here" in err, err
     assert "Traceback" not in err
     assert read_records(tmp_path / "run" / PREDICTIONS) == []
+
+
+def test_unreachable_cluster_fails_fast_before_the_run_folder(bench, tmp_path, invoke) -> None:
+    import socket
+
+    data, videos = bench
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "run"
+    for address, expect in [
+        (f"127.0.0.1:{port}", "cannot reach the Ray cluster"),
+        ("no-port-here", "expected host:port"),
+    ]:
+        rc, err = invoke(
+            "run", "--data", data, "--videos", videos, "--model", "random", "--out", out,
+            "--executor", "ray", "--address", address,
+        )  # fmt: skip
+        assert rc == 2 and err.count("\n") == 1, err
+        assert f"--address {address}: {expect}" in err, err
+        assert not out.exists()

@@ -129,6 +129,10 @@ def execute(cfg: RunConfig) -> int:
             "nothing will be explored",
             file=sys.stderr,
         )
+    if cfg.executor == "ray":  # an unreachable cluster fails before the run folder exists
+        from streamspatial.eval.ray_executor import check_address
+
+        check_address(cfg.address)
     folder = RunFolder(cfg.out)
     bench_meta = {
         "format": adapter.name,

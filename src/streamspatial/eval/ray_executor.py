@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import socket
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -171,6 +172,33 @@ def _resources(ray: Any, model: str, options: RayOptions, n_videos: int) -> tupl
     return max(1, min(workers, n_videos)), gpus
 
 
+def check_address(address: str | None, timeout: float = 5.0) -> None:
+    """Fail fast, with one line, when Ray is missing or a ``host:port`` cluster is unreachable.
+
+    Ray itself keeps retrying an unreachable GCS address for minutes; a TCP connect to it says
+    the same in seconds.  ``auto``, ``ray://`` and no address are left to ``ray.init``.
+    """
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise StreamspatialError(
+            "--executor ray needs Ray: pip install 'streamspatial[ray]'"
+        ) from None
+    if not address or address == "auto" or "://" in address:
+        return
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise StreamspatialError(
+            f"--address {address}: expected host:port, auto or ray://host:port"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise StreamspatialError(
+            f"--address {address}: cannot reach the Ray cluster ({exc.strerror or exc})"
+        ) from None
+
+
 def _reason(exc: BaseException) -> str:
     """The last line of a remote traceback (``Type: message``), project error types unprefixed."""
     text = getattr(exc, "error_msg", None) or str(exc)
@@ -312,12 +340,9 @@ def run_on_ray(
     after each record is stored (tests use it to kill a worker mid-video).
     """
     options = options or RayOptions()
-    try:
-        import ray
-    except ImportError:
-        raise StreamspatialError(
-            "--executor ray needs Ray: pip install 'streamspatial[ray]'"
-        ) from None
+    check_address(options.address)
+    import ray
+
     runner.check_videos()
     started = False
     if not ray.is_initialized():
