@@ -113,4 +113,7 @@ def test_an_extra_that_is_missing_is_one_line_naming_it(tmp_path: Path) -> None:
     )
     assert codes == [0, 2], stderr[-2000:]
     assert "Traceback" not in stderr
-    assert "--html needs the report extra: pip install 'streamspatial[report]'" in stderr
+    assert (
+        "the HTML report needs the report extra (matplotlib): pip install 'streamspatial[report]'"
+        in stderr
+    )

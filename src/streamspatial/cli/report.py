@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from streamspatial.core.errors import StreamspatialError
 from streamspatial.report import leaderboard, leaderboard_markdown, write_report
 from streamspatial.report.tables import table_markdown
 
@@ -41,12 +40,8 @@ def register(app: typer.Typer) -> None:
                 err=True,
             )
         if html:
-            try:
-                from streamspatial.report.html import REPORT_HTML, write_html
-            except ImportError as exc:  # plots need the [report] extra (matplotlib)
-                raise StreamspatialError(
-                    f"--html needs the report extra: pip install 'streamspatial[report]' ({exc})"
-                ) from None
+            # Without the [report] extra this import is one line naming it (report.plots).
+            from streamspatial.report.html import REPORT_HTML, write_html
 
             default = run_dirs[0] / REPORT_HTML if len(run_dirs) == 1 else Path(REPORT_HTML)
             typer.echo(f"→ {write_html(run_dirs, html_out or default)}", err=True)

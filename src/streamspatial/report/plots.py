@@ -19,7 +19,7 @@ try:
     import matplotlib
 except ImportError:  # the figures are an extra: say how to get them, in one line
     raise StreamspatialError(
-        "the HTML report needs matplotlib: pip install 'streamspatial[report]'"
+        "the HTML report needs the report extra (matplotlib): pip install 'streamspatial[report]'"
     ) from None
 
 matplotlib.use("Agg")
