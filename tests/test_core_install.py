@@ -45,7 +45,7 @@ SCRIPT = textwrap.dedent(
     class Blocker:
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in BLOCK:
-                raise ImportError(f"optional module {name} is not installed")
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
             return None
 
     sys.meta_path.insert(0, Blocker())
@@ -117,3 +117,19 @@ def test_an_extra_that_is_missing_is_one_line_naming_it(tmp_path: Path) -> None:
         "the HTML report needs the report extra (matplotlib): pip install 'streamspatial[report]'"
         in stderr
     )
+
+
+def test_commands_of_an_extra_name_it_in_one_line(tmp_path: Path) -> None:
+    """``demo`` and ``sim generate`` need MuJoCo; without it, one line says which extra."""
+    codes, stderr = cli_without_extras(
+        [
+            ["demo", "--out", str(tmp_path / "demo")],
+            ["sim", "generate", "--houses", "1", "--out", str(tmp_path / "gen")],
+        ]
+    )
+    assert codes == [2, 2], stderr[-2000:]
+    assert "Traceback" not in stderr
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 2, stderr[-2000:]
+    assert all("pip install 'streamspatial[sim]'" in ln for ln in lines)
+    assert not (tmp_path / "demo").exists() and not (tmp_path / "gen").exists()

