@@ -165,7 +165,9 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
     ids = item.intent["instances"]
     params = item.intent["params"]
     seen = set().union(*(seen_in(meta, f) for f in frames))
-    assert set(ids) <= seen or task in ("O2-Gain",), f"{item.id}: refers to unseen objects"
+    assert set(ids) <= seen or task in ("O2-Gain", "explore_room_count"), (
+        f"{item.id}: refers to unseen objects"
+    )
     assert all(e < q.time for _, e in q.evidence)
     ans = q.answer if item.answer_type is AnswerType.NUMBER else correct_text(item)
 
@@ -216,6 +218,15 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert sorted(rooms) == params["rooms"]
         want = sum(r.area for r in meta.house.rooms if r.room_id in rooms)
         assert ans == pytest.approx(want, abs=0.006)
+    elif task == "explore_room_count":
+        # The one answer taken from the house rather than the prefix: the count of the
+        # category in the room the camera stands in at t_q, at least one of them unseen.
+        x, y, _ = now.pose.position
+        room = next(r for r in meta.house.rooms if r.contains(x, y))
+        mine = {o.instance_id for o in meta.house.objects if o.room_id == room.room_id}
+        counted = {i for i in mine if obj(meta, i).category == params["category"]}
+        assert item.explorable and set(ids) == counted and ans == len(counted) >= 1
+        assert set(params["hidden"]) == counted - seen and counted - seen
     elif task == "count":
         cat = params["category"]
         assert ans == len({i for i in seen if obj(meta, i).category == cat})

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from streamspatial.core.schema import Item
 from streamspatial.sim.types import EpisodeMeta
 
-from . import maps, ovos, s3, s3_chains, ucs, vcbench  # noqa: F401  (register the families)
+from . import explore, maps, ovos, s3, s3_chains, ucs, vcbench  # noqa: F401  (register the families)
 from .draft import Draft, LetterDealer, to_item
 from .registry import FAMILIES, Episode, Family
 from .vcbench import IDENTITY_LABELS, identity_persistence

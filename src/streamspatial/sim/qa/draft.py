@@ -51,6 +51,8 @@ class Draft:
     # builder can keep the classes balanced (see ``QuestionGenerator``).
     answer_class: str | None = None
     classes: tuple[str, ...] = ()
+    # The model may act in the simulator before answering (S3 ``explorable``; seed 004 §3).
+    explorable: bool = False
 
     @property
     def is_choice(self) -> bool:
@@ -134,5 +136,6 @@ def to_item(
         source=source,
         depends_on=depends_on,
         intent=intent,
+        explorable=draft.explorable,
         meta=dict(draft.meta),
     )
