@@ -39,6 +39,14 @@ class LoadResult:
     # at the exact place in the file.
     locations: dict[str, str] = field(default_factory=dict)
 
+    def add(self, item: Item | None, location: str) -> bool:
+        """Keep a valid item with where it came from; ``None`` (a row with problems) is skipped."""
+        if item is None:
+            return False
+        self.items.append(item)
+        self.locations[item.id] = location
+        return True
+
 
 class BenchmarkAdapter(Protocol):
     name: str  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench

@@ -64,10 +64,7 @@ class OvosAdapter:
         ids = IdRegistry()
         for loc, rec in records:
             row = Row(rec, str(path), loc, result.problems)
-            item = _item(row, ids)
-            if item is not None:
-                result.items.append(item)
-                result.locations[item.id] = loc
+            result.add(_item(row, ids), loc)
         return result
 
     def video_path(self, item: Item, videos: Path) -> Path:

@@ -129,10 +129,8 @@ class S3Adapter:
         for loc, rec in read_jsonl(path, result.problems):
             row = Row(rec, str(path), loc, result.problems)
             item = _item(row, ids, earlier)
-            if item is not None:
+            if result.add(item, loc):
                 earlier[item.id] = item
-                result.items.append(item)
-                result.locations[item.id] = loc
         return result
 
     def video_path(self, item: Item, videos: Path) -> Path:

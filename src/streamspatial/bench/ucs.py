@@ -52,18 +52,12 @@ class UCSAdapter:
         if head.startswith(b"["):
             for loc, rec in read_json_array(path, result.problems):
                 row = Row(rec, str(path), loc, result.problems)
-                self._add(result, _array_item(row, ids), loc)
+                result.add(_array_item(row, ids), loc)
         else:
             for loc, rec in read_jsonl(path, result.problems):
                 row = Row(rec, str(path), loc, result.problems)
-                self._add(result, _jsonl_item(row, ids), loc)
+                result.add(_jsonl_item(row, ids), loc)
         return result
-
-    @staticmethod
-    def _add(result: LoadResult, item: Item | None, loc: str) -> None:
-        if item is not None:
-            result.items.append(item)
-            result.locations[item.id] = loc
 
     def video_path(self, item: Item, videos: Path) -> Path:
         for suffix in VIDEO_SUFFIXES:

@@ -158,10 +158,7 @@ def _load_eval(path: Path, records: list[tuple[str, dict[str, Any]]], result: Lo
             continue
         ordered = sorted(lines, key=lambda e: e[2])
         queries = tuple(QueryPoint(index=i, time=t, answer=count) for _, _, i, t, count in ordered)
-        item = _make(first_row, item_id, common, queries, occurrences=None)
-        if item is not None:
-            result.items.append(item)
-            result.locations[item.id] = first_row.location
+        result.add(_make(first_row, item_id, common, queries, occurrences=None), first_row.location)
 
 
 def _load_data(path: Path, records: list[tuple[str, dict[str, Any]]], result: LoadResult) -> None:
@@ -219,9 +216,7 @@ def _load_data(path: Path, records: list[tuple[str, dict[str, Any]]], result: Lo
                 occurrences=rec.get("occurrence_times"),
                 intent=intent,
             )
-            if item is not None:
-                result.items.append(item)
-                result.locations[item.id] = loc
+            result.add(item, loc)
 
 
 def _occurrences(row: Row) -> list[tuple[float, float]] | None:

@@ -44,10 +44,7 @@ class VSIBenchAdapter:
         ids = IdRegistry()
         for loc, rec in read_parquet(path, result.problems, COLUMNS):
             row = Row(rec, str(path), loc, result.problems)
-            item = _item(row, ids)
-            if item is not None:
-                result.items.append(item)
-                result.locations[item.id] = loc
+            result.add(_item(row, ids), loc)
         return result
 
     def video_path(self, item: Item, videos: Path) -> Path:
