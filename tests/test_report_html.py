@@ -249,3 +249,38 @@ def test_spearman_equals_scipy_with_ties(pairs) -> None:
         assert ours is None
     else:
         assert ours == pytest.approx(float(spearmanr(xs, ys).statistic), abs=1e-9)
+
+
+def test_reference_rows_are_baselines_text_only_models_and_humans_only() -> None:
+    """A memory agent run with policy ``none`` still sees the video: it is no Text-only row."""
+    from types import SimpleNamespace
+
+    from streamspatial.report.runs import reference_kind
+
+    def kind(**cfg):
+        return reference_kind(SimpleNamespace(meta={"config": cfg}))
+
+    assert kind(model="random", policy="none") == "Random"
+    assert kind(model="frequent", policy="none") == "Frequent"
+    assert kind(model="human:ana", policy="human-streaming") == "Human"
+    assert kind(model="openai:m", policy="none", agent="policy") == "Text-only"
+    assert kind(model="openai:m", policy="none") == "Text-only"
+    assert kind(model="rules", policy="none", agent="scene-graph-rules") is None
+    assert kind(model="openai:m", policy="none", agent="folding") is None
+    assert kind(model="openai:m", policy="uniform-8", agent="policy") is None
+
+
+def test_memory_agent_runs_are_told_apart_by_their_perception() -> None:
+    from types import SimpleNamespace
+
+    from streamspatial.report.runs import policy_label
+
+    def label(**cfg):
+        return policy_label(SimpleNamespace(meta={"config": cfg}, offline=False))
+
+    assert label(agent="policy", policy="uniform-8") == "uniform-8"
+    perfect = label(agent="scene-graph-rules", policy="none", perception="ground-truth")
+    noisy = label(agent="scene-graph-rules", policy="none", perception="ground-truth:noise=1")
+    assert perfect == "scene-graph-rules[ground-truth]"
+    assert noisy == "scene-graph-rules[ground-truth:noise=1]"
+    assert label(agent="folding", policy="uniform-8") == "folding:uniform-8"

@@ -61,6 +61,14 @@ nav a{margin-right:.8rem}
 """
 
 
+# The papers' reference rows and the run that gives each (HTML, shown when one is missing).
+REFERENCE_RUNS = {
+    "Random": "a run with model <code>random</code>",
+    "Text-only": "a model run with policy <code>none</code>",
+    "Human": "a <code>streamspatial serve</code> session, model <code>human:NAME</code>",
+}
+
+
 def _e(x: Any) -> str:
     return html.escape(str(x))
 
@@ -187,14 +195,10 @@ def _headline_section(reports: Sequence[RunReport]) -> str:
         body += f'<tr class="{cls}">{cells}</tr>'
     body += "</tbody></table>"
     refs = [_display(r) for r in reports if reference_kind(r)]
-    missing = [k for k in ("Random", "Text-only", "Human")
-               if k not in {reference_kind(r) for r in reports}]  # fmt: skip
+    present = {reference_kind(r) for r in reports}
+    missing = [f"{k} ({how})" for k, how in REFERENCE_RUNS.items() if k not in present]
     if missing:
-        body += (
-            f'<p class="note">Reference rows not among the inputs: {_e(", ".join(missing))} '
-            "(runs with model <code>random</code>, policy <code>none</code>, model "
-            "<code>human:*</code>).</p>"
-        )
+        body += f'<p class="note">Reference rows not among the inputs: {"; ".join(missing)}.</p>'
     series = {_display(reports[i]): [heads[i].get(k) for k in keys] for i in order}
     body += _img(
         plots.grouped_bars(keys, series, title="Headline scores per level / task", references=refs),

@@ -25,14 +25,20 @@ def thinking_flag(cfg: dict[str, Any]) -> bool | None:
 
 
 def reference_kind(rep: RunReport) -> str | None:
-    """``Random``, ``Text-only`` or ``Human`` for the papers' reference rows, else None."""
+    """``Random``, ``Frequent``, ``Text-only`` or ``Human`` for the papers' reference rows.
+
+    Text-only is a model shown no frame by the plain policy agent; a memory agent run with
+    policy ``none`` (the rule agent, folding) still sees the video, so it is no reference.
+    """
     cfg = rep.meta.get("config", {})
     model = str(cfg.get("model") or "")
     if model == "random":
         return "Random"
+    if model == "frequent":
+        return "Frequent"
     if model.startswith("human:"):
         return "Human"
-    if cfg.get("policy") == "none":
+    if cfg.get("agent", "policy") == "policy" and cfg.get("policy") == "none":
         return "Text-only"
     return None
 
@@ -47,8 +53,13 @@ def model_label(rep: RunReport) -> str:
 
 def policy_label(rep: RunReport) -> str:
     cfg = rep.meta.get("config", {})
-    agent = cfg.get("agent", "policy")
-    name = str(cfg.get("policy")) if agent == "policy" else f"{agent}:{cfg.get('policy')}"
+    agent, policy = cfg.get("agent", "policy"), str(cfg.get("policy"))
+    if agent == "policy":
+        name = policy
+    else:  # a memory agent: its perception tells two runs apart, a text-only policy nothing
+        perception = cfg.get("perception")
+        name = agent + (f"[{perception}]" if perception else "")
+        name += "" if policy == "none" else f":{policy}"
     return name + (" (offline)" if rep.offline else "")
 
 
