@@ -20,6 +20,22 @@ from streamspatial.core.errors import Problem
 _BOM = b"\xef\xbb\xbf"
 
 
+def _bytes_without_bom(path: Path, problems: list[Problem]) -> bytes:
+    """The file's bytes; a UTF-8 byte-order mark is reported once and dropped, not fatal."""
+    raw = path.read_bytes()
+    if raw.startswith(_BOM):
+        problems.append(
+            Problem(
+                str(path),
+                "",
+                "unexpected UTF-8 byte-order mark; save as UTF-8 without BOM",
+                location="line 1",
+            )
+        )
+        raw = raw[len(_BOM) :]
+    return raw
+
+
 class Row:
     """One raw record, its place in the file, and the problem list it reports into."""
 
@@ -258,17 +274,7 @@ def read_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[str, dict[
     file is still read.
     """
     file = str(path)
-    raw = path.read_bytes()
-    if raw.startswith(_BOM):
-        problems.append(
-            Problem(
-                file,
-                "",
-                "unexpected UTF-8 byte-order mark; save as UTF-8 without BOM",
-                location="line 1",
-            )
-        )
-        raw = raw[len(_BOM) :]
+    raw = _bytes_without_bom(path, problems)
     lines = raw.split(b"\n")
     # A final newline is normal; trailing empty lines after it are not worth a complaint.
     while lines and not lines[-1].strip():
@@ -312,17 +318,7 @@ def read_json_array(path: Path, problems: list[Problem]) -> Iterator[tuple[str, 
     Elements are decoded one at a time so every element is located by the line it starts on.
     """
     file = str(path)
-    raw = path.read_bytes()
-    if raw.startswith(_BOM):
-        problems.append(
-            Problem(
-                file,
-                "",
-                "unexpected UTF-8 byte-order mark; save as UTF-8 without BOM",
-                location="line 1",
-            )
-        )
-        raw = raw[len(_BOM) :]
+    raw = _bytes_without_bom(path, problems)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
