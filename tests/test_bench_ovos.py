@@ -66,7 +66,7 @@ def test_map_options_are_images():
 
 
 def _write_parquet(path: Path, records: list[dict], options: str) -> None:
-    cols = {c: [r[c] for r in records] for c in COLUMNS if c != "options"}
+    cols = {c: [r[c] for r in records] for c in (*COLUMNS, "category_index") if c != "options"}
     cols["evidence_times"] = [json.dumps(r["evidence_times"]) for r in records]
     if options == "map":
         opts = pa.array(
@@ -109,12 +109,11 @@ def test_broken_file_reports_every_problem_on_its_line():
     result = ADAPTER.load(path)
     assert [str(p).removeprefix(f"{path}:") for p in result.problems] == [
         "1: unexpected UTF-8 byte-order mark; save as UTF-8 without BOM",
-        "1: item 0: field 'evidence_times[0]': expected evidence strictly before the query "
-        "time 5 s, got [4, 5]",
+        "1: item 0: field 'evidence_times[0]': expected evidence starting no later than the "
+        "query time 5 s, got [6, 7]",
         "2: blank line; expected one JSON object per line",
         "3: not valid JSON (Expecting value)",
         "4: item 0: field 'id': duplicate id; first used at line 1",
-        "4: item 0: field 'answers': expected one answer per query time (2), got 1",
         "4: item 0: field 'answers[0]': expected a letter among the options AB, got C",
         "5: item 4: field 'level': expected an integer, got string \"two\"",
         "5: item 4: field 'options': expected option letters A–G, got H",

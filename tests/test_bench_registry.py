@@ -59,8 +59,8 @@ def test_bundled_example_is_clean_and_spans_all_levels():
 def test_load_benchmark_raises_with_every_problem():
     with pytest.raises(InputError) as info:
         load_benchmark(FIXTURES / "ovos_broken.jsonl")
-    assert len(info.value.problems) == 14
-    assert str(info.value).endswith("(and 13 more problem(s))")
+    assert len(info.value.problems) == 13
+    assert str(info.value).endswith("(and 12 more problem(s))")
 
 
 def _videos(tmp_path: Path) -> Path:

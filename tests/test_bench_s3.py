@@ -84,8 +84,8 @@ def test_broken_file_every_problem():
         "1: item b-001: field 'options': expected 2–7 options for a multiple-choice task, got 0",
         "2: item b-002: field 'task': expected one of the 16 S3-Bench tasks, got 'teleport'",
         "3: item b-003: field 'answer': expected a letter among the options AB, got 'C'",
-        "3: item b-003: field 'evidence': expected evidence strictly before the query time 5 s, "
-        "got [4, 6]",
+        "3: item b-003: field 'evidence': expected evidence starting no later than the query "
+        "time 5 s, got [6, 7]",
         "4: item b-004: field 'depends_on': expected the id of an earlier line, got 'b-999'",
         "5: item b-005: field 'query_time': missing; expected a time in seconds",
         "5: item b-005: field 'colour': unknown field",

@@ -32,7 +32,7 @@ def test_json_array_layout_exact():
         task=TaskLabels(
             category="Position & Orientation", subcategory="Egocentric Direction", task="direction"
         ),
-        meta={"video_uid": "P01_kitchen-mcq"},
+        meta={"video_uid": "P01_kitchen-mcq", "ucs_shape": "array"},
     )
     second = result.items[1]
     assert second.video == "P01_kitchen"  # "__mcq" stripped too
@@ -57,7 +57,7 @@ def test_jsonl_layout_exact():
         ),
         queries=(QueryPoint(index=0, time=6.0, answer="C"),),
         task=TaskLabels(category="category_quantity", task="category_quantity"),
-        meta={"video_uid": "P02_office"},
+        meta={"video_uid": "P02_office", "ucs_shape": "jsonl"},
     )
     assert second.id == "q-17"
     assert second.queries == (QueryPoint(index=0, time=9.5, answer="A", evidence=((2.0, 4.0),)),)
@@ -73,11 +73,12 @@ def test_broken_array_every_problem_with_line():
     path = FIXTURES / "ucs_broken.json"
     result = ADAPTER.load(path)
     assert [str(p).removeprefix(f"{path}:") for p in result.problems] == [
-        "2: item q1: field 'question_timestamps': expected a time as \"HH:MM:SS\", got '8 seconds'",
+        "2: item q1: field 'question_timestamps': expected a time as \"HH:MM:SS\" or seconds ≥ 0, "
+        "got '8 seconds'",
         "2: item q1: field 'answer_label': expected a letter among the options AB, got F",
         "12: item q1: field 'qid': duplicate id; first used at line 2",
-        "12: item q1: field 'evidence': expected evidence strictly before the query time 8 s, "
-        "got [5, 9]",
+        "12: item q1: field 'evidence': expected evidence starting no later than the query time "
+        "8 s, got [9, 10]",
         "22: item q3: field 'video_uid': missing; expected a string",
         "22: item q3: field 'options': expected option letters A, B, C without gaps, got A, B, D",
     ]
@@ -87,8 +88,8 @@ def test_broken_jsonl_every_problem():
     path = FIXTURES / "ucs_broken.jsonl"
     result = ADAPTER.load(path)
     assert [str(p).removeprefix(f"{path}:") for p in result.problems] == [
-        "1: item P02_office#1: field 'query_timestamp': expected a time in seconds, got string "
-        '"6"',
+        "1: item P02_office#1: field 'query_timestamp': expected a time as \"HH:MM:SS\" or "
+        "seconds ≥ 0, got 'six'",
         "1: item P02_office#1: field 'answer_idx': expected a 0-based index below 2 (the number "
         "of options), got 2",
         "2: item P02_office#2: field 'options[0]': expected \"A. text\", got 'One'",

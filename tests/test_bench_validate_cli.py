@@ -43,7 +43,7 @@ def test_clean_file_exits_0_with_summary_table(app):
 @pytest.mark.parametrize(
     ("name", "n"),
     [
-        ("ovos_broken.jsonl", 14),
+        ("ovos_broken.jsonl", 13),
         ("vcbench_broken_eval.jsonl", 5),
         ("vcbench_broken_data.jsonl", 3),
         ("ucs_broken.json", 6),

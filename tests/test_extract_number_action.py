@@ -32,8 +32,14 @@ from streamspatial.eval.extract import extract_action, extract_number, normalise
         ("a dozen eggs", 12.0),
         ("one thousand two hundred and thirty-four", 1234.0),
         ("Twelve", 12.0),
-        ("I see 2 chairs and 3 stools, so 5", 5.0),  # last number
-        ("two three", 3.0),  # two unit words are two numbers, not 5
+        ("I see 2 chairs and 3 stools, so 5", 5.0),  # a conclusion marker
+        ("3 red and 2 blue, 5 in total", 5.0),  # a total named after its number
+        ("two three", 2.0),  # two unit words are two numbers, not 5; the first answers
+        ("1_000", 1000.0),  # underscores group digits as Python writes them
+        ("1e3", 1000.0),
+        ("2.5E-2 m", 0.025),
+        ("12 chairs, 3 tables", 12.0),  # one number asked for: the first
+        ("1e999 or 4", 4.0),  # an overflowing exponent is no number
         ("Answer: 7. I counted 2 in the first room", 7.0),  # explicit marker beats last
         ("The total is 9 (4 + 5)", 9.0),
         ("<think>maybe 4</think> 6", 6.0),
@@ -47,6 +53,29 @@ def test_numbers(text: str, expected: float) -> None:
 @pytest.mark.parametrize("text", ["none visible", "", "<think>there are 5", "no idea"])
 def test_no_number(text: str) -> None:
     assert extract_number(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "expected"),
+    [
+        # The question asks for one number: the first, or the one naming what it counts.
+        ("12 chairs, 3 tables", "How many chairs are visible at this moment?", 12.0),
+        ("12 chairs, 3 tables", "How many tables are visible at this moment?", 3.0),
+        ("12 chairs, 3 tables", "How many pillows are visible at this moment?", 12.0),
+        ("3 red chairs and 2 blue chairs", "How many chairs?", 3.0),  # both name it: first
+        # Asking for several numbers makes a list of numbers ambiguous: invalid.
+        ("12 chairs, 3 tables", "How many chairs and how many tables are there?", None),
+        ("2 and 4", "How many chairs are in each room?", None),
+        ("5 and 7", "Give the chair and table counts respectively.", None),
+        # A single number, or a marked answer, is never ambiguous.
+        ("7", "How many chairs are in each room?", 7.0),
+        ("Answer: 7 (2 + 5)", "How many chairs and how many tables?", 7.0),
+    ],
+)
+def test_numbers_read_against_the_question(
+    text: str, question: str, expected: float | None
+) -> None:
+    assert extract_number(text, question) == expected
 
 
 _SMALL = re.findall(

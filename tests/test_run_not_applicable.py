@@ -113,10 +113,10 @@ def test_random_run_records_no_errors_and_reports_what_it_left_out(
     rc, table, err = run_cli(capsys, "compare", out)
     assert rc == 0, err
     head, rule, row = table.splitlines()
-    assert head.split("|")[5:8] == [" n ", " n/a ", " errors "]
-    assert head.split("|")[8:11] == [" Num ", " MC ", " Overall "]
-    assert rule.split("|")[8:11] == ["---:", "---:", "---:"]  # scores right-aligned, even "–"
-    assert row.split("|")[5:8] == [" 2 ", " 3 ", " 0 "]
+    assert head.split("|")[5:9] == [" scorer ", " n ", " n/a ", " errors "]
+    assert head.split("|")[9:12] == [" Num ", " MC ", " Overall "]
+    assert rule.split("|")[9:12] == ["---:", "---:", "---:"]  # scores right-aligned, even "–"
+    assert row.split("|")[5:9] == [" paper ", " 2 ", " 3 ", " 0 "]  # S3-Bench: no official code
 
 
 def test_all_numeric_benchmark_runs_nothing_and_says_why(capsys, tmp_path: Path) -> None:

@@ -32,9 +32,19 @@ def test_answer_must_be_among_options():
         _item(queries=(QueryPoint(index=0, time=10.0, answer="C"),))
 
 
-def test_evidence_must_end_strictly_before_query():
-    with pytest.raises(ValidationError, match="strictly before"):
-        QueryPoint(index=0, time=5.0, answer="A", evidence=((1.0, 5.0),))
+def test_evidence_must_start_by_the_query_time():
+    with pytest.raises(ValidationError, match="starting no later than the query time"):
+        QueryPoint(index=0, time=5.0, answer="A", evidence=((5.5, 6.0),))
+
+
+def test_evidence_may_end_at_or_after_the_query_time():
+    # OVO-S-Bench releases evidence [t_start, t_q]; the paper's own Fig. 11 example ends later.
+    assert QueryPoint(index=0, time=5.0, answer="A", evidence=((1.0, 5.0),)).evidence == (
+        (1.0, 5.0),
+    )
+    assert QueryPoint(index=0, time=22.8, answer="D", evidence=((21.8, 23.8),)).evidence == (
+        (21.8, 23.8),
+    )
 
 
 def test_time_must_be_finite_and_non_negative():

@@ -21,12 +21,34 @@ Two shapes share this interface:
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import ModelRequest
+from streamspatial.models.types import ImagePart, ModelRequest, Part, TextPart
+
+OPTION_IMAGE_CAPTION = "Option {letter}:"
+
+
+def option_image_parts(item: Item) -> list[Part]:
+    """The item's image options (OVO-S-Bench 4.3 maps) as images, each after a caption naming
+    its letter, in letter order; empty for text options.
+
+    The images are sent as released (their own MIME type, no re-encoding; the benchmark
+    reader has checked the base64) with no recording time: they are part of the question, not
+    frames of the video.
+    """
+    parts: list[Part] = []
+    for option in item.options:
+        if option.image is None:
+            continue
+        header, _, payload = option.image.partition(",")
+        mime = header.removeprefix("data:").split(";")[0] or "image/png"
+        parts.append(TextPart(OPTION_IMAGE_CAPTION.format(letter=option.letter)))
+        parts.append(ImagePart(jpeg=base64.b64decode(payload), time=None, mime=mime))
+    return parts
 
 
 @runtime_checkable

@@ -2,8 +2,13 @@
 
 A sampling policy (uniform-N, single@query, nearest-16f@4fps, log-decay-128, oracle-evidence,
 or ``none`` for text only; seed 000 App. A.1) picks frame indices in ``[0, n_q]``; the request
-interleaves a caption naming each frame's time with the frame itself, then the benchmark's own
-prompt (G.5/G.6: every policy sends exactly the same text, only the images differ).
+interleaves a caption naming each frame's time with the frame itself, then the images of image
+options (each after "Option A:"), then the benchmark's own prompt (G.5/G.6: every policy sends
+exactly the same text, only the images differ).
+
+``scorer="official"`` sends what the benchmark's official code sends instead: frames chosen
+by its sampling code, no time captions (its requests carry the images alone), and its prompt
+words; image options still follow the frames, captioned with their letter.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from streamspatial.agents.base import option_image_parts
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.schema import Item, QueryPoint
@@ -27,11 +33,17 @@ class PolicyAgent:
     streaming: ClassVar[bool] = False
 
     def __init__(
-        self, policy: str, *, params: GenerationParams | None = None, variant: str = "default"
+        self,
+        policy: str,
+        *,
+        params: GenerationParams | None = None,
+        variant: str = "default",
+        scorer: str = "paper",
     ):
         self.policy = policy.strip()
         self.params = params or GenerationParams()
         self.variant = variant
+        self.scorer = scorer
         from streamspatial.video.policies import parse_policy
 
         spec_text = "none" if self.policy.lower() in TEXT_ONLY else self.policy
@@ -55,7 +67,9 @@ class PolicyAgent:
 
         n_q = query_frame_index(query.time, fps, n_frames)
         evidence = query.evidence if self._offline else None
-        picked = select_frames(self._spec, n_q, fps, evidence=evidence)
+        picked = select_frames(
+            self._spec, n_q, fps, evidence=evidence, rules=self.scorer, t_q=query.time
+        )
         return sorted({int(i) for i in picked})
 
     def build_request(
@@ -76,14 +90,17 @@ class PolicyAgent:
                 else self.frames_needed(item, query, view.fps, view.n_frames)
             )
             for frame in view.get(wanted):
-                parts.append(TextPart(frame_caption(frame.time)))
+                if self.scorer != "official":
+                    parts.append(TextPart(frame_caption(frame.time)))
                 parts.append(ImagePart(jpeg=frame.jpeg, time=frame.time))
+        parts.extend(option_image_parts(item))
         prompt = adapter.prompt(
             item,
             query,
             variant=self.variant,  # type: ignore[arg-type]
             text_only=self.text_only,
             prior_answers=prior_answers,
+            scorer=self.scorer,
         )
         parts.append(TextPart(prompt))
         system_prompt = getattr(adapter, "system_prompt", None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -45,12 +47,28 @@ def options_from_map(row: Row, field: str, raw: dict[str, Any]) -> tuple[Option,
             row.problem(f"{field}.{k}", "expected non-empty option text or a data:image URL")
             ok = False
             continue
-        out.append(option_from(k, v))
+        option = option_from(k, v)
+        if option.image is not None and not _is_base64(option.image.partition(",")[2]):
+            row.problem(f"{field}.{k}", "expected a data:image URL with base64 content")
+            ok = False
+            continue
+        out.append(option)
     return tuple(out) if ok else None
 
 
+def _is_base64(payload: str) -> bool:
+    try:
+        base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return bool(payload)
+
+
 def options_from_list(row: Row, field: str, raw: list[Any]) -> tuple[Option, ...] | None:
-    """Options as a list: ``[[label, content], …]`` pairs, or plain strings lettered in order."""
+    """Options as a list: ``[[label, content], …]`` pairs, ``{"key", "value"}`` records (a
+    parquet map written as a list of structs), or plain strings lettered in order."""
+    if raw and all(isinstance(e, dict) and {"key", "value"} <= set(e) for e in raw):
+        raw = [[e["key"], e["value"]] for e in raw]
     if raw and all(isinstance(e, list | tuple) and len(e) == 2 for e in raw):
         as_map: dict[str, Any] = {}
         for label, content in raw:
@@ -112,13 +130,19 @@ def interval(row: Row, field: str, raw: Any) -> tuple[float, float] | None:
 def evidence_before(
     row: Row, field: str, spans: list[tuple[float, float]], query_time: float
 ) -> bool:
-    """Evidence must end strictly before its query time (the online protocol)."""
+    """Evidence must start no later than its query time.
+
+    An interval may end at or after the query time: releases annotate ``[t_start, t_q]``
+    (OVO-S-Bench) or past it (its paper's own Figure 11 example), and the prefix rule governs
+    the frames shown, not the annotation.  Evidence that *starts* after the question is about
+    the future, which no streaming item can ask, so that is reported.
+    """
     ok = True
     for start, end in spans:
-        if end >= query_time:
+        if start > query_time:
             row.problem(
                 field,
-                f"expected evidence strictly before the query time "
+                f"expected evidence starting no later than the query time "
                 f"{query_time:g} s, got [{start:g}, {end:g}]",
             )
             ok = False

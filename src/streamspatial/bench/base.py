@@ -20,6 +20,9 @@ from streamspatial.core.schema import Item, QueryPoint
 class ScoringSpec:
     """How a benchmark scores and tabulates.
 
+    These are the *paper* scorer's rules (``--scorer paper``); ``--scorer official`` follows
+    the code named by ``official`` (see :mod:`streamspatial.eval.scoring`).
+
     ``invalid``: what an unparseable answer counts as — ``"wrong"`` (OVO-S-Bench: it stays in
     every denominator) or ``"exclude"`` (VCBench: left out of the metric, invalid rate
     reported).  ``number_metric``: ``"mra"`` (S3-Bench, VSI-Bench), ``"gpa"`` (VCBench counting
@@ -29,6 +32,9 @@ class ScoringSpec:
     invalid: Literal["wrong", "exclude"] = "wrong"
     number_metric: Literal["mra", "gpa", "exact"] = "mra"
     table: str = "generic"
+    # The benchmark's official scoring code, which ``--scorer official`` reproduces; None when
+    # the benchmark publishes none (then the official scorer is the paper's formulas).
+    official: str | None = None
 
 
 @dataclass
@@ -72,11 +78,13 @@ class BenchmarkAdapter(Protocol):
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
         """The benchmark's own prompt text for one query point.
 
         ``prior_answers`` maps an item id to the *model's* earlier answer (S3-Bench multi-turn
-        chains); ground truth never enters a prompt.
+        chains); ground truth never enters a prompt.  ``scorer="official"`` asks for the words
+        the benchmark's official code sends, where they differ from the paper's.
         """
         ...
 

@@ -1,11 +1,26 @@
-"""OVO-S-Bench: the JSONL of seed 000 App. E.6 and the parquet release (``ovo_s_bench.parquet``).
+"""OVO-S-Bench: the release as published (``ovo_s_bench.parquet``, its JSON form) and E.6 JSONL.
 
-One record is one item.  ``query_times``, ``evidence_times`` and ``answers`` are aligned lists:
-most items ask once; Revisit Counting (2.1.2) asks the same question several times with an
-answer that grows, and has up to seven options (A–G — the official scorer wrongly stops at E).
-Task 4.3 (Path-to-Map Matching) options are ``data:image/png;base64,...`` maps.  The parquet
-release stores options either as a map or as a list of ``[label, content]`` pairs, and may
-store nested fields as JSON text; both read into the same Items.
+One record is one item.  Everything the official loader (``annotation_utils.py`` and
+``inference.py`` of the OVO-S-Bench repository) accepts reads here, without a conversion step:
+
+* files: parquet, a JSON array, a JSON object ``{"annotations": [...]}``, or JSONL (the
+  layout of the paper's App. E.6);
+* ``id`` a string (``"1.1.1_0"``, ``"4.1_003"``) or an integer; ``category_index`` optional (the
+  release has none);
+* ``options`` as a map, a list of ``[label, content]`` pairs, a list of ``{key, value}``
+  records, a dict, or any of those as JSON text; L4.3 contents are ``data:image/png;base64,…``
+  maps, which reach the model as images labelled with their letter;
+* ``re_constructed`` (an object) overrides ``question``, ``options`` and ``answers`` where it
+  holds a non-empty value, as the official loader does;
+* ``answers`` shorter than ``query_times`` are padded with the last answer (official
+  ``expand_annotations_to_queries``); extra answers are ignored;
+* L4 ``task_subcategory`` equals its main category (``"4.1"``, ``"4.3"``);
+* ``evidence_times`` aligned with ``query_times`` (one entry per query: ``[start, end]``, a list
+  of them, or empty), or, when the counts differ, one list of intervals for the whole item, each
+  query getting those that start by its time.  Evidence may end at or after its query time.
+
+Revisit Counting (2.1.2) asks the same question at several times, with up to seven options
+(A–G; the official scorer reads A–E only, see ``--scorer``).
 """
 
 from __future__ import annotations
@@ -15,9 +30,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
+from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
+from ._files import first_keys, read_json_records, read_parquet
 from ._items import (
     IdRegistry,
     build_item,
@@ -26,12 +42,12 @@ from ._items import (
     options_from_list,
     options_from_map,
 )
-from ._rows import Row, check_time, first_keys, read_jsonl, read_parquet
+from ._rows import Row, check_time, decode_json_text
 from .base import LoadResult, ScoringSpec
 
+# The columns of the release's schema (data/README.md of the official repository).
 COLUMNS = (
     "id",
-    "category_index",
     "source_dataset",
     "video_id",
     "video_path",
@@ -45,11 +61,14 @@ COLUMNS = (
     "evidence_times",
     "answers",
 )
+OFFICIAL_SCORER = "InternLM/OVO-S-Bench score.py"
 
 
 class OvosAdapter:
     name = "ovos"
-    scoring = ScoringSpec(invalid="wrong", number_metric="exact", table="ovos")
+    scoring = ScoringSpec(
+        invalid="wrong", number_metric="exact", table="ovos", official=OFFICIAL_SCORER
+    )
 
     def sniff(self, path: Path) -> bool:
         keys = first_keys(path)
@@ -57,10 +76,10 @@ class OvosAdapter:
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
-        if path.suffix == ".parquet":
+        if path.suffix.lower() in (".parquet", ".pq"):
             records = read_parquet(path, result.problems, COLUMNS)
         else:
-            records = read_jsonl(path, result.problems)
+            records = read_json_records(path, result.problems)
         ids = IdRegistry()
         for loc, rec in records:
             row = Row(rec, str(path), loc, result.problems)
@@ -78,7 +97,10 @@ class OvosAdapter:
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
+        if scorer == "official":
+            return prompts.ovos_official_prompt(item.question, item.options, cot=variant == "cot")
         return prompts.ovos_prompt(
             item.question, item.options, cot=variant == "cot", text_only=text_only
         )
@@ -87,80 +109,59 @@ class OvosAdapter:
         return None
 
 
+def _reconstructed(row: Row) -> dict[str, Any]:
+    """``re_constructed``: the official loader's overrides of question, options, answers."""
+    raw = row.data.get("re_constructed")
+    if raw is None:
+        return {}
+    raw = decode_json_text(raw, dict)
+    if not isinstance(raw, dict):
+        row.problem("re_constructed", "expected an object with question, options or answers")
+        return {}
+    return raw
+
+
+def _field(row: Row, override: Mapping[str, Any], name: str) -> tuple[str, Any]:
+    """The override where it holds a value (official: ``re_constructed.get(x) or ann.get(x)``),
+    with the field name to blame in problems."""
+    if override.get(name):
+        return f"re_constructed.{name}", override[name]
+    return name, row.data.get(name)
+
+
+def _level(row: Row) -> int | None:
+    raw = row.data.get("level")
+    if isinstance(raw, str) and raw.strip().isdigit():  # the official loader int()s it
+        row.data["level"] = int(raw)
+    level = row.int("level", minimum=1)
+    if level is not None and level > 4:
+        row.problem("level", f"expected a level 1–4, got {level}")
+        return None
+    return level
+
+
 def _item(row: Row, ids: IdRegistry) -> Item | None:
     item_id = row.ident("id")
     row.item_id = item_id
     if item_id is not None:
         ids.check(row, "id", item_id)
-    level = row.int("level", minimum=1)
-    if level is not None and level > 4:
-        row.problem("level", f"expected a level 1–4, got {level}")
+    level = _level(row)
     main = row.str("task_main_category")
     sub = row.str("task_subcategory")
     task_name = row.str("task_type_name")
-    question = row.str("question")
     video_path = row.str("video_path")
-    source = row.str("source_dataset")
+    source = row.str("source_dataset", allow_empty=True)
     video_id = row.ident("video_id")
     category_index = row.str("category_index", required=False)
-    if main and sub and not sub.startswith(main + "."):
-        row.problem("task_subcategory", f"expected a subcategory of {main} ({main}.N), got {sub}")
-
-    options = None
-    if row.has("options"):
-        raw = row.data["options"]
-        if isinstance(raw, str):
-            raw = _json_or(raw)
-        if isinstance(raw, dict):
-            options = options_from_map(row, "options", raw)
-        elif isinstance(raw, list):
-            options = options_from_list(row, "options", raw)
-        else:
-            row.problem("options", "expected options keyed by letter or [label, content] pairs")
-    else:
-        row.problem("options", "missing; expected options keyed by letter A–G")
-
-    times = row.list("query_times")
-    evidence = row.list("evidence_times")
-    answers = row.list("answers")
-    queries: list[QueryPoint] = []
-    if times is not None and answers is not None and evidence is not None:
-        if not times:
-            row.problem("query_times", "expected at least one query time")
-        if len(answers) != len(times):
-            row.problem(
-                "answers", f"expected one answer per query time ({len(times)}), got {len(answers)}"
-            )
-        if len(evidence) != len(times):
-            row.problem(
-                "evidence_times",
-                f"expected one evidence entry per query time ({len(times)}), got {len(evidence)}",
-            )
-        letters = "".join(o.letter for o in options) if options else None
-        for i, raw_t in enumerate(times):
-            t = check_time(row, f"query_times[{i}]", raw_t)
-            spans = (
-                _evidence_entry(row, f"evidence_times[{i}]", evidence[i])
-                if i < len(evidence)
-                else []
-            )
-            answer = answers[i] if i < len(answers) else None
-            if i < len(answers):
-                if not isinstance(answer, str) or len(answer.strip()) != 1:
-                    row.problem(f"answers[{i}]", f"expected an option letter, got {answer!r}")
-                    answer = None
-                else:
-                    answer = answer.strip().upper()
-                    if letters is not None and answer not in letters:
-                        row.problem(
-                            f"answers[{i}]",
-                            f"expected a letter among the options {letters}, got {answer}",
-                        )
-            if t is not None and spans is not None:
-                evidence_before(row, f"evidence_times[{i}]", spans, t)
-            if row.ok and t is not None and spans is not None and answer is not None:
-                queries.append(QueryPoint(index=i, time=t, answer=answer, evidence=tuple(spans)))
-
+    # L1–L3 subcategories are dotted below their main category; L4 uses the main category.
+    if main and sub and sub != main and not sub.startswith(main + "."):
+        row.problem(
+            "task_subcategory", f"expected {main} or a subcategory of it ({main}.N), got {sub}"
+        )
+    override = _reconstructed(row)
+    question = _question(row, override)
+    options = _options(row, override)
+    queries = _queries(row, override, options)
     intent = row.dict("intent", required=False)  # generated benchmarks only (not released)
     meta: dict[str, Any] = {"video_id": video_id}
     if category_index is not None:
@@ -179,6 +180,106 @@ def _item(row: Row, ids: IdRegistry) -> Item | None:
         intent=intent,
         meta=meta,
     )
+
+
+def _question(row: Row, override: Mapping[str, Any]) -> str | None:
+    field, raw = _field(row, override, "question")
+    if raw is None:
+        row.problem(field, "missing; expected a string")
+        return None
+    if not isinstance(raw, str) or not raw.strip():
+        row.problem(field, f"expected a non-empty string, got {raw!r}")
+        return None
+    return raw
+
+
+def _options(row: Row, override: Mapping[str, Any]) -> tuple[Option, ...] | None:
+    field, raw = _field(row, override, "options")
+    if raw is None:
+        row.problem(field, "missing; expected options keyed by letter A–G")
+        return None
+    if isinstance(raw, str):
+        raw = _json_or(raw)
+    if isinstance(raw, dict):
+        return options_from_map(row, field, raw)
+    if isinstance(raw, list | tuple):
+        return options_from_list(row, field, list(raw))
+    row.problem(
+        field, "expected options keyed by letter: a map, [label, content] pairs or {key, value}"
+    )
+    return None
+
+
+def _queries(
+    row: Row, override: Mapping[str, Any], options: tuple[Option, ...] | None
+) -> list[QueryPoint]:
+    times = row.list("query_times")
+    evidence = row.list("evidence_times")
+    answers_field, raw_answers = _field(row, override, "answers")
+    answers = decode_json_text(raw_answers, list)
+    if raw_answers is None:
+        row.problem(answers_field, "missing; expected a list of option letters")
+        return []
+    if isinstance(answers, str):  # one answer given as a bare letter
+        answers = [answers]
+    if not isinstance(answers, list | tuple):
+        row.problem(answers_field, f"expected a list of option letters, got {answers!r}")
+        return []
+    if times is None or evidence is None:
+        return []
+    if not times:
+        row.problem("query_times", "expected at least one query time")
+        return []
+    if not answers:
+        row.problem(answers_field, "expected at least one answer letter")
+        return []
+    letters = "".join(o.letter for o in options) if options else None
+    given = [
+        _answer(row, f"{answers_field}[{i}]", a, letters)
+        for i, a in enumerate(answers[: len(times)])
+    ]
+    # Official inference.py: a shorter answers list is padded with its last answer.
+    given += [given[-1]] * (len(times) - len(given))
+    queries = []
+    for i, raw_t in enumerate(times):
+        t = check_time(row, f"query_times[{i}]", raw_t)
+        answer = given[i]
+        if t is None:
+            continue
+        spans = _evidence_for(row, evidence, len(times), i, t)
+        if row.ok and spans is not None and answer is not None:
+            queries.append(QueryPoint(index=i, time=t, answer=answer, evidence=tuple(spans)))
+    return queries
+
+
+def _answer(row: Row, field: str, raw: Any, letters: str | None) -> str | None:
+    if not isinstance(raw, str) or len(raw.strip()) != 1:
+        row.problem(field, f"expected an option letter, got {raw!r}")
+        return None
+    answer = raw.strip().upper()  # score.py compares str(gt).strip().upper()
+    if letters is not None and answer not in letters:
+        row.problem(field, f"expected a letter among the options {letters}, got {answer}")
+        return None
+    return answer
+
+
+def _evidence_for(
+    row: Row, evidence: list[Any], n_times: int, i: int, t: float
+) -> list[tuple[float, float]] | None:
+    """Query ``i``'s evidence: its aligned entry, or the item's intervals that start by ``t``."""
+    if len(evidence) == n_times:
+        spans = _evidence_entry(row, f"evidence_times[{i}]", evidence[i])
+        if spans is not None and not evidence_before(row, f"evidence_times[{i}]", spans, t):
+            return None
+        return spans
+    spans = []
+    for j, raw in enumerate(evidence):
+        span = interval(row, f"evidence_times[{j}]", raw)
+        if span is None:
+            return None
+        if span[0] <= t:
+            spans.append(span)
+    return spans
 
 
 def _evidence_entry(row: Row, field: str, raw: Any) -> list[tuple[float, float]] | None:
@@ -239,4 +340,4 @@ def _evidence_out(spans: tuple[tuple[float, float], ...]) -> list[Any]:
     return [list(s) for s in spans]
 
 
-__all__ = ["COLUMNS", "OvosAdapter", "to_ovos_record", "write_ovos_jsonl"]
+__all__ = ["COLUMNS", "OFFICIAL_SCORER", "OvosAdapter", "to_ovos_record", "write_ovos_jsonl"]

@@ -1,11 +1,14 @@
 """The benchmarks' own prompt texts, verbatim where a paper gives them.
 
-Every template has a text-only form that never mentions frames (the blind baselines).  Frame
-times are not part of these texts: the request builder puts :func:`frame_caption` before each
-image, so the model is told when every frame was recorded whatever the sampling policy.
+Every paper template has a text-only form that never mentions frames (the blind baselines).
+Frame times are not part of these texts: the request builder puts :func:`frame_caption` before
+each image, so the model is told when every frame was recorded whatever the sampling policy.
 
-Sources: OVO-S-Bench default and chain-of-thought templates (seed 000 App. G.5); VCBench query
-format (seed 001 §4.1 / App. B.1); S3-Bench system prompt (seed 004 App. 1.1 — the paper says
+Sources: OVO-S-Bench default and chain-of-thought templates (seed 000 App. G.5, and as its
+official repository sends them: ``prompts.py`` and the image-option note of
+``option_utils.py``, used under ``--scorer official``); VCBench query format (seed 001 §4.1 /
+App. B.1, and the official ``eval/demo_gemini.py`` prompt under ``--scorer official``);
+S3-Bench system prompt (seed 004 App. 1.1 — the paper says
 the answer formats "were predefined in the prompts" without printing them, so the format
 instructions are ours); UCS-Bench's prompts (seed 003 App. D.5) are figures not reproduced in
 the text, so its template is ours, in the OVO-S style; VSI-Bench uses its public evaluation
@@ -80,6 +83,53 @@ def ovos_prompt(
     return f"{header}\n{body}{instructions}"
 
 
+# --- OVO-S-Bench as its official repository sends it (prompts.py, option_utils.py) ---------
+# The same words as G.5 with blank lines between the sections, a closing line of its own per
+# style, and no text-only form (the official text-only run sends this prompt without frames).
+
+OVOS_OFFICIAL_BODY = "{header}\n\nQuestion: {question}\n\nOptions:\n{options_text}\n\n"
+OVOS_OFFICIAL_DEFAULT = (
+    "Instructions:\n"
+    '- Respond with ONLY the letter of your answer (e.g., "A" or "B").\n'
+    "- Do not include any explanation or additional text.\n\n"
+    "Your answer:"
+)
+OVOS_OFFICIAL_COT = (
+    "Instructions:\n"
+    "- Think step by step about the spatial relationships and scene content shown in the "
+    "frames.\n"
+    "- After your reasoning, output your final answer on a new line in the format: Answer: X\n\n"
+    "Your reasoning and answer:"
+)
+OVOS_OFFICIAL_IMAGE_PLACEHOLDER = "[See option image labeled {letter}]"
+OVOS_OFFICIAL_IMAGE_NOTE = (
+    "Note: The images that follow the video correspond to options {letters} in order. "
+    "Choose the option whose image best matches the question."
+)
+
+
+def ovos_official_prompt(question: str, options: Sequence[Option], *, cot: bool = False) -> str:
+    """The OVO-S-Bench repository's prompt: image options become a placeholder naming their
+    letter, and a note after the prompt says the images after the video are those options."""
+    lines = [
+        f"{o.letter}. "
+        + (
+            o.text
+            if o.text is not None
+            else OVOS_OFFICIAL_IMAGE_PLACEHOLDER.format(letter=o.letter)
+        )
+        for o in options
+    ]
+    body = OVOS_OFFICIAL_BODY.format(
+        header=OVOS_HEADER, question=question, options_text="\n".join(lines)
+    )
+    prompt = body + (OVOS_OFFICIAL_COT if cot else OVOS_OFFICIAL_DEFAULT)
+    images = [o.letter for o in options if o.is_image]
+    if images:
+        prompt += "\n\n" + OVOS_OFFICIAL_IMAGE_NOTE.format(letters=", ".join(images))
+    return prompt
+
+
 # --- VCBench (seed 001, §4.1) --------------------------------------------------------------
 
 VCBENCH_TEMPLATE = (
@@ -88,7 +138,17 @@ VCBENCH_TEMPLATE = (
 VCBENCH_TEMPLATE_TEXT_ONLY = "{question} Please answer with a single number."
 
 
-def vcbench_prompt(question: str, *, text_only: bool = False) -> str:
+# The official repository's demo (eval/demo_gemini.py) asks with its own words; it has no
+# text-only form.
+VCBENCH_OFFICIAL_TEMPLATE = (
+    "The video clip ends at the exact moment being asked about. {question} Answer with ONLY a "
+    "single integer number, nothing else."
+)
+
+
+def vcbench_prompt(question: str, *, text_only: bool = False, official: bool = False) -> str:
+    if official:
+        return VCBENCH_OFFICIAL_TEMPLATE.format(question=question)
     template = VCBENCH_TEMPLATE_TEXT_ONLY if text_only else VCBENCH_TEMPLATE
     return template.format(question=question.strip())
 
@@ -116,12 +176,34 @@ def ucs_prompt(
 ) -> str:
     header = UCS_HEADER_TEXT_ONLY if text_only else UCS_HEADER
     when = f"The question is asked at {format_seconds(query_time)} s into the video.\n"
+    if not options:  # an open-ended direction question (the UCS-Bench demo QA files)
+        header = UCS_OPEN_HEADER_TEXT_ONLY if text_only else UCS_OPEN_HEADER
+        return f"{header}\n{when}Question: {question}\n{UCS_DIRECTION_INSTRUCTIONS}"
     if cot:
         instructions = OVOS_INSTRUCTIONS_COT_TEXT_ONLY if text_only else OVOS_INSTRUCTIONS_COT
     else:
         instructions = OVOS_INSTRUCTIONS_DEFAULT
     body = OVOS_BODY.format(question=question, options_text=options_text(options))
     return f"{header}\n{when}{body}{instructions}"
+
+
+UCS_OPEN_HEADER = (
+    "You are the camera wearer of this egocentric video. The frames show what you have seen "
+    "up to now, the last one being your current view. Answer the following question about "
+    "your surroundings from your own current position and orientation."
+)
+UCS_OPEN_HEADER_TEXT_ONLY = (
+    "You are the camera wearer of an egocentric video. Answer the following question about "
+    "your surroundings from your own current position and orientation."
+)
+UCS_DIRECTION_INSTRUCTIONS = (
+    "Instructions:\n"
+    "- Answer in one short sentence saying where it is relative to you now: in front of you, "
+    "behind you, to your left, to your right, front-left, front-right, back-left or "
+    "back-right.\n"
+    "- If it is in several places, name every direction.\n"
+    "Your answer:"
+)
 
 
 # --- S3-Bench (seed 004, App. 1.1) ----------------------------------------------------------

@@ -6,7 +6,7 @@ per line, validated by :class:`S3Line`:
 
 ``id, video, task, format ("num" | "mc"), question, options (mc only: a list of option texts,
 lettered A, B, … in order), query_time, answer (a number, or a letter for mc), evidence
-([[start, end], …], strictly before query_time), depends_on, intent, explorable, source``.
+([[start, end], …], starting by query_time), depends_on, intent, explorable, source``.
 
 A multi-turn chain (App. 3.2) links a second turn to its first with ``depends_on``: the *model's*
 answer to the earlier turn replaces the ``{prev_answer}`` placeholder in the later question,
@@ -28,8 +28,9 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
+from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, evidence_before
-from ._rows import Row, first_keys, read_jsonl
+from ._rows import Row
 from .base import LoadResult, ScoringSpec
 
 PREV_ANSWER = "{prev_answer}"
@@ -144,7 +145,9 @@ class S3Adapter:
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
+        # S3-Bench publishes no evaluation code: both scorers send the same words.
         question = item.question
         if item.depends_on is not None:
             if prior_answers is None or item.depends_on not in prior_answers:

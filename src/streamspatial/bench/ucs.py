@@ -1,19 +1,24 @@
-"""UCS-Bench (seed 003): user-centric multiple-choice questions with timestamps and evidence.
+"""UCS-Bench (seed 003): user-centric questions with timestamps, in the three shapes its
+repository uses, read as released.
 
-Both layouts its repository uses:
+* **Multiple choice, JSON array** (``directme/eval/eval_ucsbench.py``): ``qid, video_uid``
+  (a ``-mcq`` / ``__mcq`` suffix names the MCQ variant of the video's annotation and is
+  stripped), ``question, question_timestamps`` (``"HH:MM:SS"``), ``options`` (an object A–E),
+  ``answer_label``, and optionally ``category, subcategory, qtype, evidence``.
+* **Open-ended, JSON array** (the demo QA files ``directme/demo/sample_qa.json``): the same
+  fields with empty ``options`` and a free-text ``answer`` ("It is to your front-left and
+  rear-left.").  These are direction items: scored by the set of egocentric direction classes
+  the answer names (:mod:`streamspatial.core.directions`).
+* **Multiple choice, JSONL** (``examples/evaluate_ucsbench_vlm.py``): ``video_uid,
+  query_timestamp`` (seconds; ``timestamp`` also read), ``question``, ``options`` as ``"A. text"``
+  strings, ``answer_idx`` (0-based; ``correct_idx`` also read), ``dimension``; an id from
+  ``qid`` / ``question_id`` / ``id`` when present, else ``<video_uid>#<line>``.
 
-* a JSON array of questions: ``qid, video_uid`` (a ``-mcq`` / ``__mcq`` suffix names the MCQ
-  variant of the video's annotation and is stripped), ``question, question_timestamps``
-  (``"HH:MM:SS"``), ``options`` (an object A–E), ``answer_label, category, subcategory, qtype,
-  evidence``;
-* JSONL: ``video_uid, query_timestamp`` (seconds), ``question``, ``options`` as ``"A. text"``
-  strings, ``answer_idx`` (0-based), ``dimension``; an id from ``qid`` / ``question_id`` / ``id``
-  when present, else ``<video_uid>#<line>``.
-
-Evidence segments are accepted as ``[start, end]`` (seconds or ``"HH:MM:SS"``), ``{"start",
-"end"}`` objects or ``"HH:MM:SS-HH:MM:SS"`` strings, alone or in a list.  The video is
-``<videos>/<video_uid>.mp4`` or, when that is absent, the 1 fps frame folder
-``<videos>/<video_uid>/`` (App. C).
+A missing category is reported as ``"unknown"`` in every table rather than rejected.  Times are
+``"HH:MM:SS"``, ``"MM:SS"`` or seconds (as a number or text).  Evidence segments are accepted as
+``[start, end]`` (seconds or ``"HH:MM:SS"``), ``{"start", "end"}`` objects or
+``"HH:MM:SS-HH:MM:SS"`` strings, alone or in a list.  The video is ``<videos>/<video_uid>.mp4``
+or, when that is absent, the 1 fps frame folder ``<videos>/<video_uid>/`` (App. C).
 """
 
 from __future__ import annotations
@@ -23,40 +28,48 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from streamspatial.core.schema import LETTERS, AnswerType, Item, QueryPoint, TaskLabels
+from streamspatial.core.directions import DIRECTIONS, direction_classes
+from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
+from ._files import first_keys, read_json_records
 from ._items import IdRegistry, build_item, evidence_before, interval, options_from_map
-from ._rows import Row, first_keys, parse_hms, read_json_array, read_jsonl
+from ._rows import Row, parse_hms
 from .base import LoadResult, ScoringSpec
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
+UNKNOWN = "unknown"
+# Which released shape an item came from: the official script that reads that shape scores it.
+SHAPE = "ucs_shape"
+SHAPE_ARRAY = "array"  # directme/eval/eval_ucsbench.py
+SHAPE_JSONL = "jsonl"  # examples/evaluate_ucsbench_vlm.py
 _MCQ_SUFFIX = re.compile(r"(?:-mcq|__mcq)$", re.IGNORECASE)
 _LETTERED = re.compile(r"^\s*([A-Ga-g])\s*[.):]\s*(.*)$", re.DOTALL)
 
 
 class UCSAdapter:
     name = "ucs"
-    scoring = ScoringSpec(invalid="wrong", number_metric="exact", table="ucs")
+    scoring = ScoringSpec(
+        invalid="wrong",
+        number_metric="exact",
+        table="ucs",
+        official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",
+    )
 
     def sniff(self, path: Path) -> bool:
         keys = first_keys(path)
         return "video_uid" in keys and bool(
-            {"question_timestamps", "query_timestamp", "answer_label", "answer_idx"} & keys
+            {"question_timestamps", "query_timestamp", "timestamp", "answer_label", "answer_idx"}
+            & keys
         )
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
-        head = path.read_bytes()[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
         ids = IdRegistry()
-        if head.startswith(b"["):
-            for loc, rec in read_json_array(path, result.problems):
-                row = Row(rec, str(path), loc, result.problems)
-                result.add(_array_item(row, ids), loc)
-        else:
-            for loc, rec in read_jsonl(path, result.problems):
-                row = Row(rec, str(path), loc, result.problems)
-                result.add(_jsonl_item(row, ids), loc)
+        for loc, rec in read_json_records(path, result.problems):
+            row = Row(rec, str(path), loc, result.problems)
+            jsonl_shape = "query_timestamp" in rec or "answer_idx" in rec or "timestamp" in rec
+            result.add(_jsonl_item(row, ids) if jsonl_shape else _array_item(row, ids), loc)
         return result
 
     def video_path(self, item: Item, videos: Path) -> Path:
@@ -77,7 +90,10 @@ class UCSAdapter:
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
+        # The official evaluation scripts prompt DirectMe's scene-graph memory, not a video
+        # model, so both scorers send our template (docs/reproducing.md).
         return prompts.ucs_prompt(
             item.question, item.options, query.time, cot=variant == "cot", text_only=text_only
         )
@@ -90,7 +106,31 @@ def strip_mcq(video_uid: str) -> str:
     return _MCQ_SUFFIX.sub("", video_uid)
 
 
-def _evidence(row: Row, field: str = "evidence") -> list[tuple[float, float]] | None:
+def _seconds(row: Row, field: str, raw: Any) -> float | None:
+    """A question time: ``"HH:MM:SS"``, ``"MM:SS"``, seconds as text, or a number."""
+    if isinstance(raw, list) and len(raw) == 1:
+        raw = raw[0]
+    if isinstance(raw, bool) or raw is None:
+        row.problem(field, f'expected a time as "HH:MM:SS" or seconds, got {raw!r}')
+        return None
+    if isinstance(raw, int | float):
+        t: float | None = float(raw)
+    elif isinstance(raw, str):
+        t = parse_hms(raw)
+        if t is None:
+            try:
+                t = float(raw.strip())
+            except ValueError:
+                t = None
+    else:
+        t = None
+    if t is None or not (t >= 0 and t != float("inf")):
+        row.problem(field, f'expected a time as "HH:MM:SS" or seconds ≥ 0, got {raw!r}')
+        return None
+    return t
+
+
+def _evidence(row: Row, query_time: float | None, field: str = "evidence") -> list | None:
     if not row.has(field):
         return []
     raw = row.data[field]
@@ -103,11 +143,27 @@ def _evidence(row: Row, field: str = "evidence") -> list[tuple[float, float]] | 
         )
     ):
         spans = [interval(row, f"{field}[{i}]", e) for i, e in enumerate(raw)]
-        return None if any(s is None for s in spans) else spans  # type: ignore[misc]
-    if isinstance(raw, list) and not raw:
+        if any(s is None for s in spans):
+            return None
+    elif isinstance(raw, list) and not raw:
         return []
-    span = interval(row, field, raw)
-    return None if span is None else [span]
+    else:
+        span = interval(row, field, raw)
+        if span is None:
+            return None
+        spans = [span]
+    if query_time is not None:
+        evidence_before(row, field, spans, query_time)  # type: ignore[arg-type]
+    return spans
+
+
+def _labels(row: Row) -> TaskLabels:
+    category = row.str("category", required=False) or UNKNOWN
+    subcategory = row.str("subcategory", required=False)
+    qtype = row.str("qtype", required=False)
+    return TaskLabels(
+        category=category, subcategory=subcategory, task=qtype or subcategory or category
+    )
 
 
 def _array_item(row: Row, ids: IdRegistry) -> Item | None:
@@ -118,41 +174,24 @@ def _array_item(row: Row, ids: IdRegistry) -> Item | None:
     uid = row.str("video_uid")
     question = row.str("question")
     t = None
-    stamp = row.data.get("question_timestamps")
-    if isinstance(stamp, list) and len(stamp) == 1:
-        stamp = stamp[0]
-    if stamp is None:
+    if not row.has("question_timestamps"):
         row.problem("question_timestamps", 'missing; expected a time as "HH:MM:SS"')
-    elif isinstance(stamp, str):
-        t = parse_hms(stamp)
-        if t is None:
-            row.problem("question_timestamps", f'expected a time as "HH:MM:SS", got {stamp!r}')
     else:
-        row.problem("question_timestamps", f'expected a time as "HH:MM:SS", got {stamp!r}')
-    raw_opts = row.dict("options")
-    options = None
-    if raw_opts is not None:
-        options = options_from_map(row, "options", raw_opts)
-    answer = row.str("answer_label")
-    if answer is not None:
-        answer = answer.strip().upper()
-        if options is not None and answer not in "".join(o.letter for o in options):
-            row.problem(
-                "answer_label",
-                f"expected a letter among the options "
-                f"{''.join(o.letter for o in options)}, got {answer}",
-            )
-    category = row.str("category")
-    subcategory = row.str("subcategory", required=False)
-    qtype = row.str("qtype", required=False)
-    spans = _evidence(row)
-    if t is not None and spans:
-        evidence_before(row, "evidence", spans, t)
+        t = _seconds(row, "question_timestamps", row.data["question_timestamps"])
+    raw_opts = row.dict("options", required=False) or {}
+    options = options_from_map(row, "options", raw_opts) if raw_opts else ()
+    if raw_opts:
+        answer: str | None = _answer_label(row, options)
+        answer_type = AnswerType.CHOICE
+    else:
+        answer = _direction_answer(row)
+        answer_type = AnswerType.DIRECTION
+    spans = _evidence(row, t)
     if not row.ok:
         return None
     assert t is not None and uid is not None and spans is not None
-    meta: dict[str, Any] = {"video_uid": uid}
-    for extra in ("question_chinese", "answer", "task_difficulty"):
+    meta: dict[str, Any] = {"video_uid": uid, SHAPE: SHAPE_ARRAY}
+    for extra in ("question_chinese", "answer", "answer_chinese", "task_difficulty"):
         if extra in row.data:
             meta[extra] = row.data[extra]
     return build_item(
@@ -161,14 +200,48 @@ def _array_item(row: Row, ids: IdRegistry) -> Item | None:
         id=qid,
         video=strip_mcq(uid),
         question=question,
-        answer_type=AnswerType.CHOICE,
-        options=options,
+        answer_type=answer_type,
+        options=options or (),
         queries=(QueryPoint(index=0, time=t, answer=answer, evidence=tuple(spans)),),
-        task=TaskLabels(
-            category=category, subcategory=subcategory, task=qtype or subcategory or category or ""
-        ),
+        task=_labels(row),
         meta=meta,
     )
+
+
+def _answer_label(row: Row, options: tuple[Option, ...] | None) -> str | None:
+    """``answer_label``; the official loader falls back to ``answer`` when it is empty."""
+    field = "answer_label" if row.has("answer_label") and row.data["answer_label"] else "answer"
+    raw = row.data.get(field)
+    if raw is None:
+        row.problem("answer_label", "missing; expected the correct option letter")
+        return None
+    if not isinstance(raw, str) or len(raw.strip()) != 1:
+        row.problem(field, f"expected an option letter, got {raw!r}")
+        return None
+    answer = raw.strip().upper()
+    letters = "".join(o.letter for o in options or ())
+    if options is not None and answer not in letters:
+        row.problem(field, f"expected a letter among the options {letters}, got {answer}")
+        return None
+    return answer
+
+
+def _direction_answer(row: Row) -> str | None:
+    """The free-text answer of an open-ended item; it must name a direction class."""
+    answer = row.str("answer")
+    if answer is None:
+        return None
+    if not direction_classes(answer):
+        named = ", ".join(
+            d.replace("behind_", "back-").replace("front_", "front-") for d in DIRECTIONS
+        )
+        row.problem(
+            "answer",
+            f"expected an answer naming a direction ({named}) for a question without options, "
+            f"got {answer!r}",
+        )
+        return None
+    return answer
 
 
 def _jsonl_item(row: Row, ids: IdRegistry) -> Item | None:
@@ -181,46 +254,29 @@ def _jsonl_item(row: Row, ids: IdRegistry) -> Item | None:
     row.item_id = item_id
     if item_id is not None:
         ids.check(row, id_field or "id", item_id)
-    t = row.time("query_timestamp")
+    time_field = "query_timestamp" if row.has("query_timestamp") else "timestamp"
+    t = None
+    if not row.has(time_field):
+        row.problem("query_timestamp", "missing; expected a time in seconds")
+    else:
+        t = _seconds(row, time_field, row.data[time_field])
     question = row.str("question")
-    dimension = row.str("dimension")
-    raw = row.list("options")
-    options = None
-    if raw is not None:
-        as_map: dict[str, str] = {}
-        lettered = True
-        for i, e in enumerate(raw):
-            m = _LETTERED.match(e) if isinstance(e, str) else None
-            if m is None:
-                row.problem(f"options[{i}]", f'expected "A. text", got {e!r}')
-                lettered = False
-                continue
-            as_map[m.group(1).upper()] = m.group(2).strip()
-        if lettered:
-            if len(raw) > len(LETTERS):
-                row.problem("options", f"expected at most {len(LETTERS)} options, got {len(raw)}")
-            else:
-                order = list(as_map)
-                if order != list(LETTERS[: len(order)]):
-                    row.problem(
-                        "options",
-                        f"expected options lettered A, B, C, … in order, got {', '.join(order)}",
-                    )
-                else:
-                    options = options_from_map(row, "options", as_map)
+    dimension = row.str("dimension", required=False) or UNKNOWN
+    options = _lettered_options(row)
     answer = None
-    idx = row.int("answer_idx")
+    idx_field = (
+        "answer_idx" if row.has("answer_idx") or not row.has("correct_idx") else "correct_idx"
+    )
+    idx = row.int(idx_field)
     if idx is not None and options is not None:
         if not 0 <= idx < len(options):
             row.problem(
-                "answer_idx",
+                idx_field,
                 f"expected a 0-based index below {len(options)} (the number of options), got {idx}",
             )
         else:
             answer = LETTERS[idx]
-    spans = _evidence(row)
-    if t is not None and spans:
-        evidence_before(row, "evidence", spans, t)
+    spans = _evidence(row, t)
     if not row.ok:
         return None
     assert uid is not None and t is not None and spans is not None
@@ -233,9 +289,37 @@ def _jsonl_item(row: Row, ids: IdRegistry) -> Item | None:
         answer_type=AnswerType.CHOICE,
         options=options,
         queries=(QueryPoint(index=0, time=t, answer=answer, evidence=tuple(spans)),),
-        task=TaskLabels(category=dimension, task=dimension or ""),
-        meta={"video_uid": uid},
+        task=TaskLabels(category=dimension, task=dimension),
+        meta={"video_uid": uid, SHAPE: SHAPE_JSONL},
     )
 
 
-__all__ = ["UCSAdapter", "strip_mcq"]
+def _lettered_options(row: Row) -> tuple[Option, ...] | None:
+    """``["A. text", …]``: each string lettered, in order A, B, C, …."""
+    raw = row.list("options")
+    if raw is None:
+        return None
+    as_map: dict[str, str] = {}
+    lettered = True
+    for i, e in enumerate(raw):
+        m = _LETTERED.match(e) if isinstance(e, str) else None
+        if m is None:
+            row.problem(f"options[{i}]", f'expected "A. text", got {e!r}')
+            lettered = False
+            continue
+        as_map[m.group(1).upper()] = m.group(2).strip()
+    if not lettered:
+        return None
+    if len(raw) > len(LETTERS):
+        row.problem("options", f"expected at most {len(LETTERS)} options, got {len(raw)}")
+        return None
+    order = list(as_map)
+    if order != list(LETTERS[: len(order)]):
+        row.problem(
+            "options", f"expected options lettered A, B, C, … in order, got {', '.join(order)}"
+        )
+        return None
+    return options_from_map(row, "options", as_map)
+
+
+__all__ = ["SHAPE", "SHAPE_ARRAY", "SHAPE_JSONL", "UCSAdapter", "strip_mcq"]

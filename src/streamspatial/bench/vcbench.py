@@ -25,8 +25,9 @@ from typing import Any, Literal
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from . import prompts
+from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, interval
-from ._rows import Row, check_number, check_time, first_keys, read_jsonl
+from ._rows import Row, check_number, check_time
 from .base import LoadResult, ScoringSpec
 
 SUBCATEGORIES = {
@@ -45,7 +46,12 @@ DATA_FIELDS = ("id", "query_points", "occurrence_times")
 
 class VCBenchAdapter:
     name = "vcbench"
-    scoring = ScoringSpec(invalid="exclude", number_metric="gpa", table="vcbench")
+    scoring = ScoringSpec(
+        invalid="exclude",
+        number_metric="gpa",
+        table="vcbench",
+        official="buaa-colalab/VCBench eval/unify_results.py + eval/compute_metrics.py",
+    )
 
     def sniff(self, path: Path) -> bool:
         return path.suffix != ".parquet" and "counting_subtype" in first_keys(path)
@@ -71,8 +77,11 @@ class VCBenchAdapter:
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
-        return prompts.vcbench_prompt(item.question, text_only=text_only)
+        return prompts.vcbench_prompt(
+            item.question, text_only=text_only, official=scorer == "official"
+        )
 
     def system_prompt(self, item: Item) -> str | None:
         return None

@@ -1,6 +1,9 @@
-"""VSI-Bench (``nyu-visionx/VSI-Bench`` parquet): questions asked at the end of the video.
+"""VSI-Bench (``nyu-visionx/VSI-Bench``): questions asked at the end of the video.
 
-Columns ``id, dataset, scene_name, question_type, question, options, ground_truth``; the video
+As its dataset card publishes it: ``test-00000-of-00001.parquet`` (or the same records as
+``test.jsonl`` / a JSON array) with columns ``id, dataset, scene_name, question_type, question,
+options, ground_truth`` (``options`` null for numeric types, ``ground_truth`` a string; extra
+columns of later versions are ignored); the video
 is ``<videos>/<dataset>/<scene_name>.mp4``.  The query time is the end of the video, which a
 benchmark file cannot know.  Items are therefore loaded with query time 0.0 and
 ``meta["query_at_end"] = True``; :func:`streamspatial.bench.registry.load_benchmark` replaces
@@ -18,8 +21,9 @@ from typing import Any, Literal
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from . import prompts
+from ._files import first_keys, read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
-from ._rows import Row, first_keys, read_parquet
+from ._rows import Row
 from .base import LoadResult, ScoringSpec
 
 COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
@@ -34,15 +38,24 @@ QUERY_AT_END = "query_at_end"
 
 class VSIBenchAdapter:
     name = "vsibench"
-    scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="vsibench")
+    scoring = ScoringSpec(
+        invalid="wrong",
+        number_metric="mra",
+        table="vsibench",
+        official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
+    )
 
     def sniff(self, path: Path) -> bool:
-        return path.suffix == ".parquet" and {"scene_name", "ground_truth"} <= first_keys(path)
+        return {"scene_name", "ground_truth", "question_type"} <= first_keys(path)
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
         ids = IdRegistry()
-        for loc, rec in read_parquet(path, result.problems, COLUMNS):
+        if path.suffix.lower() in (".parquet", ".pq"):
+            records = read_parquet(path, result.problems, COLUMNS)
+        else:
+            records = read_json_records(path, result.problems)
+        for loc, rec in records:
             row = Row(rec, str(path), loc, result.problems)
             result.add(_item(row, ids), loc)
         return result
@@ -58,7 +71,9 @@ class VSIBenchAdapter:
         variant: Literal["default", "cot"] = "default",
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
+        scorer: str = "paper",
     ) -> str:
+        # Both scorers send the prompts of VSI-Bench's lmms-eval task (vsibench.yaml).
         return prompts.vsibench_prompt(
             item.question,
             item.options,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from streamspatial.report import leaderboard, leaderboard_markdown, write_report
-from streamspatial.report.tables import table_markdown
+from streamspatial.report.tables import fmt_cell, table_markdown
 
 
 def register(app: typer.Typer) -> None:
@@ -26,19 +26,32 @@ def register(app: typer.Typer) -> None:
                 "./report.html for several)."
             ),
         ] = None,
+        scorer: Annotated[
+            str | None,
+            typer.Option(
+                help="official | paper: score the recorded responses with the benchmark's own "
+                "scoring code or the papers' formulas (default: the scorer the run ran with)."
+            ),
+        ] = None,
     ) -> None:
         """Write scores.json and report.md in the paper's table layout; print the main table."""
         for run_dir in run_dirs:
-            rep = write_report(run_dir)
+            rep = write_report(run_dir, scorer)
             typer.echo(table_markdown(rep.table))
             c = rep.counts
             if rep.not_applicable_line():
                 typer.echo(rep.not_applicable_line(), err=True)
             typer.echo(
                 f"\n{c['records']}/{c['planned']} query points, {c['errors']} errors, "
-                f"{c['invalid']} invalid → {run_dir / 'report.md'}",
+                f"{c['invalid']} invalid; scorer {rep.scorer} → {run_dir / 'report.md'}",
                 err=True,
             )
+            if rep.compared is not None:
+                other = rep.compared
+                numbers = ", ".join(
+                    f"{k} {fmt_cell('accuracy', v)}" for k, v in other["headline"].items()
+                )
+                typer.echo(f"--scorer {other['scorer']} gives: {numbers}", err=True)
         if html:
             # Without the [report] extra this import is one line naming it (report.plots).
             from streamspatial.report.html import REPORT_HTML, write_html
@@ -52,9 +65,13 @@ def register(app: typer.Typer) -> None:
         out: Annotated[
             Path | None, typer.Option(help="Also write the leaderboard here (.md).")
         ] = None,
+        scorer: Annotated[
+            str | None,
+            typer.Option(help="official | paper (default: each run's own scorer)."),
+        ] = None,
     ) -> None:
         """One leaderboard over several runs, best Overall first."""
-        columns, rows = leaderboard(run_dirs)
+        columns, rows = leaderboard(run_dirs, scorer)
         text = leaderboard_markdown(columns, rows)
         typer.echo(text)
         if out is not None:

@@ -102,20 +102,26 @@ def execute(cfg: RunConfig) -> int:
         seed=cfg.seed,
         extra=dict(cfg.extra_body),
     )
-    agent = make_agent(
-        cfg.agent,
-        policy=cfg.policy,
-        params=params,
-        variant=cfg.variant,
-        videos=cfg.videos,
-        fold_every=cfg.fold_every,
-        **_perception_option(cfg),
-    )
+
+    def agent_for(scorer: str) -> Any:
+        return make_agent(
+            cfg.agent,
+            policy=cfg.policy,
+            params=params,
+            variant=cfg.variant,
+            videos=cfg.videos,
+            fold_every=cfg.fold_every,
+            scorer=scorer,
+            **_perception_option(cfg),
+        )
+
+    agent = agent_for("paper" if cfg.scorer == "auto" else cfg.scorer)
     # A text-only run reads no video, so it does not need the videos to be there.
     text_only = bool(getattr(agent, "text_only", False))
     adapter, items = load_benchmark(
         cfg.data, format=cfg.format, videos=None if text_only else cfg.videos
     )
+    cfg, agent = _resolve_scorer(cfg, items, agent, agent_for)
     items = limit_items(list(items), cfg.limit)
     from streamspatial.models.registry import supported_answer_types
 
@@ -139,6 +145,8 @@ def execute(cfg: RunConfig) -> int:
         "table": adapter.scoring.table,
         "invalid": adapter.scoring.invalid,
         "number_metric": adapter.scoring.number_metric,
+        "scorer": cfg.scorer,
+        "official": adapter.scoring.official,
         "items": len(planned),
         "query_points": sum(len(it.queries) for it in planned),
     }
@@ -174,6 +182,7 @@ def execute(cfg: RunConfig) -> int:
                 source_name=str(cfg.data),
                 retry_errors=cfg.retry_errors,
                 explore_steps=cfg.explore_steps,
+                scorer=cfg.scorer,
             )
             if cfg.executor == "ray":
                 _run_on_ray(cfg, runner, items, params)
@@ -198,10 +207,23 @@ def execute(cfg: RunConfig) -> int:
     print(
         f"{cfg.out}: {counts['records']} records ({s.skipped} resumed, "
         f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid; "
-        f"{s.decodes} video decode(s)",
+        f"{s.decodes} video decode(s); scorer {cfg.scorer}",
         file=sys.stderr,
     )
     return 1 if errors else 0
+
+
+def _resolve_scorer(cfg: RunConfig, items: list[Item], agent: Any, agent_for: Any) -> Any:
+    """``--scorer auto``: official for a released benchmark file (eval.scoring); the run's
+    summary line says which."""
+    from streamspatial.eval.scoring import default_scorer
+
+    if cfg.scorer != "auto":
+        return cfg, agent
+    scorer = default_scorer(items)
+    if scorer != "paper":
+        agent = agent_for(scorer)
+    return cfg.model_copy(update={"scorer": scorer}), agent
 
 
 def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
@@ -302,6 +324,13 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option(help="Shorter side of frames sent, px.")
         ] = None,
         variant: Annotated[str | None, typer.Option(help="Prompt variant: default | cot")] = None,
+        scorer: Annotated[
+            str | None,
+            typer.Option(
+                help="official: the benchmark's own scoring code, prompt and frame sampling "
+                "(default for a released benchmark file) | paper: the papers' formulas."
+            ),
+        ] = None,
         force: Annotated[
             bool,
             typer.Option("--force", help="Reuse a run folder holding a different configuration."),
@@ -349,6 +378,7 @@ def register(app: typer.Typer) -> None:
             "max_retries": max_retries,
             "frame_size": frame_size,
             "variant": variant,
+            "scorer": scorer,
             "force": True if force else None,
             "retry_errors": True if retry_errors else None,
             "progress": False if no_progress else None,

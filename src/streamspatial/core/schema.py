@@ -22,8 +22,16 @@ LETTERS = string.ascii_uppercase[:7]  # A–G: up to seven options (OVO-S Revisi
 
 
 class AnswerType(StrEnum):
+    """How an answer is given: a letter, a number, or a free-text direction.
+
+    ``direction`` is UCS-Bench's open-ended form (its demo QA files: "It is to your front-left
+    and rear-left."); such answers are scored by the set of egocentric direction classes they
+    name, see :mod:`streamspatial.core.directions`.
+    """
+
     CHOICE = "choice"
     NUMBER = "number"
+    DIRECTION = "direction"
 
 
 class _Frozen(BaseModel):
@@ -62,8 +70,12 @@ class Option(_Frozen):
 class QueryPoint(_Frozen):
     """One time at which the item's question is asked, with its answer and evidence.
 
-    ``answer`` is a letter for choice items and a number for number items.  ``evidence`` lists
-    ``(start, end)`` second intervals that lie strictly before ``time``.
+    ``answer`` is a letter for choice items, a number for number items and the released text
+    for direction items.  ``evidence`` lists ``(start, end)`` second intervals, as annotated,
+    that start no later than ``time``.  An interval may end at or after ``time`` (OVO-S-Bench
+    releases evidence ``[t_start, t_q]``, and its own Figure 11 example ends after its query
+    time): the prefix rule is about the frames a model is shown, which never go past ``time``,
+    not about annotations.  Consumers that measure against the prefix clip evidence to it.
     """
 
     index: int = Field(ge=0)
@@ -82,11 +94,14 @@ class QueryPoint(_Frozen):
     def _evidence_before_query(self) -> QueryPoint:
         for start, end in self.evidence:
             if not (math.isfinite(start) and math.isfinite(end)) or start < 0 or end < start:
-                raise ValueError(f"expected evidence [start, end] with 0 ≤ start ≤ end, got "
-                                 f"[{start}, {end}]")
-            if end >= self.time and not (end == start == self.time == 0):
-                raise ValueError(f"expected evidence strictly before the query time "
-                                 f"{self.time}, got [{start}, {end}]")
+                raise ValueError(
+                    f"expected evidence [start, end] with 0 ≤ start ≤ end, got [{start}, {end}]"
+                )
+            if start > self.time:
+                raise ValueError(
+                    f"expected evidence starting no later than the query time "
+                    f"{self.time}, got [{start}, {end}]"
+                )
         return self
 
 
@@ -136,8 +151,13 @@ class Item(_Frozen):
                 raise ValueError(f"expected option letters A, B, C, … in order, got {letters}")
             for q in self.queries:
                 if q.answer not in letters:
-                    raise ValueError(f"expected an answer among the options {''.join(letters)},"
-                                     f" got {q.answer!r}")
+                    raise ValueError(
+                        f"expected an answer among the options {''.join(letters)}, got {q.answer!r}"
+                    )
+        elif self.answer_type is AnswerType.DIRECTION:
+            for q in self.queries:
+                if not isinstance(q.answer, str) or not q.answer.strip():
+                    raise ValueError(f"expected a direction answer as text, got {q.answer!r}")
         else:
             for q in self.queries:
                 if isinstance(q.answer, str) or not math.isfinite(q.answer):

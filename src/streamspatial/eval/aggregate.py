@@ -59,6 +59,8 @@ class ScoredQuery:
     source: str | None = None
     prediction: str | float | None = None
     answer: str | float | None = None
+    error: str | None = None  # the model call failed (official OVO-S skips such records)
+    rule: str | None = None  # the scorer rule that scored it (eval.scoring); None: paper
 
     @classmethod
     def from_mapping(cls, record: Mapping[str, Any] | Any) -> ScoredQuery:

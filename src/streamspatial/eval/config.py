@@ -69,6 +69,8 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = None
     frame_size: int = Field(default=448, ge=16, le=4096)
     variant: str = "default"
+    # official | paper; auto: official for a released benchmark file (eval.scoring)
+    scorer: Literal["auto", "official", "paper"] = "auto"
     temperature: float = Field(default=0.0, ge=0.0)
     max_tokens: int = Field(default=1024, ge=1)
     seed: int | None = None
@@ -86,6 +88,8 @@ class RunConfig(BaseModel):
         raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY))
         if raw.get("perception") is None:  # runs made before --perception keep their hash
             raw.pop("perception", None)
+        if raw.get("scorer") == "paper":  # runs made before --scorer were scored by the paper
+            raw.pop("scorer")
         for key in ("data", "videos"):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw

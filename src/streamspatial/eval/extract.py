@@ -5,7 +5,8 @@ bring back the very grounding errors the benchmarks measure.  Three extractors s
 step, :func:`strip_thinking`, so reasoning inside ``<think>…</think>`` never supplies an answer.
 
 * :func:`extract_choice` is the tail-first 7-step cascade of OVO-S-Bench Appendix G.7.
-* :func:`extract_number` reads Arabic numerals and English number words (VCBench §4.1).
+* :func:`extract_number` reads Arabic numerals and English number words (VCBench §4.1); it
+  lives in :mod:`streamspatial.eval.numbers`.
 * :func:`extract_action` reads the JSON exploration command of S3-Bench §4.3.
 """
 
@@ -18,33 +19,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamspatial.core.schema import LETTERS
+from streamspatial.eval.numbers import extract_number
+from streamspatial.eval.thinking import strip_thinking
+
+__all__ = [
+    "ChoiceExtraction",
+    "extract_action",
+    "extract_choice",
+    "extract_choice_detailed",
+    "extract_number",
+    "normalise_action",
+    "strip_thinking",
+]
 
 TAIL_CHARS = 300  # G.7 steps 1–4 look only at the last 300 characters
-
-_THINK_SPAN = re.compile(r"<think>.*?</think>", re.S | re.I)
-_THINK_OPEN = re.compile(r"<think>", re.I)
-_THINK_CLOSE = re.compile(r"</think>", re.I)
-
-
-def strip_thinking(text: str) -> tuple[str, bool]:
-    """Remove ``<think>…</think>`` spans; return ``(answer_text, truncated)``.
-
-    Matching must only see the post-thinking tail: letters inside reasoning ("maybe B… no, C")
-    would otherwise be read as answers.  An opening tag with no closing tag means the model ran
-    out of its thinking budget (OVO-S G.7 tags this T1a); everything after that ``<think>`` is
-    unfinished reasoning, so it is dropped and ``truncated`` is True.  A closing tag with no
-    opening tag (chat templates that put ``<think>`` in the prompt) ends the reasoning: only
-    the text after the last ``</think>`` is kept.
-    """
-    out = _THINK_SPAN.sub(" ", text) if _THINK_CLOSE.search(text) else text
-    closes = list(_THINK_CLOSE.finditer(out))
-    if closes:
-        out = out[closes[-1].end() :]
-    opened = _THINK_OPEN.search(out)
-    if opened:
-        return out[: opened.start()].strip(), True
-    return out.strip(), False
-
 
 # --------------------------------------------------------------------------------------------
 # Multiple choice: OVO-S-Bench G.7
@@ -129,131 +117,6 @@ def extract_choice_detailed(text: str, letters: str = LETTERS) -> ChoiceExtracti
 def extract_choice(text: str, letters: str = LETTERS) -> str | None:
     """The answer letter per OVO-S-Bench G.7, or None (scored per the benchmark's policy)."""
     return extract_choice_detailed(text, letters).letter
-
-
-# --------------------------------------------------------------------------------------------
-# Numbers: VCBench §4.1 ("Arabic numerals and English number words")
-
-_UNIT_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-)
-_UNITS = {w: i for i, w in enumerate(re.findall(r"\w+", _UNIT_WORDS))}
-_TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_TENS = {w: 10 * i for i, w in enumerate(re.findall(r"\w+", _TENS_WORDS), 2)}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-_WORD_TOKEN = re.compile(r"[A-Za-z]+")
-_NUMERAL = re.compile(r"(-?)(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?")
-_ANSWER_MARK = re.compile(
-    r"(?i:\b(?:final\s+answer|answer|final|count|total))(?>[\s\*]*+)(?:[:：=]|(?i:is)\b)"
-)
-
-
-@dataclass(frozen=True)
-class _Found:
-    start: int
-    end: int
-    value: float
-
-
-def _numerals(text: str) -> list[_Found]:
-    found = []
-    for m in _NUMERAL.finditer(text):
-        sign, digits, frac = m.group(1), m.group(2), m.group(3) or ""
-        start = m.start()
-        if sign and start > 0 and text[start - 1].isalnum():
-            sign, start = "", start + 1  # "3-4" is a range, not minus four
-        before = text[start - 1] if start > 0 else ""
-        if before.isalpha() or before == ".":
-            continue  # "H2O", "v1.5", ".5" fragments are not counts
-        value = float(digits.replace(",", "") + frac)
-        found.append(_Found(start, m.end(), -value if sign else value))
-    return found
-
-
-def _number_words(text: str) -> list[_Found]:
-    """Parse runs like "three hundred and five", "twenty-one", "a dozen" into numbers.
-
-    A run breaks when two unit words meet without a scale ("two three" is two numbers), so
-    lists of counts are not summed.
-    """
-    tokens = [(m.start(), m.end(), m.group().lower()) for m in _WORD_TOKEN.finditer(text)]
-    found: list[_Found] = []
-    i = 0
-    while i < len(tokens):
-        start, _, word = tokens[i]
-        is_article = word in ("a", "an") and i + 1 < len(tokens)
-        is_article = is_article and tokens[i + 1][2] in ("hundred", "thousand", "dozen")
-        if not (word in _UNITS or word in _TENS or word == "dozen" or is_article):
-            i += 1
-            continue
-        total, current, last_kind, end = 0, 0, "", tokens[i][1]
-        j = i
-        while j < len(tokens):
-            s, e, w = tokens[j]
-            if j > i and not re.fullmatch(r"[ \t\-]*", text[tokens[j - 1][1] : s]):
-                break  # only spaces and hyphens join the words of one number
-            if w == "and":
-                nxt = tokens[j + 1][2] if j + 1 < len(tokens) else ""
-                if last_kind != "scale" or not (nxt in _UNITS or nxt in _TENS):
-                    break
-                j += 1  # "three hundred and five": "and" joins, it adds nothing
-                continue
-            if w in ("a", "an") and j == i:
-                current, last_kind = 1, "article"
-            elif w in _UNITS:
-                if last_kind in ("unit", "teen", "article"):
-                    break
-                value = _UNITS[w]
-                current += value
-                last_kind = "teen" if value >= 10 else "unit"
-            elif w in _TENS:
-                if last_kind in ("unit", "teen", "tens", "article"):
-                    break
-                current += _TENS[w]
-                last_kind = "tens"
-            elif w == "dozen":
-                current = max(current, 1) * 12
-                last_kind = "unit"
-            elif w in _SCALES and last_kind:
-                if w == "hundred":
-                    current = max(current, 1) * 100
-                else:
-                    total += max(current, 1) * _SCALES[w]
-                    current = 0
-                last_kind = "scale"
-            else:
-                break
-            end = e
-            j += 1
-        found.append(_Found(start, end, float(total + current)))
-        i = max(j, i + 1)
-    return found
-
-
-def _all_numbers(text: str) -> list[_Found]:
-    return sorted(_numerals(text) + _number_words(text), key=lambda f: f.start)
-
-
-def extract_number(text: str) -> float | None:
-    """The numeric answer, or None (VCBench marks extraction failures invalid).
-
-    VCBench §4.1 says only that outputs are post-processed "to extract numbers (supporting
-    Arabic numerals and English number words)".  Which number, when there are several, is our
-    choice, made in the tail-first spirit of OVO-S G.7: the first number after the last
-    explicit marker ("answer:", "final answer is", "total:", "count =") if there is one, else
-    the last number in the de-thinked response.  "I see 2 chairs and 3 stools, so 5" gives 5.
-    """
-    body, _ = strip_thinking(text)
-    numbers = _all_numbers(body)
-    if not numbers:
-        return None
-    marks = list(_ANSWER_MARK.finditer(body))
-    if marks:
-        after = [n for n in numbers if n.start >= marks[-1].end()]
-        if after:
-            return after[0].value
-    return numbers[-1].value
 
 
 # --------------------------------------------------------------------------------------------

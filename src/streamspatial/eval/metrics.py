@@ -206,9 +206,12 @@ def evidence_recall(
     """ER (§4.3.3): the share of annotated evidence seconds that reached the model.
 
     Evidence [12.5, 14.0] covers bins 12 and 13; a retained frame at 13.2 s reaches bin 13, so
-    ER = 0.5.  None when the query has no annotated evidence.
+    ER = 0.5.  Evidence annotated past the query time (releases annotate ``[t_start, t_q]`` or
+    beyond) counts only up to ``t_q``: no frame after it may reach the model.  None when the
+    query has no annotated evidence.
     """
-    wanted = evidence_bins(evidence, bin_s)
+    clipped = [(s, min(e, query_time)) for s, e in evidence if s <= query_time]
+    wanted = evidence_bins(clipped, bin_s)
     if not wanted:
         return None
     return len(wanted & retained_bins(kept_times, query_time, bin_s)) / len(wanted)

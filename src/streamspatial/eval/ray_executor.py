@@ -153,6 +153,7 @@ def _runner_options(runner: Runner) -> dict[str, Any]:
         "frame_size": runner.frame_size,
         "cache_dir": runner.cache_dir,
         "retry_errors": runner.retry_errors,
+        "scorer": runner.scorer,
         "explore_steps": runner.explorer.max_steps if runner.explorer is not None else 0,
     }
 
@@ -214,7 +215,10 @@ def _failed_records(runner: Runner, vp: VideoPlan, reason: str) -> list[Record]:
         if runner.writer.done(pq.key, retry_errors=runner.retry_errors):
             continue
         response = ModelResponse(text="", error=reason)
-        out.append(make_record(pq, runner.adapter, runner.agent, runner.model, None, response))
+        record = make_record(
+            pq, runner.adapter, runner.agent, runner.model, None, response, runner.scorer
+        )
+        out.append(record)
     return out
 
 

@@ -30,11 +30,11 @@ from typing import Any
 from streamspatial.agents.base import Agent
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem
-from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.extract import extract_choice, extract_number
+from streamspatial.core.schema import Item
 from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
+from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, paper_rule, score_all
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
 from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
@@ -66,10 +66,8 @@ class RunStats:
 
 
 def extract(item: Item, text: str) -> str | float | None:
-    """The item's answer in the model's text: a letter for choice items, else a number."""
-    if item.answer_type is AnswerType.CHOICE:
-        return extract_choice(text, item.letters)
-    return extract_number(text)
+    """The item's answer in the model's text under the paper rules (a letter, a number)."""
+    return paper_rule(item, item.queries[0], text).extracted
 
 
 def score(
@@ -105,9 +103,13 @@ def make_record(
     model: str,
     request: ModelRequest | None,
     response: ModelResponse,
+    scorer: str = "paper",
 ) -> Record:
+    """The record of one answered query point: ``extracted``/``score``/``valid`` are the run
+    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (eval.scoring)."""
     item, query = pq.item, pq.query
-    extracted = None if response.error else extract(item, response.text)
+    verdicts = score_all(item, query, "" if response.error else response.text)
+    own = verdicts[scorer]
     return Record(
         item_id=item.id,
         query_index=query.index,
@@ -121,16 +123,17 @@ def make_record(
         offline=agent.offline,
         model=model,
         raw_output=response.text,
-        extracted=extracted,
+        extracted=own.extracted,
         answer=query.answer,
-        score=score(adapter, query.answer, extracted),
-        valid=extracted is not None,
+        score=own.score,
+        valid=own.valid,
         latency_s=round(response.latency_s, 4),
         prompt_tokens=response.prompt_tokens,
         completion_tokens=response.completion_tokens,
         error=response.error,
         cached=response.cached,
         source=item.source,
+        extra={SCORER_KEY: scorer, SCORERS_KEY: {k: v.as_dict() for k, v in verdicts.items()}},
     )
 
 
@@ -163,6 +166,7 @@ class Runner:
         video: VideoTools | None = None,
         retry_errors: bool = False,
         explore_steps: int = 0,
+        scorer: str = "paper",
     ):
         self.adapter = adapter
         self.items = list(items)
@@ -181,6 +185,7 @@ class Runner:
         )
         self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
         self.retry_errors = retry_errors
+        self.scorer = scorer  # whose verdict a record's own fields hold (eval.scoring)
         # Active exploration (seed 004 §4.3): explorable items may act in the simulator.
         self.explorer = None
         if explore_steps > 0:
@@ -375,7 +380,9 @@ class Runner:
                     response = await self.backend.generate(request)
             except Exception as exc:  # a backend must not raise; record it rather than lose it
                 response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
-        record = make_record(pq, self.adapter, self.agent, self.model, request, response)
+        record = make_record(
+            pq, self.adapter, self.agent, self.model, request, response, self.scorer
+        )
         record.diagnostics = diagnostics
         record.actions = actions
         self.writer.append(record)

@@ -96,7 +96,7 @@ class FrequentBackend:
             (
                 item.id,
                 frequent_task_key(item),
-                q.answer if item.answer_type is AnswerType.CHOICE else float(q.answer),
+                q.answer if item.answer_type is not AnswerType.NUMBER else float(q.answer),
             )
             for item in items
             for q in item.queries

@@ -21,10 +21,12 @@ class TextPart:
 
 @dataclass(frozen=True)
 class ImagePart:
-    """A frame as JPEG bytes straight from the frame cache (never re-encoded)."""
+    """A frame as JPEG bytes straight from the frame cache (never re-encoded), with the time it
+    was recorded; or, with ``time`` None, an image that belongs to the question itself (an
+    answer option's map, OVO-S-Bench 4.3, in ``mime`` as released), which is no video frame."""
 
     jpeg: bytes
-    time: float
+    time: float | None
     mime: str = "image/jpeg"
 
 
@@ -73,7 +75,8 @@ class ModelRequest:
 
     @property
     def frame_times(self) -> list[float]:
-        return [p.time for p in self.parts if isinstance(p, ImagePart)]
+        """Recording times of the video frames (question images have none)."""
+        return [p.time for p in self.parts if isinstance(p, ImagePart) and p.time is not None]
 
     def content_hash(self, model: str) -> str:
         """Stable key of (model, content, generation parameters) for the response cache."""
@@ -85,7 +88,8 @@ class ModelRequest:
             if isinstance(part, TextPart):
                 h.update(b"T" + part.text.encode())
             else:
-                h.update(b"I" + f"{part.time:.6f}".encode() + hashlib.sha1(part.jpeg).digest())
+                when = "question" if part.time is None else f"{part.time:.6f}"
+                h.update(b"I" + when.encode() + hashlib.sha1(part.jpeg).digest())
         return h.hexdigest()
 
 

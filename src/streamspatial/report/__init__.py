@@ -1,8 +1,11 @@
 """Reports: a run folder's tables as ``scores.json`` + ``report.md``, and leaderboards across runs.
 
-The tables are the eval package's (:func:`streamspatial.eval.aggregate.paper_table`), chosen by
-the benchmark's scoring spec recorded in ``run.json`` at run time, so a report never has to
-re-read the benchmark file.  Offline runs (oracle-evidence) are labelled as such everywhere.
+The tables are the eval package's (:func:`streamspatial.eval.official_tables.results_table`),
+chosen by the benchmark's scoring spec recorded in ``run.json`` at run time, so a report never
+has to re-read the benchmark file.  Every number says which scorer made it (``official``: the
+benchmark's own scoring code; ``paper``: the papers' formulas); a run is reported with the
+scorer it ran with unless ``scorer`` asks for the other, and where the two scorers' headline
+numbers differ both are shown.  Offline runs (oracle-evidence) are labelled as such everywhere.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.eval.aggregate import Table, diagnostics_table, paper_table, per_source_table
+from streamspatial.eval.aggregate import Table, diagnostics_table, per_source_table
+from streamspatial.eval.official_tables import results_table
 from streamspatial.eval.planner import NotApplicable
 from streamspatial.eval.results import (
     Record,
@@ -21,6 +25,7 @@ from streamspatial.eval.results import (
     read_run_json,
     write_json_atomic,
 )
+from streamspatial.eval.scoring import SCORERS, SCORERS_KEY, rescored
 from streamspatial.report.tables import fmt_cell, headline, markdown, table_markdown
 
 SCORES_JSON = "scores.json"
@@ -36,6 +41,9 @@ class RunReport:
     counts: dict[str, int]
     offline: bool
     diagnostics: Table | None = None  # CR / ER per level (seed 000 §4.3.3)
+    scorer: str = "paper"  # the scorer of every number in ``table``
+    # The other scorer's headline numbers, when they differ from this one's (else None).
+    compared: dict[str, Any] | None = None
 
     @property
     def not_applicable(self) -> dict[str, Any] | None:
@@ -56,6 +64,16 @@ class RunReport:
         tag = f"{cfg.get('model')} · {cfg.get('agent', 'policy')}:{cfg.get('policy')}"
         return tag + (" (offline)" if self.offline else "")
 
+    @property
+    def scorer_line(self) -> str:
+        """Which scorer made the numbers, and whose code that is."""
+        code = (self.meta.get("benchmark") or {}).get("official")
+        if self.scorer == "official" and code:
+            return f"official — {code}: its prompt, frame sampling, extraction and averaging"
+        if self.scorer == "official":
+            return "official — this benchmark publishes no scoring code: the paper's formulas"
+        return "paper — the formulas as the papers write them"
+
     def scores(self) -> dict[str, Any]:
         cfg = self.meta.get("config", {})
         return {
@@ -65,6 +83,9 @@ class RunReport:
             "agent": cfg.get("agent", "policy"),
             "policy": cfg.get("policy"),
             "offline": self.offline,
+            "scorer": self.scorer,
+            "official_code": (self.meta.get("benchmark") or {}).get("official"),
+            "other_scorer": self.compared,
             "config_hash": self.meta.get("config_hash"),
             "status": self.meta.get("status"),
             "counts": self.counts,
@@ -92,6 +113,7 @@ class RunReport:
             f"status `{self.meta.get('status')}`",
             f"- query points: {c['records']} recorded of {c['planned']} planned · "
             f"{c['errors']} with errors · {c['invalid']} invalid",
+            f"- scorer: `{self.scorer}` ({self.scorer_line})",
         ]
         if self.not_applicable_line():
             lines.append(f"- {self.not_applicable_line()}")
@@ -99,11 +121,34 @@ class RunReport:
             "",
             table_markdown(self.table),
         ]
+        if self.compared is not None:
+            lines += ["", self._comparison_markdown()]
         if self.sources is not None:
             lines += ["", table_markdown(self.sources)]
         if self.diagnostics is not None:
             lines += ["", table_markdown(self.diagnostics)]
         return "\n".join(lines) + "\n"
+
+
+    def _comparison_markdown(self) -> str:
+        assert self.compared is not None
+        mine, other = headline(self.table), self.compared["headline"]
+        keys = list(dict.fromkeys([*mine, *other]))
+        rows = [
+            {"scorer": self.scorer, **{k: mine.get(k) for k in keys}},
+            {"scorer": self.compared["scorer"], **{k: other.get(k) for k in keys}},
+        ]
+        pct = {k: "accuracy" for k in keys}
+        shown = [{c: (fmt_cell(pct[c], r[c]) if c in pct else r[c]) for c in r} for r in rows]
+        return "\n".join(
+            [
+                "### Scorers compared",
+                "",
+                markdown(["scorer", *keys], shown, align_right=pct),
+                "",
+                "*the same responses under both scorers; docs/reproducing.md says what differs*",
+            ]
+        )
 
 
 def _table_for(meta: dict[str, Any]) -> str:
@@ -114,30 +159,67 @@ def _table_for(meta: dict[str, Any]) -> str:
     return str(table)
 
 
-def load_run(run_dir: Path) -> RunReport:
-    """Read a run folder and compute its tables (nothing is written)."""
+def run_scorer(meta: dict[str, Any]) -> str:
+    """The scorer a run ran with (runs made before ``--scorer``: paper)."""
+    return str((meta.get("benchmark") or {}).get("scorer") or "paper")
+
+
+def load_run(run_dir: Path, scorer: str | None = None) -> RunReport:
+    """Read a run folder and compute its tables under ``scorer`` (default: the run's own).
+
+    Nothing is written.  A scorer other than the run's own re-scores the same responses from
+    the verdicts every record holds.
+    """
     meta = read_run_json(run_dir)
-    records: list[Record] = list(iter_records(run_dir))
-    table = paper_table(_table_for(meta), records)
-    have_sources = len({r.source for r in records if r.source}) > 1
+    scorer = scorer or run_scorer(meta)
+    if scorer not in SCORERS:
+        raise StreamspatialError(f"--scorer {scorer!r}: expected one of {', '.join(SCORERS)}")
+    raw: list[Record] = list(iter_records(run_dir))
+    records = rescored(raw, scorer)
+    table = results_table(_table_for(meta), records, scorer)
+    have_sources = len({r.source for r in raw if r.source}) > 1
     sources = per_source_table(records) if have_sources else None
     planned = int((meta.get("benchmark") or {}).get("query_points", len(records)))
     counts = {
         "planned": planned,
         "records": len(records),
-        "errors": sum(1 for r in records if r.error),
-        "invalid": sum(1 for r in records if not r.valid),
+        "errors": sum(1 for r in raw if r.error),
+        "invalid": sum(1 for r in records if not r["valid"]),
         "not_applicable": int(
             ((meta.get("benchmark") or {}).get("not_applicable") or {}).get("query_points", 0)
         ),
     }
-    offline = any(r.offline for r in records) or bool(meta.get("offline"))
-    return RunReport(run_dir, meta, table, sources, counts, offline, diagnostics_table(records))
+    offline = any(r.offline for r in raw) or bool(meta.get("offline"))
+    return RunReport(
+        run_dir,
+        meta,
+        table,
+        sources,
+        counts,
+        offline,
+        diagnostics_table(raw),
+        scorer=scorer,
+        compared=_compared(meta, raw, table, scorer),
+    )
 
 
-def write_report(run_dir: Path) -> RunReport:
+def _compared(
+    meta: dict[str, Any], raw: list[Record], table: Table, scorer: str
+) -> dict[str, Any] | None:
+    """The other scorer's headline, when every record holds its verdict and it differs."""
+    other = next(s for s in SCORERS if s != scorer)
+    if not raw or not all(SCORERS_KEY in (r.extra or {}) for r in raw):
+        return None
+    other_table = results_table(_table_for(meta), rescored(raw, other), other)
+    mine, theirs = headline(table), headline(other_table)
+    if mine == theirs:
+        return None
+    return {"scorer": other, "headline": theirs, "table": other_table.to_dict()}
+
+
+def write_report(run_dir: Path, scorer: str | None = None) -> RunReport:
     """Write ``scores.json`` and ``report.md`` into the run folder (atomically)."""
-    rep = load_run(run_dir)
+    rep = load_run(run_dir, scorer)
     write_json_atomic(run_dir / SCORES_JSON, rep.scores())
     tmp = run_dir / (REPORT_MD + ".tmp")
     tmp.write_text(rep.markdown(), encoding="utf-8")
@@ -145,9 +227,11 @@ def write_report(run_dir: Path) -> RunReport:
     return rep
 
 
-def leaderboard(run_dirs: list[Path]) -> tuple[list[str], list[dict[str, Any]]]:
+def leaderboard(
+    run_dirs: list[Path], scorer: str | None = None
+) -> tuple[list[str], list[dict[str, Any]]]:
     """One row per run, sorted best first by its Overall (or first headline) number."""
-    reports = [load_run(d) for d in run_dirs]
+    reports = [load_run(d, scorer) for d in run_dirs]
     names = {r.table.name for r in reports}
     if len(names) > 1:
         raise StreamspatialError(
@@ -168,6 +252,7 @@ def leaderboard(run_dirs: list[Path]) -> tuple[list[str], list[dict[str, Any]]]:
                 "model": cfg.get("model"),
                 "policy": f"{cfg.get('agent', 'policy')}:{cfg.get('policy')}"
                 + (" (offline)" if rep.offline else ""),
+                "scorer": rep.scorer,
                 "n": rep.counts["records"],
                 "errors": rep.counts["errors"],
                 "n/a": rep.counts["not_applicable"],
@@ -186,7 +271,7 @@ def leaderboard(run_dirs: list[Path]) -> tuple[list[str], list[dict[str, Any]]]:
     # "n/a": query points the run's model cannot answer by design (random: numbers), shown
     # only when some run has them, so a row's Overall is read over what it answered.
     na = ["n/a"] if any(r["n/a"] for r in rows) else []
-    columns = ["rank", "run", "model", "policy", "n", *na, "errors", *metric_cols]
+    columns = ["rank", "run", "model", "policy", "scorer", "n", *na, "errors", *metric_cols]
     return columns, rows
 
 
@@ -194,7 +279,7 @@ def leaderboard_markdown(columns: list[str], rows: list[dict[str, Any]]) -> str:
     pct = {
         c: "accuracy"
         for c in columns
-        if c not in ("rank", "run", "model", "policy", "n", "n/a", "errors")
+        if c not in ("rank", "run", "model", "policy", "scorer", "n", "n/a", "errors")
     }
     shown = [
         {c: (fmt_cell(pct[c], r.get(c)) if c in pct else r.get(c)) for c in columns} for r in rows

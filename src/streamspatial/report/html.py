@@ -154,6 +154,7 @@ def _runs_section(reports: Sequence[RunReport]) -> str:
                 "run": _run_name(rep),
                 "model": cfg.get("model"),
                 "agent / policy": policy_label(rep),
+                "scorer": rep.scorer,
                 "thinking": "–" if think is None else ("on" if think else "off"),
                 "reference": reference_kind(rep) or "",
                 "status": rep.meta.get("status"),
@@ -163,8 +164,8 @@ def _runs_section(reports: Sequence[RunReport]) -> str:
                 "invalid": rep.counts["invalid"],
             }
         )
-    cols = ["run", "model", "agent / policy", "thinking", "reference", "status", "records",
-            "planned", "errors", "invalid"]  # fmt: skip
+    cols = ["run", "model", "agent / policy", "scorer", "thinking", "reference", "status",
+            "records", "planned", "errors", "invalid"]  # fmt: skip
     notes = [
         f'<p class="note">{_e(rep.run_dir.name)}: {_e(rep.not_applicable_line())}</p>'
         for rep in reports

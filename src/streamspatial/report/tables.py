@@ -62,7 +62,7 @@ def headline(table: Table) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     if name == "OVO-S-Bench":
         for r in rows:
-            if r.get("group") == "Avg.":
+            if r.get("group") in ("Avg.", "All"):  # the paper's level mean, official's pool
                 out[str(r["level"])] = r["accuracy"]
             elif r.get("level") == "Overall":
                 out["Overall"] = r["accuracy"]

@@ -27,6 +27,11 @@ spec                    frames
 ``window-K@Ffps/Ws``    the most recent K frames at F fps within the last W seconds
                         (UCS-Bench streaming window); ``window-K/Ws`` uses every frame
 ======================  ======================================================================
+
+Those are the *paper* rules.  ``rules="official"`` computes the same policies the way
+OVO-S-Bench's official code does (floor linspace, Python rounding, its log-decay and oracle as
+coded; see :mod:`streamspatial.video.official_sampling`), which is what ``--scorer official``
+runs with; the window policy has no official implementation and is the same under both.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.video import official_sampling as off
 
 __all__ = ["PolicySpec", "parse_policy", "select_frames"]
 
@@ -122,22 +128,34 @@ def parse_policy(spec: str | PolicySpec) -> PolicySpec:
     raise InputError(Problem(file="policy spec", field="", expected=f"got {text!r}; {_EXPECTED}"))
 
 
+RULES = ("paper", "official")
+
+
 def select_frames(
     spec: str | PolicySpec,
     n_q: int,
     fps: float,
     evidence: Iterable[tuple[float, float]] | None = None,
+    *,
+    rules: str = "paper",
+    t_q: float | None = None,
 ) -> list[int]:
     """Frame indices (sorted, unique, within ``[0, n_q]``) that ``spec`` feeds a query at ``n_q``.
 
-    ``evidence`` is a list of ``(start_s, end_s)`` intervals in seconds, read only by
-    oracle-evidence; every other policy ignores it.
+    ``evidence`` is a list of ``(start_s, end_s)`` intervals in seconds, read only by the
+    paper's oracle-evidence; every other policy ignores it.  ``rules="official"`` follows
+    OVO-S-Bench's code, which works from the query time ``t_q`` itself (``n_q / fps`` when not
+    given) and is clipped to ``[0, n_q]``.
     """
     policy = parse_policy(spec)
     if n_q < 0:
         raise ValueError(f"n_q must be ≥ 0, got {n_q}")
     if fps <= 0:
         raise ValueError(f"fps must be > 0, got {fps}")
+    if rules not in RULES:
+        raise ValueError(f"rules must be one of {', '.join(RULES)}, got {rules!r}")
+    if rules == "official" and policy.kind != "window":
+        return _official(policy, n_q, fps, n_q / fps if t_q is None else t_q)
     kind = policy.kind
     if kind == "none":
         return []
@@ -156,6 +174,22 @@ def select_frames(
     if kind == "log-decay":
         return _log_decay(n_q, policy.n, fps)
     return _oracle(n_q, policy.n, fps, list(evidence or ()))
+
+
+def _official(policy: PolicySpec, n_q: int, fps: float, t_q: float) -> list[int]:
+    kind = policy.kind
+    if kind == "none":
+        return []
+    if kind == "single":
+        wanted = off.official_single(t_q, fps)
+    elif kind == "nearest":
+        assert policy.rate is not None
+        wanted = off.official_nearest(t_q, fps, policy.n, policy.rate)
+    elif kind == "log-decay":
+        wanted = off.official_log_decay(t_q, fps, policy.n)
+    else:  # uniform, and oracle-evidence (the official oracle never sees evidence)
+        wanted = off.official_uniform(t_q, fps, policy.n)
+    return off.clip_to_prefix(wanted, n_q)
 
 
 def _round_div(p: int, q: int) -> int:

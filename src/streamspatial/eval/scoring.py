@@ -1,0 +1,232 @@
+"""Scorers: how one response to one query point becomes an answer and a score.
+
+Two scorers exist, and every record holds the verdict of both (``record.extra["scorers"]``),
+so a report can print either from the same responses:
+
+* ``official`` reproduces each benchmark's own scoring code point by point — its answer
+  reader (:mod:`streamspatial.eval.official`), its treatment of unreadable answers, and (in
+  :mod:`streamspatial.eval.official_tables`) its averaging — so a number means what the
+  leaderboard's number means.  A benchmark without published scoring code (S3-Bench) is scored
+  by the paper rules under both names.
+* ``paper`` is the formulas as the papers write them (the G.7 cascade with letters up to G,
+  numbers in words, the benchmark's invalid-answer policy).
+
+Open-ended UCS-Bench direction answers are scored the same way by both: by the set of direction
+classes the response names against the set the released answer names (its official code has
+no rule for them; see ``docs/reproducing.md``).
+
+The scorer of a run (``--scorer``) also decides what the model is sent (the official or the
+paper prompt and frame sampling); :func:`default_scorer` picks ``official`` for a released
+benchmark file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import Any
+
+from streamspatial.bench.registry import ADAPTERS
+from streamspatial.bench.ucs import SHAPE, SHAPE_JSONL
+from streamspatial.core.directions import direction_classes
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.schema import AnswerType, Item, QueryPoint
+from streamspatial.eval import official
+from streamspatial.eval.extract import extract_choice
+from streamspatial.eval.metrics import score_prediction
+from streamspatial.eval.numbers import extract_number
+
+SCORERS = ("official", "paper")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One scorer's verdict on one response.
+
+    ``score`` None leaves the point out of the metric (VCBench's invalid answers); ``rule``
+    names the rule set, so tables can apply that rule's averaging.
+    """
+
+    extracted: str | float | None
+    score: float | None
+    valid: bool
+    rule: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+Rule = Callable[[Item, QueryPoint, str], Scored]
+
+
+# --- paper ---------------------------------------------------------------------------------
+
+
+def paper_rule(item: Item, query: QueryPoint, text: str) -> Scored:
+    """The papers' extraction (G.7 letters A–G, numbers incl. words) and invalid policy."""
+    adapter = ADAPTERS.get(item.benchmark)
+    spec = adapter.scoring if adapter is not None else None
+    if item.answer_type is AnswerType.CHOICE:
+        extracted: str | float | None = extract_choice(text, item.letters)
+    else:
+        extracted = extract_number(text, item.question)
+    if extracted is None:
+        wrong = spec is None or spec.invalid == "wrong"
+        return Scored(None, 0.0 if wrong else None, False, "paper")
+    metric = spec.number_metric if spec is not None else "mra"
+    return Scored(extracted, score_prediction(extracted, query.answer, number_metric=metric),
+                  True, "paper")  # fmt: skip
+
+
+# --- official ------------------------------------------------------------------------------
+
+
+def _letter_score(letter: str | None, answer: str | float, rule: str) -> Scored:
+    if not letter:
+        return Scored(None, 0.0, False, rule)
+    return Scored(letter, 1.0 if letter == answer else 0.0, True, rule)
+
+
+def ovos_official(item: Item, query: QueryPoint, text: str) -> Scored:
+    """score.py: ``check_answer`` — the extracted letter (A–E) equals the answer; "" is wrong."""
+    return _letter_score(official.ovos_letter(text), query.answer, "ovos-score.py")
+
+
+def vcbench_official(item: Item, query: QueryPoint, text: str) -> Scored:
+    """unify_results.py ``int(prediction)``; an answer it cannot read is invalid and left out
+    of GPA/MoC/UDA (compute_metrics.py would crash on it)."""
+    value = official.vcbench_int(text)
+    if value is None:
+        return Scored(None, None, False, "vcbench-int")
+    return Scored(float(value), score_prediction(float(value), query.answer, number_metric="gpa"),
+                  True, "vcbench-int")  # fmt: skip
+
+
+def ucs_official(item: Item, query: QueryPoint, text: str) -> Scored:
+    """eval_ucsbench.py for the JSON-array files, evaluate_ucsbench_vlm.py for JSONL."""
+    if item.meta.get(SHAPE) == SHAPE_JSONL:
+        return _letter_score(official.ucs_jsonl_letter(text), query.answer, "ucs-jsonl")
+    return _letter_score(official.ucs_array_letter(text), query.answer, "ucs-array")
+
+
+def vsibench_official(item: Item, query: QueryPoint, text: str) -> Scored:
+    """utils.py ``vsibench_process_results``: the first space-separated token, then
+    ``exact_match`` (choice) or MRA of ``float(token)`` with 0 as the worst case (numbers)."""
+    token = official.vsi_first_token(text)
+    if item.answer_type is AnswerType.CHOICE:
+        valid = token.upper() in item.letters if token else False
+        return Scored(token or None, official.vsi_exact_match(token, str(query.answer)), valid,
+                      "vsi-utils.py")  # fmt: skip
+    value = official.vsi_to_float(token)
+    score = official.vsi_mra(value, float(query.answer))
+    return Scored(value, score, value is not None, "vsi-utils.py")
+
+
+_OFFICIAL: dict[str, Rule] = {
+    "ovos": ovos_official,
+    "vcbench": vcbench_official,
+    "ucs": ucs_official,
+    "vsibench": vsibench_official,
+}
+
+
+def direction_rule(item: Item, query: QueryPoint, text: str) -> Scored:
+    """Open-ended direction items: the set of classes named must equal the answer's set."""
+    got = direction_classes(text)
+    if not got:
+        return Scored(None, 0.0, False, "directions")
+    truth = direction_classes(str(query.answer))
+    return Scored("+".join(sorted(got)), 1.0 if got == truth else 0.0, True, "directions")
+
+
+def rule_for(item: Item, scorer: str) -> Rule:
+    """The rule ``scorer`` scores ``item`` with."""
+    if scorer not in SCORERS:
+        raise StreamspatialError(f"--scorer {scorer!r}: expected one of {', '.join(SCORERS)}")
+    if item.answer_type is AnswerType.DIRECTION:
+        return direction_rule
+    if scorer == "official":
+        return _OFFICIAL.get(item.benchmark, paper_rule)
+    return paper_rule
+
+
+def score_response(item: Item, query: QueryPoint, text: str, scorer: str) -> Scored:
+    return rule_for(item, scorer)(item, query, text)
+
+
+def score_all(item: Item, query: QueryPoint, text: str) -> dict[str, Scored]:
+    """Every scorer's verdict on one response (what a record stores)."""
+    return {name: score_response(item, query, text, name) for name in SCORERS}
+
+
+def has_official(benchmark: str) -> bool:
+    """Whether ``official`` differs from ``paper`` for this benchmark (it publishes code)."""
+    return benchmark in _OFFICIAL
+
+
+def default_scorer(items: Iterable[Item]) -> str:
+    """``official`` for a released benchmark file, ``paper`` otherwise.
+
+    Items made by streamspatial's question generators carry their ``intent``: no leaderboard
+    scored them, so the paper rules (letters up to G, numbers in words) apply.  A benchmark
+    without official scoring code is ``paper`` too.
+    """
+    items = list(items)
+    if not items or any(it.intent is not None for it in items):
+        return "paper"
+    return "official" if all(has_official(it.benchmark) for it in items) else "paper"
+
+
+# --- records -------------------------------------------------------------------------------
+
+SCORERS_KEY = "scorers"  # record.extra[SCORERS_KEY][scorer] = Scored.as_dict()
+SCORER_KEY = "scorer"  # record.extra[SCORER_KEY]: the scorer of the record's own fields
+
+
+def record_scorer(record: Mapping[str, Any] | Any) -> str:
+    """The scorer that made a record's ``extracted``/``score``/``valid`` (old runs: paper)."""
+    extra = _as_dict(record).get("extra") or {}
+    return str(extra.get(SCORER_KEY, "paper"))
+
+
+def rescored(records: Iterable[Mapping[str, Any] | Any], scorer: str) -> list[dict[str, Any]]:
+    """Records as plain dicts whose ``extracted``/``score``/``valid``/``rule`` are ``scorer``'s.
+
+    A record made before scorers were recorded holds the paper verdict only; asking it for
+    another scorer is a one-line error rather than a silently different number.
+    """
+    out = []
+    for record in records:
+        data = _as_dict(record)
+        extra = data.get("extra") or {}
+        verdicts = extra.get(SCORERS_KEY) or {}
+        if scorer in verdicts:
+            data.update({k: verdicts[scorer][k] for k in ("extracted", "score", "valid", "rule")})
+            data["prediction"] = data["extracted"]
+        elif record_scorer(data) != scorer:
+            raise StreamspatialError(
+                f"record {data.get('item_id')}#{data.get('query_index')} was scored before "
+                f"--scorer existed (paper rules only); report it with --scorer paper, or run "
+                f"it again to score it officially"
+            )
+        out.append(data)
+    return out
+
+
+def _as_dict(record: Mapping[str, Any] | Any) -> dict[str, Any]:
+    return asdict(record) if is_dataclass(record) else dict(record)  # type: ignore[arg-type]
+
+
+__all__ = [
+    "SCORERS",
+    "Scored",
+    "default_scorer",
+    "direction_rule",
+    "has_official",
+    "paper_rule",
+    "record_scorer",
+    "rescored",
+    "rule_for",
+    "score_all",
+    "score_response",
+]
