@@ -74,5 +74,12 @@ def register(app: typer.Typer) -> None:
         columns, rows = leaderboard(run_dirs, scorer)
         text = leaderboard_markdown(columns, rows)
         typer.echo(text)
+        used = sorted({str(r["scorer"]) for r in rows})
+        if len(used) > 1:
+            typer.echo(
+                f"note: these runs were scored by different scorers ({', '.join(used)}); "
+                "pass --scorer official or --scorer paper to score them alike",
+                err=True,
+            )
         if out is not None:
             out.write_text(text + "\n", encoding="utf-8")

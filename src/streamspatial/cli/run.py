@@ -206,8 +206,8 @@ def execute(cfg: RunConfig) -> int:
     s = runner.stats
     print(
         f"{cfg.out}: {counts['records']} records ({s.skipped} resumed, "
-        f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid; "
-        f"{s.decodes} video decode(s); scorer {cfg.scorer}",
+        f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid "
+        f"(scorer {cfg.scorer}); {s.decodes} video decode(s)",
         file=sys.stderr,
     )
     return 1 if errors else 0

@@ -34,7 +34,7 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
-from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, paper_rule, score_all
+from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, score_all, score_response
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
 from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
@@ -66,8 +66,9 @@ class RunStats:
 
 
 def extract(item: Item, text: str) -> str | float | None:
-    """The item's answer in the model's text under the paper rules (a letter, a number)."""
-    return paper_rule(item, item.queries[0], text).extracted
+    """The item's answer in the model's text under the paper rules (a letter, a number, or
+    the direction classes of an open-ended item)."""
+    return score_response(item, item.queries[0], text, "paper").extracted
 
 
 def score(

@@ -192,8 +192,10 @@ def record_scorer(record: Mapping[str, Any] | Any) -> str:
 def rescored(records: Iterable[Mapping[str, Any] | Any], scorer: str) -> list[dict[str, Any]]:
     """Records as plain dicts whose ``extracted``/``score``/``valid``/``rule`` are ``scorer``'s.
 
-    A record made before scorers were recorded holds the paper verdict only; asking it for
-    another scorer is a one-line error rather than a silently different number.
+    A human's answer (``agent == "human"``) is given as a letter or a number, not read out of
+    text, so every scorer's verdict on it is the record's own.  A model record made before
+    scorers were recorded holds the paper verdict only; asking it for another scorer is a
+    one-line error rather than a silently different number.
     """
     out = []
     for record in records:
@@ -203,7 +205,7 @@ def rescored(records: Iterable[Mapping[str, Any] | Any], scorer: str) -> list[di
         if scorer in verdicts:
             data.update({k: verdicts[scorer][k] for k in ("extracted", "score", "valid", "rule")})
             data["prediction"] = data["extracted"]
-        elif record_scorer(data) != scorer:
+        elif record_scorer(data) != scorer and data.get("agent") != "human":
             raise StreamspatialError(
                 f"record {data.get('item_id')}#{data.get('query_index')} was scored before "
                 f"--scorer existed (paper rules only); report it with --scorer paper, or run "

@@ -114,6 +114,7 @@ class AnnotationStore:
             one.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
             result = self.adapter.load(one)
         problems += [_without_file(str(p), str(one)) for p in result.problems]
+        problems += _evidence_not_before(result.items)
         if any(str(it.id) == str(record["id"]) for it in self.items):
             problems.append(f"field 'id': {record['id']} is already used")
         try:
@@ -165,6 +166,22 @@ class AnnotationStore:
 
     def text(self) -> str:
         return self.path.read_text(encoding="utf-8") if self.path.exists() else ""
+
+
+def _evidence_not_before(items: list[Item]) -> list[str]:
+    """The tool's own constraint (seed 003 F.3.1): evidence ends strictly before its query.
+
+    Released files may annotate evidence up to or past the query time and still load; a new
+    annotation is held to the stricter rule.
+    """
+    return [
+        f"field 'evidence_times[{q.index}]': expected evidence strictly before the query time "
+        f"{q.time:g} s, got [{start:g}, {end:g}]"
+        for item in items
+        for q in item.queries
+        for start, end in q.evidence
+        if end >= q.time and not (start == end == q.time == 0)
+    ]
 
 
 def _evidence_field(raw: Any) -> Any:
