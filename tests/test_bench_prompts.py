@@ -29,3 +29,39 @@ def test_options_text_names_image_options_by_letter():
         Option(letter="B", image="data:image/png;base64,x"),
     ]
     assert options_text(opts) == "A. About 3 m\nB. [map image B]"
+
+
+def test_ovos_official_prompt_is_the_repositorys_text():
+    """prompts.py ``default`` and option_utils.py's placeholder and note (OVO-S-Bench repo)."""
+    from streamspatial.bench.prompts import ovos_official_prompt
+
+    opts = [
+        Option(letter="A", image="data:image/png;base64,AAAA"),
+        Option(letter="B", image="data:image/png;base64,AAAA"),
+        Option(letter="C", text="None of them"),
+    ]
+    assert ovos_official_prompt("Which map?", opts) == (
+        "You are evaluating a video understanding task. Based on the video frames provided, "
+        "answer the following multiple choice question.\n\n"
+        "Question: Which map?\n\n"
+        "Options:\n"
+        "A. [See option image labeled A]\nB. [See option image labeled B]\nC. None of them\n\n"
+        "Instructions:\n"
+        '- Respond with ONLY the letter of your answer (e.g., "A" or "B").\n'
+        "- Do not include any explanation or additional text.\n\n"
+        "Your answer:\n\n"
+        "Note: The images that follow the video correspond to options A, B in order. Choose "
+        "the option whose image best matches the question."
+    )
+    assert ovos_official_prompt("Q?", opts[2:], cot=True).endswith(
+        "in the format: Answer: X\n\nYour reasoning and answer:"
+    )
+
+
+def test_vcbench_official_prompt_is_the_demos_text():
+    from streamspatial.bench.prompts import vcbench_prompt
+
+    assert vcbench_prompt("How many chairs?", official=True) == (
+        "The video clip ends at the exact moment being asked about. How many chairs? Answer "
+        "with ONLY a single integer number, nothing else."
+    )

@@ -46,6 +46,14 @@ def run_cli(capsys, *args: object) -> tuple[int, str, str]:
     return rc, out.out, out.err
 
 
+def run_model(capsys, server: FakeOpenAIServer, data: Path, videos: Path, out: Path, *extra):
+    """``streamspatial run`` against the loopback server as model ``openai:fake-vlm``."""
+    return run_cli(
+        capsys, "run", "--data", data, "--videos", videos, "--model", "openai:fake-vlm",
+        "--base-url", server.base_url, "--out", out, "--no-progress", *extra,
+    )  # fmt: skip
+
+
 def answer(req: RecordedRequest) -> str:
     """Responses in the styles the official and the paper readers treat differently."""
     latest = max((i for i in req.frame_indices if i is not None), default=-1)
@@ -72,24 +80,8 @@ def test_official_run_on_the_release(capsys, tmp_path, release) -> None:
     data, videos = release
     out = tmp_path / "run"
     with FakeOpenAIServer(answer, fps=FPS, keep_images=True) as server:
-        rc, _, err = run_cli(
-            capsys,
-            "run",
-            "--data",
-            data,
-            "--videos",
-            videos,
-            "--model",
-            "openai:fake-vlm",
-            "--base-url",
-            server.base_url,
-            "--scorer",
-            "official",
-            "--policy",
-            "uniform-8",
-            "--out",
-            out,
-            "--no-progress",
+        rc, _, err = run_model(
+            capsys, server, data, videos, out, "--scorer", "official", "--policy", "uniform-8"
         )
         requests = list(server.requests)
     assert rc == 0, err
@@ -173,24 +165,16 @@ def test_official_run_on_the_release(capsys, tmp_path, release) -> None:
 def test_paper_run_sends_time_captions_and_g5_prompt(capsys, tmp_path, release) -> None:
     data, videos = release
     with FakeOpenAIServer("A", fps=FPS) as server:
-        rc, _, err = run_cli(
+        rc, _, err = run_model(
             capsys,
-            "run",
-            "--data",
+            server,
             data,
-            "--videos",
             videos,
-            "--model",
-            "openai:fake-vlm",
-            "--base-url",
-            server.base_url,
+            tmp_path / "run",
             "--scorer",
             "paper",
             "--policy",
             "uniform-4",
-            "--out",
-            tmp_path / "run",
-            "--no-progress",
             "--limit",
             "1",
         )
@@ -208,21 +192,7 @@ def test_ucs_demo_schema_runs_and_scores_directions(capsys, tmp_path) -> None:
     videos = write_ucs_videos(tmp_path)
     out = tmp_path / "run"
     with FakeOpenAIServer("It is on your left.", fps=FPS) as server:
-        rc, _, err = run_cli(
-            capsys,
-            "run",
-            "--data",
-            data,
-            "--videos",
-            videos,
-            "--model",
-            "openai:fake-vlm",
-            "--base-url",
-            server.base_url,
-            "--out",
-            out,
-            "--no-progress",
-        )
+        rc, _, err = run_model(capsys, server, data, videos, out)
         requests = list(server.requests)
     assert rc == 0, err
     assert len(requests) == 4
