@@ -120,6 +120,7 @@ def test_validate_exits_0_on_the_release_parquet_and_json(tmp_path, ovos_parquet
         )
         assert res.returncode == 0, res.stdout + res.stderr
         assert f"{path}: ovos, 5 items, 7 query points; videos checked" in res.stdout
+        assert "default --scorer for this file: official" in res.stdout
 
 
 # --- UCS-Bench ------------------------------------------------------------------------------

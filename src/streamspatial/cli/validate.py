@@ -52,10 +52,13 @@ def _fail(lines: list[str]) -> None:
 
 
 def _summary(file: Path, fmt: str, items: list, *, checked_videos: bool) -> None:
+    from streamspatial.eval.scoring import default_scorer
+
     n_queries = sum(len(i.queries) for i in items)
     console = Console(soft_wrap=True)
     note = "videos checked" if checked_videos else "videos not checked (use --videos)"
     console.print(f"{file}: {fmt}, {len(items)} items, {n_queries} query points; {note}")
+    console.print(f"default --scorer for this file: {default_scorer(items)}")
     tasks: Counter[tuple[str, str]] = Counter()
     points: Counter[tuple[str, str]] = Counter()
     for item in items:

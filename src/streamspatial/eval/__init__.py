@@ -36,15 +36,20 @@ from streamspatial.eval.metrics import (
     score_prediction,
     update_direction_accuracy,
 )
+from streamspatial.eval.official_tables import results_table
+from streamspatial.eval.scoring import SCORERS, Scored, default_scorer, score_all, score_response
 
 __all__ = [
     "MRA_THRESHOLDS",
+    "SCORERS",
     "ChoiceExtraction",
+    "Scored",
     "ScoredQuery",
     "Table",
     "Trajectory",
     "accuracy",
     "compression_ratio",
+    "default_scorer",
     "evidence_recall",
     "extract_action",
     "extract_choice",
@@ -57,8 +62,11 @@ __all__ = [
     "ovos_table",
     "paper_table",
     "per_source_table",
+    "results_table",
     "s3_table",
+    "score_all",
     "score_prediction",
+    "score_response",
     "strip_thinking",
     "ucs_table",
     "update_direction_accuracy",
