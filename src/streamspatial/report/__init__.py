@@ -129,7 +129,6 @@ class RunReport:
             lines += ["", table_markdown(self.diagnostics)]
         return "\n".join(lines) + "\n"
 
-
     def _comparison_markdown(self) -> str:
         assert self.compared is not None
         mine, other = headline(self.table), self.compared["headline"]
