@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,6 +44,7 @@ def _backend(
             "concurrency": cfg.concurrency,
             "params": params,
             "api_key": os.environ.get(cfg.api_key_env),
+            "key_env": cfg.api_key_env,
             "timeout": cfg.timeout,
             "max_retries": cfg.max_retries,
         }
@@ -74,34 +76,66 @@ def _perception_option(cfg: RunConfig) -> dict[str, Any]:
     return {"perception": cfg.perception}
 
 
-def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
-    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
+def _check_model(cfg: RunConfig) -> None:
+    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected)."""
     from streamspatial.eval.config import RULES_AGENT, RULES_MODEL
+    from streamspatial.models.registry import check_spec
 
     if (cfg.agent == RULES_AGENT) != (cfg.model == RULES_MODEL):
         raise StreamspatialError(
             f"--model {cfg.model}: --agent {RULES_AGENT} answers without a model (leave "
             f"--model out), and model {RULES_MODEL!r} exists only for that agent"
         )
-    if cfg.agent != RULES_AGENT:
-        return None
-    if cfg.executor != "local":
-        raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
-    return agent.backend()
+    if cfg.agent == RULES_AGENT:
+        if cfg.executor != "local":
+            raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
+    else:
+        check_spec(cfg.model)
+
+
+def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
+    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
+    from streamspatial.eval.config import RULES_AGENT
+
+    return agent.backend() if cfg.agent == RULES_AGENT else None
+
+
+def generation_params(cfg: RunConfig) -> GenerationParams:
+    """The run's sampling parameters for its model; what is unset is not sent."""
+    f = cfg.sampling_fields()
+    return GenerationParams(
+        temperature=f["temperature"],
+        max_tokens=f["max_tokens"],
+        top_p=f["top_p"],
+        seed=f["seed"],
+        extra=dict(f["extra_body"] or {}),
+    )
+
+
+def _register_secrets(cfg: RunConfig) -> None:
+    """Everything secret this run may see, masked in every file and line from now on."""
+    from streamspatial.core import secrets
+
+    secrets.register(os.environ.get(cfg.api_key_env))
+    secrets.register_url(cfg.base_url or os.environ.get("OPENAI_BASE_URL"))
+    secrets.register_url(cfg.address)
 
 
 def execute(cfg: RunConfig) -> int:
-    """Run (or resume) one configuration; returns the exit status."""
+    """Run (or resume) one configuration; returns the exit status.
+
+    Every check that needs no run folder (model spec, agent, benchmark file, videos) happens
+    before the folder is made, so a user mistake leaves nothing behind.  From the moment the
+    folder is opened it is locked (a second run into it is refused), and ``run.json`` ends in a
+    final state however the run ends: ``complete``, ``errors``, ``failed`` (with the reason)
+    or ``interrupted``.
+    """
     from streamspatial.agents import make_agent
     from streamspatial.bench.registry import load_benchmark
-    from streamspatial.eval.runner import Runner
 
-    params = GenerationParams(
-        temperature=cfg.temperature,
-        max_tokens=cfg.max_tokens,
-        seed=cfg.seed,
-        extra=dict(cfg.extra_body),
-    )
+    _register_secrets(cfg)
+    params = generation_params(cfg)
+    _check_model(cfg)
     agent = make_agent(
         cfg.agent,
         policy=cfg.policy,
@@ -133,7 +167,6 @@ def execute(cfg: RunConfig) -> int:
         from streamspatial.eval.ray_executor import check_address
 
         check_address(cfg.address)
-    folder = RunFolder(cfg.out)
     bench_meta = {
         "format": adapter.name,
         "table": adapter.scoring.table,
@@ -145,25 +178,66 @@ def execute(cfg: RunConfig) -> int:
     if not_applicable is not None:
         bench_meta["not_applicable"] = not_applicable.as_dict()
         print(not_applicable.sentence(), file=sys.stderr)
-    meta = folder.open(
-        cfg.public_dict(),
-        cfg.config_hash(),
-        force=cfg.force,
-        extra={"benchmark": bench_meta, "offline": agent.offline},
-    )
-    agent_backend = _agent_backend(agent, cfg)  # the rule agent answers itself
-    # Ray actors build their own backends; the driver only writes what they send back.
-    local = cfg.executor == "local"
-    backend = agent_backend or (_backend(cfg, items, params) if local else None)
-    status = "failed"
-    runner = None
-    try:
-        with PredictionWriter(folder.predictions) as writer:
-            runner = Runner(
-                adapter=adapter,
-                items=planned,
+    with RunFolder(cfg.out) as folder:
+        meta = folder.open(
+            cfg.public_dict(),
+            cfg.config_hash(),
+            force=cfg.force,
+            extra={"benchmark": bench_meta, "offline": agent.offline},
+        )
+        job = _Job(cfg, folder, meta, agent, adapter, items, planned, params)
+        with _sigterm_as_exit():
+            return job.run()
+
+
+@dataclass
+class _Job:
+    """One run inside its locked folder; records how it ended in ``run.json`` whatever happens."""
+
+    cfg: RunConfig
+    folder: RunFolder
+    meta: dict[str, Any]
+    agent: Any
+    adapter: Any
+    items: list[Item]
+    planned: list[Item]
+    params: GenerationParams
+    runner: Any = None
+
+    def run(self) -> int:
+        try:
+            status, counts = self._run()
+        except KeyboardInterrupt:
+            self._finish("interrupted", "interrupted (Ctrl-C); re-run to resume")
+            raise
+        except SystemExit as exc:
+            self._finish("interrupted", f"stopped (exit {exc.code}); re-run to resume")
+            raise
+        except BaseException as exc:
+            self._finish("failed", _one_line(exc))
+            raise
+        self.folder.finish(self.meta, status, counts)
+        print(_summary(self.cfg, counts), file=sys.stderr)
+        return 1 if counts["errors_total"] else 0
+
+    def _finish(self, status: str, reason: str) -> None:
+        counts = self.runner.stats.as_dict() if self.runner is not None else {}
+        self.folder.finish(self.meta, status, counts, reason=reason)
+
+    def _run(self) -> tuple[str, dict[str, int]]:
+        from streamspatial.eval.runner import Runner
+
+        cfg = self.cfg
+        agent_backend = _agent_backend(self.agent, cfg)  # the rule agent answers itself
+        # Ray actors build their own backends; the driver only writes what they send back.
+        local = cfg.executor == "local"
+        backend = agent_backend or (_backend(cfg, self.items, self.params) if local else None)
+        with PredictionWriter(self.folder.predictions) as writer:
+            self.runner = runner = Runner(
+                adapter=self.adapter,
+                items=self.planned,
                 backend=backend,
-                agent=agent,
+                agent=self.agent,
                 writer=writer,
                 videos=cfg.videos,
                 model=cfg.model,
@@ -176,32 +250,64 @@ def execute(cfg: RunConfig) -> int:
                 explore_steps=cfg.explore_steps,
             )
             if cfg.executor == "ray":
-                _run_on_ray(cfg, runner, items, params)
+                _run_on_ray(cfg, runner, self.items, self.params)
             else:
                 asyncio.run(_drive(runner, backend))
-            errors = sum(1 for r in writer.records.values() if r.error)
-            missing = bench_meta["query_points"] - len(writer.records)
+            # Totals over the final record of every query point (a resumed or retried run
+            # counts what it kept from before, not only what it made).
+            final = list(writer.records.values())
+            errors = sum(1 for r in final if r.error)
+            invalid = sum(1 for r in final if not r.valid and not r.error)
+            missing = self.meta["benchmark"]["query_points"] - len(final)
             status = "complete" if errors == 0 and missing == 0 else "errors"
             counts = {
                 **runner.stats.as_dict(),
-                "records": len(writer.records),
+                "records": len(final),
                 "errors_total": errors,
+                "invalid_total": invalid,
             }
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        if status in ("failed", "interrupted"):
-            folder.finish(meta, status, runner.stats.as_dict() if runner else {})
-    folder.finish(meta, status, counts)
-    s = runner.stats
-    print(
-        f"{cfg.out}: {counts['records']} records ({s.skipped} resumed, "
-        f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid; "
-        f"{s.decodes} video decode(s)",
-        file=sys.stderr,
+        return status, counts
+
+
+def _summary(cfg: RunConfig, counts: dict[str, int]) -> str:
+    new = counts["queries_done"] - counts["skipped"]
+    return (
+        f"{cfg.out}: {counts['records']} records ({counts['skipped']} resumed, {new} new), "
+        f"{counts['errors_total']} with errors, {counts['invalid_total']} invalid; "
+        f"{counts['decodes']} video decode(s)"
     )
-    return 1 if errors else 0
+
+
+def _one_line(exc: BaseException) -> str:
+    """How a run ended, as ``run.json``'s reason: the error's first line (redacted on write)."""
+    text = str(exc).strip().splitlines()
+    head = text[0] if text else ""
+    if isinstance(exc, StreamspatialError):
+        return head or type(exc).__name__
+    return f"{type(exc).__name__}: {head}" if head else type(exc).__name__
+
+
+class _sigterm_as_exit:
+    """SIGTERM (a scheduler's or ``kill``'s) ends the run like Ctrl-C: through the handlers
+    that write ``run.json``, exit status 143.  Only the main thread can install it."""
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+
+            def handler(signum: int, frame: Any) -> None:
+                raise SystemExit(128 + signum)
+
+            self._old = signal.signal(signal.SIGTERM, handler)
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)
 
 
 def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
@@ -302,6 +408,17 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option(help="Shorter side of frames sent, px.")
         ] = None,
         variant: Annotated[str | None, typer.Option(help="Prompt variant: default | cot")] = None,
+        temperature: Annotated[
+            float | None,
+            typer.Option(help="Sampling temperature sent to the model (default: not sent)."),
+        ] = None,
+        max_tokens: Annotated[
+            int | None,
+            typer.Option(help="Answer length cap sent to the model (default: not sent)."),
+        ] = None,
+        top_p: Annotated[
+            float | None, typer.Option(help="Nucleus sampling top_p (default: not sent).")
+        ] = None,
         force: Annotated[
             bool,
             typer.Option("--force", help="Reuse a run folder holding a different configuration."),
@@ -349,6 +466,9 @@ def register(app: typer.Typer) -> None:
             "max_retries": max_retries,
             "frame_size": frame_size,
             "variant": variant,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "top_p": top_p,
             "force": True if force else None,
             "retry_errors": True if retry_errors else None,
             "progress": False if no_progress else None,

@@ -45,6 +45,18 @@ RULES_AGENT = "scene-graph-rules"
 RULES_MODEL = "rules"
 
 
+class SamplingOverride(BaseModel):
+    """One model's sampling parameters in ``sampling:``; unset fields keep the run's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = None
+    extra_body: dict[str, Any] | None = None
+
+
 class RunConfig(BaseModel):
     """Everything ``streamspatial run`` needs; paths are kept as the user gave them."""
 
@@ -69,10 +81,15 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = None
     frame_size: int = Field(default=448, ge=16, le=4096)
     variant: str = "default"
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int = Field(default=1024, ge=1)
+    # Sampling: None = not sent (the server's default holds); see GenerationParams.
+    temperature: float | None = Field(default=None, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    # Per-model sampling, keyed by model spec: {"openai:o3": {"max_tokens": 8000}}; the entry
+    # of the run's model overrides the fields above (a sweep's models need not share them).
+    sampling: dict[str, SamplingOverride] = Field(default_factory=dict)
     force: bool = False
     retry_errors: bool = False
     progress: bool = True
@@ -81,11 +98,29 @@ class RunConfig(BaseModel):
     workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
     config: Path | None = None
 
+    def sampling_fields(self) -> dict[str, Any]:
+        """temperature, max_tokens, top_p, seed, extra_body for this run's model."""
+        out = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "extra_body": dict(self.extra_body),
+        }
+        own = self.sampling.get(self.model)
+        if own is not None:
+            out.update(own.model_dump(exclude_none=True))
+        return out
+
     def result_fields(self) -> dict[str, Any]:
         """The part of the configuration that determines the predictions, JSON-ready."""
-        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY))
+        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY) | {"sampling"})
+        raw.update(self.sampling_fields())  # only this model's entry counts
         if raw.get("perception") is None:  # runs made before --perception keep their hash
             raw.pop("perception", None)
+        for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
+            if raw.get(key) is None:
+                raw.pop(key, None)
         for key in ("data", "videos"):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw
@@ -95,8 +130,11 @@ class RunConfig(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def public_dict(self) -> dict[str, Any]:
-        """What ``run.json`` records: every field, paths as strings, never a secret."""
-        return self.model_dump(mode="json")
+        """What ``run.json`` records: every field, paths as strings, never a secret (URLs lose
+        their userinfo and credential parameters)."""
+        from streamspatial.core.secrets import redact_obj
+
+        return redact_obj(self.model_dump(mode="json"))
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
