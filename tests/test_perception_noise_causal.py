@@ -130,4 +130,5 @@ def test_capture_provider_draws_from_its_prefix_too(noise: float) -> None:
     provider = CaptureGroundTruth(data, source="cap.json", noise=model)
     provider.advance(19 / 2.0)
     early = [provider.observe(i) for i in range(20)]
-    assert all(d.label == "sofa" and "black" not in d.attributes for o in early for d in o.detections)
+    dets = [d for o in early for d in o.detections]
+    assert all(d.label == "sofa" and "black" not in d.attributes for d in dets)

@@ -18,6 +18,7 @@ resumes to the scores of an uninterrupted one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import tempfile
 import threading
@@ -310,7 +311,10 @@ class Runner:
             if reader is not None:
                 self.stats.frames_decoded += reader.stored
                 self.stats.decodes += int(reader.stored > 0) + reader.extra_passes
-                reader.close()
+                # A run stopped mid-video may have a decoding thread still inside the reader
+                # ("generator already executing"): it ends with its step; the reader is dropped.
+                with contextlib.suppress(ValueError):
+                    reader.close()
 
     def _frames_needed(self, pq: PlannedQuery, source: Any) -> list[int]:
         """The agent's frame indices for one query, refused if any is after t_q."""
@@ -525,7 +529,11 @@ class VideoTools:
         else:
             with self._lock:
                 if self._tmp is None:
-                    self._tmp = tempfile.TemporaryDirectory(prefix="streamspatial-frames-")
+                    # A run stopped mid-video (a dead endpoint, Ctrl-C) may still have a
+                    # decoding thread writing here: its cleanup must not mask why it stopped.
+                    self._tmp = tempfile.TemporaryDirectory(
+                        prefix="streamspatial-frames-", ignore_cleanup_errors=True
+                    )
                 root = Path(self._tmp.name)
         return SinglePassReader(
             source, FrameCache(root), ResizeSpec(short_side=self.frame_size), needed

@@ -20,6 +20,7 @@ import random
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -114,6 +115,12 @@ def build_body(model: str, request: ModelRequest, defaults: GenerationParams) ->
     return body
 
 
+def endpoint_url(base: str, path: str) -> str:
+    """``path`` under the base URL's path, keeping its query (``…/v1?api-version=…``)."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path))
+
+
 class _Retryable(Exception):
     def __init__(self, message: str, wait: float | None = None):
         super().__init__(message)
@@ -185,6 +192,7 @@ class OpenAIChatBackend:
         self.model = model
         self.name = f"openai:{model}"
         self.base_url = base.rstrip("/")
+        self._chat_url = endpoint_url(base, "chat/completions")
         self._key = _Secret(key)
         self.params = params or GenerationParams()
         self.timeout = timeout
@@ -290,7 +298,7 @@ class OpenAIChatBackend:
     async def _attempt(self, body: bytes, headers: dict[str, str]) -> ModelResponse:
         self.stats.attempts += 1
         t0 = time.perf_counter()
-        url = f"{self.base_url}/chat/completions"
+        url = self._chat_url
         try:
             # One deadline for the whole exchange: httpx's timeout bounds each read only.
             async with asyncio.timeout(self.timeout):
