@@ -147,10 +147,20 @@ def load_config_file(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise InputError(
-            Problem(file=str(path), field="", expected=f"cannot read: {exc}")
+            Problem(file=str(path), field="", expected=f"cannot read: {exc.strerror or exc}")
         ) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise InputError(
+            Problem(file=str(path), field="", location=f"line {line}",
+                    expected=f"expected UTF-8 text (byte 0x{exc.object[exc.start]:02x})")
+        ) from None  # fmt: skip
     try:
         raw = yaml.safe_load(text)
+    except RecursionError:
+        raise InputError(
+            Problem(file=str(path), field="", expected="expected YAML nested less deeply")
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         loc = f"line {mark.line + 1}" if mark is not None else ""
@@ -165,8 +175,40 @@ def load_config_file(path: Path) -> dict[str, Any]:
                 file=str(path), field="", expected="expected a mapping of option names to values"
             )
         )
+    for key, value in raw.items():
+        # Aliases (``*a``) share one object: a few lines can stand for billions of values, or
+        # for a loop, which run.json would then write out in full.
+        if _expanded_size(value, MAX_CONFIG_VALUES) > MAX_CONFIG_VALUES:
+            raise InputError(
+                Problem(
+                    file=str(path),
+                    field=str(key),
+                    expected=f"expected at most {MAX_CONFIG_VALUES:,} values once YAML "
+                    "aliases are expanded (an alias loop or an alias bomb?)",
+                )
+            )
     # Accept the flag spelling too (``base-url``) so a config reads like the command line.
     return {str(k).replace("-", "_"): v for k, v in raw.items()}
+
+
+MAX_CONFIG_VALUES = 10_000  # far more than any real option needs (extra_body included)
+
+
+def _expanded_size(value: Any, budget: int, _path: tuple[int, ...] = ()) -> int:
+    """How many values ``value`` holds with every alias expanded; stops once over ``budget``
+    (and counts a container inside itself as over it)."""
+    if not isinstance(value, (dict, list)):
+        return 1
+    if id(value) in _path:
+        return budget + 1
+    path = (*_path, id(value))
+    total = 1
+    children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    for child in children:
+        total += _expanded_size(child, budget - total, path)
+        if total > budget:
+            return total
+    return total
 
 
 def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunConfig:
