@@ -293,3 +293,25 @@ def test_retry_after_http_date_is_honoured_end_to_end():
         resp = run(backend(server), request([0], 1.0))
         elapsed = time.perf_counter() - start
     assert resp.text == "E" and elapsed >= 1.0
+
+
+def test_no_key_and_no_server_names_what_to_set_and_no_flag(monkeypatch):
+    """Every command reaches this message (demo has neither --api-key nor --base-url)."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("MY_KEY", raising=False)
+    with pytest.raises(StreamspatialError) as exc:
+        OpenAIChatBackend("gpt-x", key_env="MY_KEY")
+    text = str(exc.value)
+    assert "MY_KEY" in text and "OPENAI_BASE_URL" in text and "--" not in text
+
+
+def test_a_key_in_the_base_url_never_shows(caplog):
+    caplog.set_level(logging.DEBUG)
+    secret = "p4ss-in-url-0d9c8b7a"
+    with FakeOpenAIServer("A", faults=["500"] * 3) as server:
+        url = server.base_url.replace("http://", f"http://me:{secret}@") + f"?token={secret}x"
+        b = OpenAIChatBackend("m", url, "", max_retries=1, backoff_base=0.001)
+        resp = run(b, request([0], 1.0))
+        assert server.requests[0].path.endswith(f"?token={secret}x")  # sent, to the server only
+    for text in (repr(b), resp.error or "", caplog.text, b.public_url):
+        assert secret not in text and secret[:8] not in text

@@ -22,6 +22,7 @@ error line), without threading it through each.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Iterable
@@ -145,6 +146,25 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+class RedactingFilter(logging.Filter):
+    """A logging filter that passes every record's message through :func:`redact` (httpx
+    logs each request's full URL, userinfo and query included, at INFO)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return True
+
+
+def guard_logger(name: str) -> None:
+    """Install :class:`RedactingFilter` on logger ``name`` (once)."""
+    logger = logging.getLogger(name)
+    if not any(isinstance(f, RedactingFilter) for f in logger.filters):
+        logger.addFilter(RedactingFilter())
+
+
 def _reset_for_tests() -> None:
     global _pattern
     with _lock:
@@ -152,4 +172,14 @@ def _reset_for_tests() -> None:
         _pattern = None
 
 
-__all__ = ["MASK", "clip", "redact", "redact_obj", "redact_url", "register", "register_url"]
+__all__ = [
+    "MASK",
+    "RedactingFilter",
+    "clip",
+    "guard_logger",
+    "redact",
+    "redact_obj",
+    "redact_url",
+    "register",
+    "register_url",
+]

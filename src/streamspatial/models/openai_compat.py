@@ -35,6 +35,7 @@ from streamspatial.models.types import (
 )
 
 log = logging.getLogger(__name__)
+secrets.guard_logger("httpx")  # it logs each request's URL, credentials and all, at INFO
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = {408, 409, 425, 429}
