@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsp
 
 MASK = "***"
 MIN_PREFIX = 6  # shorter prefixes ("sk-", "Bear") are not secret and would mask ordinary text
+MIN_SECRET = 8
 
 _SECRET_PARAM = re.compile(
     r"(key|token|secret|passw|pwd|sig|auth|credential|session|bearer)", re.IGNORECASE
@@ -47,7 +48,9 @@ _pattern: re.Pattern[str] | None = None
 def register(*values: str | None) -> None:
     """Mask these values (and their prefixes) in everything :func:`redact` sees from now on."""
     global _pattern
-    fresh = {v for v in values if v and len(v) >= 4 and v != MASK}
+    # Placeholder keys of self-hosted servers ("EMPTY", "none", "dummy") are no secrets, and
+    # masking them would rewrite ordinary words in answers: real keys are far longer.
+    fresh = {v for v in values if v and len(v) >= MIN_SECRET}
     # A URL-encoded form travels in URLs and headers too.
     fresh |= {quote(v, safe="") for v in fresh}
     with _lock:
