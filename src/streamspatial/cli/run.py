@@ -7,7 +7,6 @@ a user mistake (bad flag, config, benchmark file, missing video), printed as one
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import typer
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
+from streamspatial.eval.outcome import run_local, run_to_a_final_state, summary_line, totals
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
 from streamspatial.models.types import GenerationParams
@@ -186,13 +186,20 @@ def execute(cfg: RunConfig) -> int:
             extra={"benchmark": bench_meta, "offline": agent.offline},
         )
         job = _Job(cfg, folder, meta, agent, adapter, items, planned, params)
-        with _sigterm_as_exit():
-            return job.run()
+        counts = run_to_a_final_state(
+            folder,
+            meta,
+            job.run,
+            job.progress,
+            planned=bench_meta["query_points"],
+        )
+    print(summary_line(cfg.out, counts), file=sys.stderr)
+    return 1 if counts["errors_total"] else 0
 
 
 @dataclass
 class _Job:
-    """One run inside its locked folder; records how it ended in ``run.json`` whatever happens."""
+    """The work of one run inside its locked folder: backend, writer, runner, executor."""
 
     cfg: RunConfig
     folder: RunFolder
@@ -204,27 +211,10 @@ class _Job:
     params: GenerationParams
     runner: Any = None
 
-    def run(self) -> int:
-        try:
-            status, counts = self._run()
-        except KeyboardInterrupt:
-            self._finish("interrupted", "interrupted (Ctrl-C); re-run to resume")
-            raise
-        except SystemExit as exc:
-            self._finish("interrupted", f"stopped (exit {exc.code}); re-run to resume")
-            raise
-        except BaseException as exc:
-            self._finish("failed", _one_line(exc))
-            raise
-        self.folder.finish(self.meta, status, counts)
-        print(_summary(self.cfg, counts), file=sys.stderr)
-        return 1 if counts["errors_total"] else 0
+    def progress(self) -> dict[str, int]:
+        return self.runner.stats.as_dict() if self.runner is not None else {}
 
-    def _finish(self, status: str, reason: str) -> None:
-        counts = self.runner.stats.as_dict() if self.runner is not None else {}
-        self.folder.finish(self.meta, status, counts, reason=reason)
-
-    def _run(self) -> tuple[str, dict[str, int]]:
+    def run(self) -> dict[str, int]:
         from streamspatial.eval.runner import Runner
 
         cfg = self.cfg
@@ -252,62 +242,8 @@ class _Job:
             if cfg.executor == "ray":
                 _run_on_ray(cfg, runner, self.items, self.params)
             else:
-                asyncio.run(_drive(runner, backend))
-            # Totals over the final record of every query point (a resumed or retried run
-            # counts what it kept from before, not only what it made).
-            final = list(writer.records.values())
-            errors = sum(1 for r in final if r.error)
-            invalid = sum(1 for r in final if not r.valid and not r.error)
-            missing = self.meta["benchmark"]["query_points"] - len(final)
-            status = "complete" if errors == 0 and missing == 0 else "errors"
-            counts = {
-                **runner.stats.as_dict(),
-                "records": len(final),
-                "errors_total": errors,
-                "invalid_total": invalid,
-            }
-        return status, counts
-
-
-def _summary(cfg: RunConfig, counts: dict[str, int]) -> str:
-    new = counts["queries_done"] - counts["skipped"]
-    return (
-        f"{cfg.out}: {counts['records']} records ({counts['skipped']} resumed, {new} new), "
-        f"{counts['errors_total']} with errors, {counts['invalid_total']} invalid; "
-        f"{counts['decodes']} video decode(s)"
-    )
-
-
-def _one_line(exc: BaseException) -> str:
-    """How a run ended, as ``run.json``'s reason: the error's first line (redacted on write)."""
-    text = str(exc).strip().splitlines()
-    head = text[0] if text else ""
-    if isinstance(exc, StreamspatialError):
-        return head or type(exc).__name__
-    return f"{type(exc).__name__}: {head}" if head else type(exc).__name__
-
-
-class _sigterm_as_exit:
-    """SIGTERM (a scheduler's or ``kill``'s) ends the run like Ctrl-C: through the handlers
-    that write ``run.json``, exit status 143.  Only the main thread can install it."""
-
-    def __enter__(self) -> None:
-        import signal
-        import threading
-
-        self._old = None
-        if threading.current_thread() is threading.main_thread():
-
-            def handler(signum: int, frame: Any) -> None:
-                raise SystemExit(128 + signum)
-
-            self._old = signal.signal(signal.SIGTERM, handler)
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        if self._old is not None:
-            signal.signal(signal.SIGTERM, self._old)
+                run_local(runner, backend)
+            return totals(writer.records.values(), runner.stats.as_dict())
 
 
 def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
@@ -318,13 +254,6 @@ def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: Generati
     # Each actor calls _backend itself: the API key is read from the actor's own environment.
     make_backend = partial(_backend, cfg, items, params)
     run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
-
-
-async def _drive(runner: Any, backend: Any) -> None:
-    try:
-        await runner.run()
-    finally:
-        await backend.aclose()
 
 
 def register(app: typer.Typer) -> None:
