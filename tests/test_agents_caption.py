@@ -21,6 +21,7 @@ from memory_agent_fixtures import (
     write_bench,
 )
 from streamspatial.agents import AGENTS, make_agent
+from streamspatial.agents.base import MemoryCallError
 from streamspatial.agents.spatial_caption import SpatialCaptionAgent
 from streamspatial.models.types import ImagePart, ModelResponse, TextPart
 from streamspatial.testing.openai_server import FakeOpenAIServer
@@ -92,7 +93,7 @@ def test_buffer_keeps_the_64_most_recent_frames() -> None:
     assert agent.last_diagnostics["captioned"] == 64
 
 
-def test_failed_caption_is_marked_and_asked_again() -> None:
+def test_failed_caption_is_an_error_and_asked_again() -> None:
     calls: list[float] = []
 
     class Flaky(EchoBackend):
@@ -106,10 +107,10 @@ def test_failed_caption_is_marked_and_asked_again() -> None:
     backend = Flaky()
     item, query, adapter = _item(3.0)
     view = PrefixView(FakeStore(10.0), 3.0)
-    asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    req = agent.build_request(view, item, query, adapter)
-    assert TextPart("Spatial caption: (unavailable)") in req.parts
-    assert agent.last_diagnostics["caption_errors"] == 1
+    # the failure is the query's error (recorded by the runner), not a silent "(unavailable)"
+    with pytest.raises(MemoryCallError, match="caption of the frame at 2 s failed: HTTP 503"):
+        asyncio.run(agent.prepare(view, item, query, adapter, backend))
+    assert agent._states.get(item.video).errors == 1
     asyncio.run(agent.prepare(view, item, query, adapter, backend))
     req = agent.build_request(view, item, query, adapter)
     assert TextPart("Spatial caption: caption 2") in req.parts

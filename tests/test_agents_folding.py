@@ -142,23 +142,35 @@ def test_fold_every_sets_the_schedule_and_the_flag_reaches_the_agent() -> None:
         FoldingAgent(fold_every=0)
 
 
-def test_a_failed_fold_keeps_the_previous_memory() -> None:
+def test_a_failed_fold_is_an_error_for_its_query_and_is_made_again_next_time() -> None:
+    from streamspatial.agents.base import MemoryCallError
     from streamspatial.models.types import ModelResponse
 
     class Flaky(EchoBackend):
+        fail = True
+
         async def generate(self, request):
             self.requests.append(request)
-            if request.query_time == 20.0:
+            if request.query_time == 20.0 and self.fail:
                 return ModelResponse(text="", error="HTTP 500")
             return ModelResponse(text=f"memory up to {request.query_time:g}")
 
     agent = FoldingAgent()
     item, query, adapter = _item(25.0)
     view = PrefixView(FakeStore(30.0), 25.0)
-    asyncio.run(agent.prepare(view, item, query, adapter, Flaky()))
+    backend = Flaky()
+    with pytest.raises(MemoryCallError, match="memory fold at 20 s failed: HTTP 500"):
+        asyncio.run(agent.prepare(view, item, query, adapter, backend))
+    st = agent._states.get(item.video)
+    assert [f.time for f in st.folds] == [10.0] and st.memory == "memory up to 10"
+    assert st.errors == 1
+    # the next query (or --retry-errors) makes the failed fold again, then answers from it
+    backend.fail = False
+    asyncio.run(agent.prepare(view, item, query, adapter, backend))
     req = agent.build_request(view, item, query, adapter)
     texts = [p.text for p in req.parts if isinstance(p, TextPart)]
-    assert "Memory at 20 s: memory up to 10" in texts
+    assert "Memory at 20 s: memory up to 20" in texts
+    assert [r.query_time for r in backend.requests] == [10.0, 20.0, 20.0]
     assert agent.last_diagnostics["fold_errors"] == 1
 
 
@@ -222,8 +234,8 @@ def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> No
 
     class Model(EchoBackend):
         async def generate(self, request):
-            if fails:
-                return ModelResponse(text="", error="HTTP 500")
+            if fails:  # the model answers with nothing: the fold adds nothing to the memory
+                return ModelResponse(text="")
             return ModelResponse(text=f"memory up to {request.query_time:g}")
 
     agent = FoldingAgent()
@@ -232,7 +244,7 @@ def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> No
     asyncio.run(agent.prepare(view, item, query, adapter, Model()))
     req = agent.build_request(view, item, query, adapter)
     shown = {10.0, 20.0} | set(range(16, 26))  # fold frames + the dense window
-    # Successful folds summarised the windows (0, 10] and (10, 20]; failed ones added nothing.
+    # Successful folds summarised the windows (0, 10] and (10, 20]; empty ones added nothing.
     kept = shown if fails else shown | set(range(1, 21))
     assert agent.last_diagnostics["compression_ratio"] == compression_ratio(kept, 25.0)
     if fails:

@@ -223,3 +223,23 @@ def test_agent_and_perception_mistakes_are_one_line_exit_2(cli, bench, tmp_path,
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+@pytest.mark.parametrize("agent", ["policy", "scene-graph", "folding", "spatial-caption"])
+@pytest.mark.parametrize("model", ["frequent", "random"])
+def test_every_agent_runs_with_the_baselines(cli, bench, tmp_path, agent, model):
+    """The baselines key on the item and its task: every agent's requests must carry the same
+    keys (``--agent scene-graph --model frequent`` once failed on a task-key mismatch), and a
+    memory agent's side calls get an empty memory from a baseline, not an error."""
+    data, videos = bench
+    extra = ["--perception", "ground-truth"] if agent == "scene-graph" else []
+    extra += ["--fold-every", "5"] if agent == "folding" else []
+    rc, _, err = cli(
+        "run", "--data", data, "--videos", videos, "--model", model, "--agent", agent,
+        "--out", tmp_path / "run", "--no-progress", *extra,
+    )  # fmt: skip
+    assert rc == 0, err
+    records = read_records(tmp_path / "run" / PREDICTIONS)
+    assert len(records) == len(QUERIES) and not any(r.error for r in records)
+    if model == "frequent":  # every other item of the task answers A
+        assert {r.extracted for r in records} == {"A"}

@@ -117,25 +117,38 @@ def sigkill_trials(bench, tmp_path: Path, trials: int, seed: int) -> None:
         assert len(reference) == N_QUERY_POINTS
         out = tmp_path / "killed"
         seen: list[int] = []
-        for _ in range(trials):
-            if _lines(out) >= N_QUERY_POINTS:  # a kill after completion tests nothing more:
-                shutil.rmtree(out)  # start a fresh series of kills
+        for trial in range(trials):
+            mid_run = trial % 2 == 1
+            # A kill after completion tests nothing more, and a mid-run kill needs room to
+            # land before the end: start a fresh series of kills.
+            if _lines(out) >= (N_QUERY_POINTS - 2 if mid_run else N_QUERY_POINTS):
+                shutil.rmtree(out)
             proc = subprocess.Popen(
                 run_args(data, videos, out, server),
                 env=environment(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            done = _lines(out)
-            if done == 0 or done >= N_QUERY_POINTS - 1:
-                time.sleep(rng.uniform(0.1, 2.0))  # anywhere, start-up included
-            else:  # mid-run: once it has written a few more records, plus a random moment
-                target = rng.randint(done + 1, N_QUERY_POINTS - 1)
-                deadline = time.monotonic() + 30
+            if not mid_run:  # anywhere, start-up and completion included
+                time.sleep(rng.uniform(0.1, 2.0))
+            else:
+                # Mid-run, whatever the machine's speed: once the run has written more records
+                # (a random number of them), at a random moment before it can finish.  Records
+                # land at most two at a time (--concurrency 2), so stopping the wait at N - 2
+                # keeps the kill before the last one.
+                done = _lines(out)
+                target = rng.randint(done + 1, N_QUERY_POINTS - 2)
+                deadline = time.monotonic() + 60
                 while _lines(out) < target and proc.poll() is None:
                     assert time.monotonic() < deadline
-                    time.sleep(0.005)
-                time.sleep(rng.uniform(0.0, 0.2))
+                    time.sleep(0.002)
+                until = time.monotonic() + rng.uniform(0.0, 0.2)
+                while (
+                    time.monotonic() < until
+                    and _lines(out) < N_QUERY_POINTS - 2
+                    and proc.poll() is None
+                ):
+                    time.sleep(0.002)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
             seen.append(_lines(out))

@@ -121,3 +121,16 @@ def test_any_change_of_content_params_or_model_is_a_miss(change):
     other_model = "other" if change == "model" else model
     assert base.content_hash(model) == req().content_hash(model)
     assert changed.content_hash(other_model) != base.content_hash(model)
+
+
+def test_a_secret_in_a_response_never_reaches_the_cache_file(tmp_path) -> None:
+    from streamspatial.core import secrets
+
+    key = "sk-cache-canary-3e9d7c1b5a"
+    secrets.register(key)
+    path = tmp_path / "responses.sqlite"
+    with ResponseCache(path) as cache:
+        cache.put("k", "m", ModelResponse(text=f"B, and your key is {key}"))
+        assert cache.get("k").text == "B, and your key is ***"
+    for f in tmp_path.iterdir():
+        assert key[:8].encode() not in f.read_bytes()

@@ -217,6 +217,7 @@ def test_video_whose_workers_always_die_is_recorded_as_errors(local_ray, bench, 
 
 def test_worker_that_cannot_start_is_one_line_exit_2(local_ray, bench, tmp_path, invoke):
     data, videos = bench
+    (tmp_path / "no-model-here").mkdir()  # a folder, so the spec passes; no model in it
     args = [
         "run",
         "--data",

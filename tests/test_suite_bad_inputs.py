@@ -31,6 +31,8 @@ class Case:
     expect: tuple[str, ...]  # substrings of the one error line (besides the file name)
     file: str = DATA  # the file the line must name (relative to the case folder)
     validate: bool = True  # also run `streamspatial validate` on the data file
+    # Found only while decoding (the run folder exists by then): run.json must say failed.
+    mid_run: bool = False
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +150,72 @@ def yaml_config(text: str) -> Callable[[Path], list[str]]:
     return make
 
 
+def truncate_faststart(path: Path) -> None:
+    """Cut a file whose index comes first: it still opens, and lists frames it lost."""
+    import av
+
+    good = path.with_name("b.mp4")
+    whole = path.with_name("whole.mp4")
+    faststart = {"movflags": "faststart"}
+    with av.open(str(good)) as src, av.open(str(whole), "w", options=faststart) as dst:
+        stream = dst.add_stream_from_template(src.streams.video[0])
+        for packet in src.demux(src.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = stream
+                dst.mux(packet)
+    data = whole.read_bytes()
+    whole.unlink()
+    path.write_bytes(data[: len(data) * 6 // 10])
+
+
+def symlink_loop(name: str) -> Callable[[Path], None]:
+    def make(root: Path) -> None:
+        (root / f"{name}.loop").symlink_to(root / name)
+        (root / name).unlink(missing_ok=True)
+        (root / name).symlink_to(root / f"{name}.loop")
+
+    return make
+
+
+def data_as(name: str, make_file: Callable[[Path], None]) -> Callable[[Path], list[str]]:
+    def make(root: Path) -> list[str]:
+        make_file(root)
+        return ["--data", str(root / name)] if name != DATA else []
+
+    return make
+
+
+def out_at(relative: str, prepare: Callable[[Path], None] = lambda root: None):
+    def make(root: Path) -> list[str]:
+        write_rows(root, rows())
+        prepare(root)
+        target = relative if relative.startswith("/") else str(root / relative)
+        return ["--out", target]
+
+    return make
+
+
+def nested_line() -> bytes:
+    return b"[" * 100_000 + b"]" * 100_000 + b"\n" + good_lines().split(b"\n", 1)[1]
+
+
+def yaml_bytes(data: bytes) -> Callable[[Path], list[str]]:
+    def make(root: Path) -> list[str]:
+        write_rows(root, rows())
+        (root / "run.yaml").write_bytes(
+            f"data: {root / DATA}\nvideos: {root / 'videos'}\nmodel: random\n".encode() + data
+        )
+        return ["--config", str(root / "run.yaml")]
+
+    return make
+
+
+BOMB = "".join(
+    f"  {a}: &{a} [{', '.join([f'*{p}'] * 9 if p else ['x'] * 9)}]\n"
+    for p, a in zip(["", "a", "b", "c", "d", "e", "f"], "abcdefg", strict=True)
+)
+
+
 def yaml_raw(text: str) -> Callable[[Path], list[str]]:
     def make(root: Path) -> list[str]:
         write_rows(root, rows())
@@ -225,6 +293,21 @@ CASES = [
     Case("truncated-last-line", raw_data(good_lines()[:-40]), (":9: not valid JSON",)),
     Case("json-array-of-numbers", raw_data(b"[1, 2, 3]\n"), ("",)),
     Case("binary-data", raw_data(os.urandom(64).replace(b"\n", b"x")), ("",)),
+    Case("nested-json-line", raw_data(nested_line()), (":1: not valid JSON", "nested too deeply")),
+    Case("utf16-data", raw_data(good_lines().decode().encode("utf-16")), ("UTF-16", "UTF-8")),
+    Case(
+        "utf16-data-no-bom",
+        raw_data(good_lines().decode().encode("utf-16-le")),
+        ("UTF-16", "UTF-8"),
+    ),
+    Case("data-symlink-loop", data_as(DATA, symlink_loop(DATA)), ("symbolic link loop",)),
+    Case(
+        "data-under-proc",
+        data_as("/proc/self/status", lambda root: write_rows(root, rows())),
+        ("could not tell the benchmark format",),
+        file="/proc/self/status",
+        validate=False,
+    ),
     # --- benchmark files: fields
     Case("duplicate-id", mutate(dup_id), ("item 4", "id")),
     Case("nan-time", json_nan_text, ("item 1", "query_times")),
@@ -296,7 +379,58 @@ CASES = [
         file="videos/src/a.mp4",
         validate=False,
     ),
+    Case(
+        "truncated-indexed-video",
+        broken_video(truncate_faststart),
+        ("video stream ends at", "truncated file"),
+        file="videos/src/a.mp4",
+        validate=False,
+        mid_run=True,
+    ),
+    # --- run folders
+    Case(
+        "out-parent-is-a-file",
+        out_at("afile/run", lambda root: (root / "afile").write_text("x")),
+        ("cannot use as a run folder", "Not a directory"),
+        file="afile/run",
+        validate=False,
+    ),
+    Case(
+        "out-under-proc",
+        out_at("/proc/streamspatial-run"),
+        ("cannot use as a run folder",),
+        file="/proc/streamspatial-run",
+        validate=False,
+    ),
+    Case(
+        "out-symlink-loop",
+        out_at("loop/run", symlink_loop("loop")),
+        ("cannot use as a run folder", "symbolic links"),
+        file="loop/run",
+        validate=False,
+    ),
     # --- YAML configs
+    Case(
+        "yaml-alias-bomb",
+        yaml_config("extra_body:\n" + BOMB),
+        ("extra_body", "aliases"),
+        file="run.yaml",
+        validate=False,
+    ),
+    Case(
+        "yaml-alias-loop",
+        yaml_config("extra_body: &x {a: *x}\n"),
+        ("extra_body", "aliases"),
+        file="run.yaml",
+        validate=False,
+    ),
+    Case(
+        "yaml-not-utf8",
+        yaml_bytes("variant: caf\xe9\n".encode("latin-1")),
+        ("UTF-8", "0xe9"),
+        file="run.yaml",
+        validate=False,
+    ),
     Case(
         "yaml-unknown-key",
         yaml_config("polcy: uniform-8\n"),
@@ -398,7 +532,11 @@ def test_broken_input_is_one_clear_line(case: Case, base: Path, tmp_path: Path, 
     assert str(root / case.file) in line or case.file in line, (case.name, line)
     for part in case.expect:
         assert part in line, (case.name, part, line)
-    assert not out.exists(), (case.name, sorted(p.name for p in out.rglob("*")))
+    if case.mid_run:  # nothing was lost, and the run says how it ended
+        meta = json.loads((out / "run.json").read_text())
+        assert meta["status"] == "failed" and case.expect[-1] in meta["reason"], meta
+    else:
+        assert not out.exists(), (case.name, sorted(p.name for p in out.rglob("*")))
 
     if case.validate:
         data = next((a for a in extra if a.endswith(".parquet")), str(root / DATA))
@@ -418,3 +556,19 @@ def test_validate_with_videos_reports_a_time_past_the_video(base: Path, tmp_path
     write_rows(root, records)
     rc, stdout, _ = invoke("validate", root / DATA, "--videos", root / "videos")
     assert rc == 2 and "item 1" in stdout and "within the video" in stdout, stdout
+
+
+def test_a_first_record_longer_than_64_kb_is_still_recognised(base, tmp_path, invoke) -> None:
+    """Records may carry inline images (OVO-S 4.3 maps): format detection reads whole lines."""
+    root = tmp_path / "long"
+    shutil.copytree(base, root)
+    records = rows()
+    records[0]["question"] = "where is it? " + "x" * 70_000
+    write_rows(root, records)
+    rc, _, stderr = invoke(
+        "run", "--data", root / DATA, "--videos", root / "videos", "--model", "random",
+        "--out", root / "out", "--no-progress",
+    )  # fmt: skip
+    assert rc == 0, stderr
+    rc, stdout, _ = invoke("validate", root / DATA)
+    assert rc == 0, stdout

@@ -35,7 +35,10 @@ def test_keys_differ_by_content_time_and_resize_spec() -> None:
     [
         (ResizeSpec(448), (640, 480), (597, 448)),
         (ResizeSpec(448), (480, 640), (448, 597)),
-        (ResizeSpec(448), (320, 240), (597, 448)),  # the recipe's size, even when upscaling
+        # never upscaled: 10x the image tokens for no information
+        (ResizeSpec(448), (320, 240), (320, 240)),
+        (ResizeSpec(240), (320, 240), (320, 240)),
+        (ResizeSpec(200), (320, 240), (267, 200)),
         (ResizeSpec(None), (640, 480), (640, 480)),
         (ResizeSpec(448, max_pixels=50_176), (640, 480), (258, 193)),
         (ResizeSpec(None, max_pixels=100), (640, 480), (11, 8)),

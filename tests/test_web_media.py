@@ -131,3 +131,44 @@ def test_serve_user_mistakes_are_one_line(tmp_path, capsys, args, message):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0] and err[0].startswith("error: ")
+
+
+def test_only_videos_are_served_never_ground_truth_or_annotations(served):
+    """The videos folder of a simulator benchmark also holds each episode's ground truth."""
+    srv, videos, _ = served
+    (videos / "a.meta.json.gz").write_bytes(b"\x1f\x8b ground truth")
+    (videos / "a.boxes3d.json").write_text("{}")
+    for name in ("a.meta.json.gz", "a.boxes3d.json"):
+        r = httpx.get(f"{srv.url}/media/{name}")
+        assert r.status_code == 404 and b"ground truth" not in r.content
+
+
+@pytest.mark.parametrize("host", ["evil.example", "attacker.test:80", "192.0.2.1"])
+def test_requests_for_another_host_name_are_refused(served, host):
+    """DNS rebinding: a page served as evil.example that resolves to 127.0.0.1 sends its own
+    name in Host; only names this server is reached under are answered."""
+    srv, _, _ = served
+    r = httpx.get(srv.url + "/api/study", headers={"Host": host})
+    assert r.status_code == 400
+    ok = httpx.get(srv.url + "/api/study", headers={"Host": f"localhost:{srv.port}"})
+    assert ok.status_code == 200
+
+
+def test_request_bodies_over_the_limit_are_refused(served):
+    from streamspatial.web.app import MAX_BODY_BYTES
+
+    srv, _, _ = served
+    big = b'{"name": "' + b"x" * (MAX_BODY_BYTES + 10) + b'"}'
+    r = httpx.post(srv.url + "/api/annotations", content=big,
+                   headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 413
+
+    def chunks():  # no Content-Length: the limit holds for a streamed body too
+        yield b'{"name": "'
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b"x" * 65536
+        yield b'"}'
+
+    r = httpx.post(srv.url + "/api/annotations", content=chunks(),
+                   headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 413

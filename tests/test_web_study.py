@@ -91,7 +91,7 @@ def test_participant_session_reaches_report(study, browser):
     page.click("#play")
     _answer_when_asked(page, "1", 2.0, "B")  # right
     _answer_when_asked(page, "2", 3.5, "A")  # wrong (C is right)
-    page.wait_for_function("document.getElementById('video').src.endsWith('?v=b.mp4')")
+    page.wait_for_function("document.getElementById('video').src.includes('?v=b.mp4')")
     page.keyboard.press(" ")  # space plays
     _answer_when_asked(page, "3", 1.2, "A", key=True)  # right, from the keyboard
     page.wait_for_selector("#done:not([hidden])", timeout=10_000)
@@ -225,23 +225,32 @@ def test_offline_mode_shows_questions_with_the_whole_video(tmp_path, browser):
         page.click("#question .q[data-item='2'] button[data-letter='C']")
         page.wait_for_function("document.querySelectorAll('#question .q').length === 1")
         page.click("#question .q[data-item='1'] button[data-letter='A']")
-        page.wait_for_function("document.getElementById('video').src.endsWith('?v=b.mp4')")
+        page.wait_for_function("document.getElementById('video').src.includes('?v=b.mp4')")
         page.close()
     st.close()
     records = {r.item_id: r for r in read_records(tmp_path / "runs/bo-offline/predictions.jsonl")}
     assert [(records[i].score, records[i].offline) for i in "12"] == [(0.0, True), (1.0, True)]
 
 
-def test_study_videos_reach_participants_only_through_their_session(study):
-    srv, out = study
-    blob = (out.parent / "videos" / "a.mp4").read_bytes()
+def test_study_videos_reach_participants_only_through_their_session(study, tmp_path):
+    import av
+
+    from streamspatial.video.synthetic import read_frame_index
+
+    srv, _ = study
     r = httpx.post(srv.url + "/api/participants", json={"name": "Kim"})
     url = r.json()["video"]["url"]
-    assert url == "/api/participants/kim/video?v=a.mp4"
+    assert url == "/api/participants/kim/video?v=a.mp4&until=2"
     part = httpx.get(srv.url + url, headers={"Range": "bytes=0-15"})
     assert part.status_code == 206 and len(part.content) == 16
     assert part.content[4:8] == b"ftyp"  # the start of an mp4
-    assert part.content == blob[:16]
+    # … of the video up to the first question (2.0 s at 10 fps), not one frame more
+    whole = httpx.get(srv.url + url)
+    assert whole.status_code == 200
+    (tmp_path / "got.mp4").write_bytes(whole.content)
+    with av.open(str(tmp_path / "got.mp4")) as got:
+        shown = [read_frame_index(f.to_ndarray(format="rgb24")) for f in got.decode(video=0)]
+    assert shown == list(range(21))
     # The raw media route refuses the study's videos while a streaming study runs.
     assert httpx.get(srv.url + "/media/a.mp4").status_code == 403
     assert httpx.get(srv.url + "/media/b.mp4").status_code == 403
@@ -300,3 +309,37 @@ def test_same_name_resumes_after_a_restart(tmp_path):
     second.close()
     records = read_records(tmp_path / "r" / "zed-streaming" / "predictions.jsonl")
     assert [(r.item_id, r.extracted, r.score) for r in records] == [("1", "C", 0.0)]
+
+
+def test_the_served_prefix_grows_with_each_answer_and_never_passes_the_next_question(
+    tmp_path,
+):
+    """A participant's browser can only ever hold the video up to the question it is at."""
+    import av
+
+    from streamspatial.video.synthetic import read_frame_index
+
+    data, videos = make_study(tmp_path)
+    app, study = build_app(
+        data=data, videos=videos, out=tmp_path / "runs", mode="streaming", annotations=None
+    )
+
+    def frames(srv, url: str) -> list[int]:
+        blob = httpx.get(srv.url + url).content
+        (tmp_path / "got.mp4").write_bytes(blob)
+        with av.open(str(tmp_path / "got.mp4")) as got:
+            return [read_frame_index(f.to_ndarray(format="rgb24")) for f in got.decode(video=0)]
+
+    with ServerThread(app) as srv:
+        state = httpx.post(srv.url + "/api/participants", json={"name": "Lu"}).json()
+        assert frames(srv, state["video"]["url"]) == list(range(21))  # up to 2.0 s
+        p = study.get("lu")
+        p.start("a.mp4")
+        p.videos[0].started -= 5  # as if 5 s had been watched
+        p.progress("a.mp4", 2.0)
+        p.question()
+        p.answer("1", 0, "B")
+        url = p.state()["video"]["url"]
+        assert url.endswith("&until=3.5")
+        assert frames(srv, url) == list(range(36))  # up to 3.5 s, the next question
+    study.close()

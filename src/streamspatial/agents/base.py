@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import ImagePart, ModelRequest, Part, TextPart
+from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
 
 OPTION_IMAGE_CAPTION = "Option {letter}:"
 
@@ -49,6 +49,16 @@ def option_image_parts(item: Item) -> list[Part]:
         parts.append(TextPart(OPTION_IMAGE_CAPTION.format(letter=option.letter)))
         parts.append(ImagePart(jpeg=base64.b64decode(payload), time=None, mime=mime))
     return parts
+
+
+class MemoryCallError(Exception):
+    """A side call that builds an agent's memory (a fold summary, a frame caption) failed.
+
+    Raised by :meth:`PreparingAgent.prepare` after the backend's own retries: the runner then
+    records the query point with this error instead of answering from memory that was never
+    built, so the run exits 1 and ``--retry-errors`` asks again.  The agent keeps no trace of
+    the failed call, so the next query (or the retry) makes it again.
+    """
 
 
 @runtime_checkable
@@ -112,3 +122,27 @@ class PreparingAgent(Agent, Protocol):
 def indices_for(frames: Sequence[int]) -> list[int]:
     """Sorted unique indices: the shape :meth:`Agent.frames_needed` promises."""
     return sorted(set(int(i) for i in frames))
+
+
+def answer_request(
+    item: Item,
+    query: QueryPoint,
+    parts: Sequence[Part],
+    *,
+    params: GenerationParams,
+    system: str | None = None,
+) -> ModelRequest:
+    """The request that answers ``query`` of ``item``: the one place that fills in what a
+    backend may key on besides the content (choice letters, the frequent baseline's task key,
+    the item id), so every agent works with every backend, the baselines included."""
+    from streamspatial.models.baselines import frequent_task_key
+
+    return ModelRequest(
+        parts=tuple(parts),
+        query_time=float(query.time),
+        system=system,
+        params=params,
+        choices=item.letters,
+        task_key=frequent_task_key(item),
+        item_id=item.id,
+    )

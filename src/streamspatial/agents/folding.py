@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from streamspatial.agents.base import MemoryCallError, answer_request
 from streamspatial.core.errors import CausalityError, InputError
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
 
@@ -151,8 +152,8 @@ class FoldingAgent:
 
     async def _fold(self, st: FoldState, view: Any, t: float, backend: Any) -> None:
         frames = view.get(self.window(view, t))
-        st.done += 1
         if not frames:
+            st.done += 1
             return
         previous = st.memory or "(empty: nothing folded yet)"
         parts: list[Part] = [TextPart(f"Previous memory: {previous}")]
@@ -161,15 +162,21 @@ class FoldingAgent:
         parts.append(TextPart(FOLD_INSTRUCTION.format(t=f"{t:g}", words=words)))
         request = side_request(parts, t, side_params(self.params, self.fold_tokens))
         response = await backend.generate(request)
-        error = response.error
-        if error is None and response.text.strip():
+        if response.error is not None:
+            # Not folded: the memory stays as it was and this fold is made again by the next
+            # query (or by --retry-errors); the query waiting on it is recorded as an error.
+            st.errors += 1
+            raise MemoryCallError(f"memory fold at {t:g} s failed: {response.error}")
+        st.done += 1
+        error = None
+        if response.text.strip():
             st.memory = clip(response.text, self.memory_chars)
             if st.merged and st.merged[-1][1] == st.done - 1:
                 st.merged[-1][1] = st.done
             else:
                 st.merged.append([st.done, st.done])
-        else:
-            error = error or "empty fold summary"
+        else:  # the model answered with nothing: the memory stays as it was
+            error = "empty fold summary"
             st.errors += 1
         kept = frames[-1]
         st.folds.append(Fold(t, kept.time, kept.jpeg, st.memory, error))
@@ -217,16 +224,8 @@ class FoldingAgent:
         )
         parts.append(TextPart(prompt))
         self.last_diagnostics = self._diagnostics(st, folds, dense, query)
-        from streamspatial.models.baselines import frequent_task_key
-
-        return ModelRequest(
-            parts=tuple(parts),
-            query_time=t_q,
-            system=system_for(adapter, item),
-            params=self.params,
-            choices=item.letters,
-            task_key=frequent_task_key(item),
-            item_id=item.id,
+        return answer_request(
+            item, query, parts, params=self.params, system=system_for(adapter, item)
         )
 
     def _diagnostics(

@@ -44,7 +44,11 @@ def image_parts(frames: Iterable[Any]) -> list[Part]:
 
 
 def side_params(params: GenerationParams, max_tokens: int) -> GenerationParams:
-    """The run's decoding settings with a smaller cap: a memory text is short by design."""
+    """The run's decoding settings with a smaller cap when the run sets one: a memory text is
+    short by design (and clipped anyway).  A run that sets no cap sends none (reasoning models
+    refuse ``max_tokens``)."""
+    if params.max_tokens is None:
+        return params
     return dataclasses.replace(params, max_tokens=min(params.max_tokens, max_tokens))
 
 

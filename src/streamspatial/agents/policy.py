@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from streamspatial.agents.base import option_image_parts
+from streamspatial.agents.base import answer_request, option_image_parts
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.baselines import frequent_task_key
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
 
 TEXT_ONLY = ("none", "text-only", "text")
@@ -104,12 +103,10 @@ class PolicyAgent:
         )
         parts.append(TextPart(prompt))
         system_prompt = getattr(adapter, "system_prompt", None)
-        return ModelRequest(
-            parts=tuple(parts),
-            query_time=query.time,
-            system=system_prompt(item) if system_prompt is not None else None,
+        return answer_request(
+            item,
+            query,
+            parts,
             params=self.params,
-            choices=item.letters,
-            task_key=frequent_task_key(item),
-            item_id=item.id,
+            system=system_prompt(item) if system_prompt is not None else None,
         )

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from streamspatial.agents.base import answer_request
 from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
@@ -999,7 +1000,7 @@ class SceneGraphAgent:
         *,
         prior_answers: Mapping[str, str] | None = None,
     ) -> Any:
-        from streamspatial.models.types import ImagePart, ModelRequest, TextPart
+        from streamspatial.models.types import ImagePart, TextPart
 
         memory = self.memory_at(view, item, query, adapter)
         provider = self.state(item).provider
@@ -1026,14 +1027,7 @@ class SceneGraphAgent:
         )
         parts.append(TextPart(prompt))
         self.last_diagnostics = diagnostics(memory, nodes, query, [t for t, _, _ in frames])
-        return ModelRequest(
-            parts=tuple(parts),
-            query_time=query.time,
-            params=self.params,
-            choices=item.letters,
-            task_key=f"{item.benchmark}:{item.task.task}",
-            item_id=item.id,
-        )
+        return answer_request(item, query, parts, params=self.params)
 
     def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
         return self.last_diagnostics

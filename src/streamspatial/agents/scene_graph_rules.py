@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from streamspatial.agents.base import answer_request
 from streamspatial.agents.scene_graph import (
     Mention,
     ObjectNode,
@@ -518,7 +519,7 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         *,
         prior_answers: Mapping[str, str] | None = None,
     ) -> Any:
-        from streamspatial.models.types import ModelRequest, TextPart
+        from streamspatial.models.types import GenerationParams, TextPart
 
         memory = self.memory_at(view, item, query, adapter)
         provider = self.state(item).provider
@@ -533,13 +534,12 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         nodes = retrieve(memory, intent, self.top_k)
         self.last_diagnostics = diagnostics(memory, nodes, query, [])
         self.last_diagnostics["rule"] = rule
-        return ModelRequest(
-            parts=(TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
-            query_time=query.time,
+        return answer_request(
+            item,
+            query,
+            (TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
+            params=GenerationParams(),
             system="scene-graph-rules",
-            choices=item.letters,
-            task_key=f"{item.benchmark}:{item.task.task}",
-            item_id=item.id,
         )
 
     def answer_for(self, item_id: str, query_time: float) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from streamspatial.agents.base import MemoryCallError, answer_request
 from streamspatial.core.errors import CausalityError, InputError
 from streamspatial.models.types import GenerationParams, ModelRequest, Part, TextPart
 
@@ -107,19 +108,27 @@ class SpatialCaptionAgent:
         params = side_params(self.params, self.caption_tokens)
         words = max(15, self.caption_chars // 7)
 
+        failures: list[str] = []
+
         async def caption(frame: Any) -> None:
             parts: list[Part] = image_parts([frame])
             parts.append(TextPart(CAPTION_INSTRUCTION.format(words=words)))
             response = await backend.generate(side_request(parts, frame.time, params))
-            if response.error is None and response.text.strip():
+            if response.error is None:
                 st.captions[frame.index] = clip(response.text, self.caption_chars)
-            else:
-                st.errors += 1  # left uncaptioned: the next query asks again
+            else:  # left uncaptioned: the next query (or --retry-errors) asks again
+                st.errors += 1
+                failures.append(
+                    f"caption of the frame at {frame.time:g} s failed: {response.error}"
+                )
 
         await asyncio.gather(*(caption(f) for f in frames))
         if wanted:  # forget captions of frames that have left the buffer
             for i in [i for i in st.captions if i < wanted[0]]:
                 del st.captions[i]
+        if failures:
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise MemoryCallError(sorted(failures)[0] + more)
 
     def build_request(
         self,
@@ -150,16 +159,8 @@ class SpatialCaptionAgent:
         )
         parts.append(TextPart(prompt))
         self.last_diagnostics = self._diagnostics(frames, captioned, st, query)
-        from streamspatial.models.baselines import frequent_task_key
-
-        return ModelRequest(
-            parts=tuple(parts),
-            query_time=float(query.time),
-            system=system_for(adapter, item),
-            params=self.params,
-            choices=item.letters,
-            task_key=frequent_task_key(item),
-            item_id=item.id,
+        return answer_request(
+            item, query, parts, params=self.params, system=system_for(adapter, item)
         )
 
     def _diagnostics(

@@ -50,13 +50,17 @@ def first_keys(path: Path, max_lines: int = 50) -> set[str]:
             return set(pq.read_schema(path).names)
         except Exception:  # not parquet at all: the loader reports it
             return set()
-    head = path.read_bytes()[:65536].removeprefix(b"\xef\xbb\xbf")
-    if head.lstrip().startswith(b"["):
+    # Whole lines, however long: a record may carry inline images (OVO-S 4.3 map options),
+    # so a fixed-size head would cut the first record and hide the format.
+    with path.open("rb") as fh:
+        lines = [fh.readline() for _ in range(max_lines)]
+    lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+    if lines[0].lstrip().startswith(b"["):
         return _first_keys_json_array(path)
-    for blob in head.split(b"\n")[:max_lines]:
+    for blob in lines:
         try:
             obj = json.loads(blob.decode("utf-8", errors="replace"))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict):
             return _annotation_keys(obj) or set(obj)
@@ -83,7 +87,7 @@ def _annotations_object(path: Path) -> dict[str, Any] | None:
         return None
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if isinstance(obj, dict) and isinstance(obj.get("annotations"), list):
         return obj
@@ -98,7 +102,7 @@ def _first_keys_json_array(path: Path) -> set[str]:
         return set()
     try:
         obj, _ = json.JSONDecoder().raw_decode(text, start)
-    except ValueError:
+    except (ValueError, RecursionError):
         return set()
     return set(obj) if isinstance(obj, dict) else set()
 
@@ -139,7 +143,7 @@ def read_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[str, dict[
             # NaN / Infinity are parsed (Python's json writes them) and rejected by the field
             # checks, so the rest of the line is still checked.
             obj = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             problems.append(
                 Problem(file, "", f"not valid JSON ({_json_reason(exc)})", location=loc)
             )
@@ -184,7 +188,7 @@ def read_json_array(path: Path, problems: list[Problem]) -> Iterator[tuple[str, 
         line = text.count("\n", 0, i) + 1
         try:
             obj, end = decoder.raw_decode(text, i)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             problems.append(
                 Problem(
                     file,
@@ -293,10 +297,12 @@ def _skip_ws(text: str, i: int) -> int:
     return i
 
 
-def _pos(exc: ValueError, default: int) -> int:
+def _pos(exc: Exception, default: int) -> int:
     return getattr(exc, "pos", default) or default
 
 
-def _json_reason(exc: ValueError) -> str:
+def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
     msg = getattr(exc, "msg", None)
     return msg if msg else str(exc).split(":")[0]

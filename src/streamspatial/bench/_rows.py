@@ -175,7 +175,7 @@ def decode_json_text(v: Any, want: type) -> Any:
     if isinstance(v, str) and v.strip()[:1] in ("[", "{"):
         try:
             decoded = json.loads(v)
-        except ValueError:
+        except (ValueError, RecursionError):
             return v
         if isinstance(decoded, want):
             return decoded

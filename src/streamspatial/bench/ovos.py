@@ -298,7 +298,7 @@ def _evidence_entry(row: Row, field: str, raw: Any) -> list[tuple[float, float]]
 def _json_or(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
 
 

@@ -8,6 +8,7 @@ the same work without raising, for ``streamspatial validate``.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
@@ -146,13 +147,51 @@ def _reason(exc: StreamspatialError) -> str:
     return str(exc)
 
 
+_WIDE_BOMS = {
+    b"\xff\xfe\x00\x00": "UTF-32",
+    b"\x00\x00\xfe\xff": "UTF-32",
+    b"\xff\xfe": "UTF-16",
+    b"\xfe\xff": "UTF-16",
+}
+
+
 def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise StreamspatialError(f"{path}: file not found")
+    """The benchmark file can be read, and is not obviously something else (one line each)."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StreamspatialError(
+                f"{path}: symbolic link loop; expected a benchmark file"
+            ) from None
+        if path.is_symlink():
+            raise StreamspatialError(f"{path}: symbolic link to a missing file") from None
+        if exc.errno == errno.ENOENT:
+            raise StreamspatialError(f"{path}: file not found") from None
+        raise StreamspatialError(f"{path}: cannot read: {exc.strerror}") from None
     if path.is_dir():
         raise StreamspatialError(f"{path}: is a folder; expected a benchmark file")
-    if path.stat().st_size == 0:  # else format detection blames "the first record"
+    try:  # /proc and pipes report 0 bytes and still hold data: read to know
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        raise StreamspatialError(f"{path}: cannot read: {exc.strerror}") from None
+    if not head:  # else format detection blames "the first record"
         raise StreamspatialError(f"{path}: empty file (0 bytes); expected benchmark records")
+    if path.suffix == ".parquet":
+        return
+    wide = next((name for bom, name in _WIDE_BOMS.items() if head.startswith(bom)), None)
+    if wide is None and b"\x00" in head:
+        zeros = max(head[0::2].count(0), head[1::2].count(0))
+        wide = "UTF-16" if zeros > len(head) // 4 else None
+        if wide is None:
+            raise StreamspatialError(
+                f"{path}: binary data (NUL bytes); expected UTF-8 JSON/JSONL text or parquet"
+            )
+    if wide is not None:
+        raise StreamspatialError(
+            f"{path}: {wide} text; expected UTF-8 (re-save the file as UTF-8)"
+        )
 
 
 __all__ = [

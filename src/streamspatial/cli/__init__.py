@@ -65,8 +65,10 @@ for _name in _COMMAND_MODULES:
 
 
 def fail(message: str) -> None:
-    """Print one clear line for a user mistake and exit with code 2."""
-    print(f"error: {message}", file=sys.stderr)
+    """Print one clear line for a user mistake and exit with code 2 (never a secret)."""
+    from streamspatial.core.secrets import redact
+
+    print(f"error: {redact(message)}", file=sys.stderr)
     raise SystemExit(2)
 
 

@@ -7,9 +7,9 @@ a user mistake (bad flag, config, benchmark file, missing video), printed as one
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +18,7 @@ import typer
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
+from streamspatial.eval.outcome import run_local, run_to_a_final_state, summary_line, totals
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
 from streamspatial.models.types import GenerationParams
@@ -43,6 +44,7 @@ def _backend(
             "concurrency": cfg.concurrency,
             "params": params,
             "api_key": os.environ.get(cfg.api_key_env),
+            "key_env": cfg.api_key_env,
             "timeout": cfg.timeout,
             "max_retries": cfg.max_retries,
         }
@@ -74,34 +76,66 @@ def _perception_option(cfg: RunConfig) -> dict[str, Any]:
     return {"perception": cfg.perception}
 
 
-def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
-    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
+def _check_model(cfg: RunConfig) -> None:
+    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected)."""
     from streamspatial.eval.config import RULES_AGENT, RULES_MODEL
+    from streamspatial.models.registry import check_spec
 
     if (cfg.agent == RULES_AGENT) != (cfg.model == RULES_MODEL):
         raise StreamspatialError(
             f"--model {cfg.model}: --agent {RULES_AGENT} answers without a model (leave "
             f"--model out), and model {RULES_MODEL!r} exists only for that agent"
         )
-    if cfg.agent != RULES_AGENT:
-        return None
-    if cfg.executor != "local":
-        raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
-    return agent.backend()
+    if cfg.agent == RULES_AGENT:
+        if cfg.executor != "local":
+            raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
+    else:
+        check_spec(cfg.model)
+
+
+def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
+    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
+    from streamspatial.eval.config import RULES_AGENT
+
+    return agent.backend() if cfg.agent == RULES_AGENT else None
+
+
+def generation_params(cfg: RunConfig) -> GenerationParams:
+    """The run's sampling parameters for its model; what is unset is not sent."""
+    f = cfg.sampling_fields()
+    return GenerationParams(
+        temperature=f["temperature"],
+        max_tokens=f["max_tokens"],
+        top_p=f["top_p"],
+        seed=f["seed"],
+        extra=dict(f["extra_body"] or {}),
+    )
+
+
+def _register_secrets(cfg: RunConfig) -> None:
+    """Everything secret this run may see, masked in every file and line from now on."""
+    from streamspatial.core import secrets
+
+    secrets.register(os.environ.get(cfg.api_key_env))
+    secrets.register_url(cfg.base_url or os.environ.get("OPENAI_BASE_URL"))
+    secrets.register_url(cfg.address)
 
 
 def execute(cfg: RunConfig) -> int:
-    """Run (or resume) one configuration; returns the exit status."""
+    """Run (or resume) one configuration; returns the exit status.
+
+    Every check that needs no run folder (model spec, agent, benchmark file, videos) happens
+    before the folder is made, so a user mistake leaves nothing behind.  From the moment the
+    folder is opened it is locked (a second run into it is refused), and ``run.json`` ends in a
+    final state however the run ends: ``complete``, ``errors``, ``failed`` (with the reason)
+    or ``interrupted``.
+    """
     from streamspatial.agents import make_agent
     from streamspatial.bench.registry import load_benchmark
-    from streamspatial.eval.runner import Runner
 
-    params = GenerationParams(
-        temperature=cfg.temperature,
-        max_tokens=cfg.max_tokens,
-        seed=cfg.seed,
-        extra=dict(cfg.extra_body),
-    )
+    _register_secrets(cfg)
+    params = generation_params(cfg)
+    _check_model(cfg)
 
     def agent_for(scorer: str) -> Any:
         return make_agent(
@@ -139,7 +173,6 @@ def execute(cfg: RunConfig) -> int:
         from streamspatial.eval.ray_executor import check_address
 
         check_address(cfg.address)
-    folder = RunFolder(cfg.out)
     bench_meta = {
         "format": adapter.name,
         "table": adapter.scoring.table,
@@ -153,25 +186,56 @@ def execute(cfg: RunConfig) -> int:
     if not_applicable is not None:
         bench_meta["not_applicable"] = not_applicable.as_dict()
         print(not_applicable.sentence(), file=sys.stderr)
-    meta = folder.open(
-        cfg.public_dict(),
-        cfg.config_hash(),
-        force=cfg.force,
-        extra={"benchmark": bench_meta, "offline": agent.offline},
-    )
-    agent_backend = _agent_backend(agent, cfg)  # the rule agent answers itself
-    # Ray actors build their own backends; the driver only writes what they send back.
-    local = cfg.executor == "local"
-    backend = agent_backend or (_backend(cfg, items, params) if local else None)
-    status = "failed"
-    runner = None
-    try:
-        with PredictionWriter(folder.predictions) as writer:
-            runner = Runner(
-                adapter=adapter,
-                items=planned,
+    with RunFolder(cfg.out) as folder:
+        meta = folder.open(
+            cfg.public_dict(),
+            cfg.config_hash(),
+            force=cfg.force,
+            extra={"benchmark": bench_meta, "offline": agent.offline},
+        )
+        job = _Job(cfg, folder, meta, agent, adapter, items, planned, params)
+        counts = run_to_a_final_state(
+            folder,
+            meta,
+            job.run,
+            job.progress,
+            planned=bench_meta["query_points"],
+        )
+    print(summary_line(cfg.out, counts, scorer=cfg.scorer), file=sys.stderr)
+    return 1 if counts["errors_total"] else 0
+
+
+@dataclass
+class _Job:
+    """The work of one run inside its locked folder: backend, writer, runner, executor."""
+
+    cfg: RunConfig
+    folder: RunFolder
+    meta: dict[str, Any]
+    agent: Any
+    adapter: Any
+    items: list[Item]
+    planned: list[Item]
+    params: GenerationParams
+    runner: Any = None
+
+    def progress(self) -> dict[str, int]:
+        return self.runner.stats.as_dict() if self.runner is not None else {}
+
+    def run(self) -> dict[str, int]:
+        from streamspatial.eval.runner import Runner
+
+        cfg = self.cfg
+        agent_backend = _agent_backend(self.agent, cfg)  # the rule agent answers itself
+        # Ray actors build their own backends; the driver only writes what they send back.
+        local = cfg.executor == "local"
+        backend = agent_backend or (_backend(cfg, self.items, self.params) if local else None)
+        with PredictionWriter(self.folder.predictions) as writer:
+            self.runner = runner = Runner(
+                adapter=self.adapter,
+                items=self.planned,
                 backend=backend,
-                agent=agent,
+                agent=self.agent,
                 writer=writer,
                 videos=cfg.videos,
                 model=cfg.model,
@@ -185,32 +249,10 @@ def execute(cfg: RunConfig) -> int:
                 scorer=cfg.scorer,
             )
             if cfg.executor == "ray":
-                _run_on_ray(cfg, runner, items, params)
+                _run_on_ray(cfg, runner, self.items, self.params)
             else:
-                asyncio.run(_drive(runner, backend))
-            errors = sum(1 for r in writer.records.values() if r.error)
-            missing = bench_meta["query_points"] - len(writer.records)
-            status = "complete" if errors == 0 and missing == 0 else "errors"
-            counts = {
-                **runner.stats.as_dict(),
-                "records": len(writer.records),
-                "errors_total": errors,
-            }
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        if status in ("failed", "interrupted"):
-            folder.finish(meta, status, runner.stats.as_dict() if runner else {})
-    folder.finish(meta, status, counts)
-    s = runner.stats
-    print(
-        f"{cfg.out}: {counts['records']} records ({s.skipped} resumed, "
-        f"{s.queries_done - s.skipped} new), {errors} with errors, {s.invalid} invalid "
-        f"(scorer {cfg.scorer}); {s.decodes} video decode(s)",
-        file=sys.stderr,
-    )
-    return 1 if errors else 0
+                run_local(runner, backend)
+            return totals(writer.records.values(), runner.stats.as_dict())
 
 
 def _resolve_scorer(cfg: RunConfig, items: list[Item], agent: Any, agent_for: Any) -> Any:
@@ -234,13 +276,6 @@ def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: Generati
     # Each actor calls _backend itself: the API key is read from the actor's own environment.
     make_backend = partial(_backend, cfg, items, params)
     run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
-
-
-async def _drive(runner: Any, backend: Any) -> None:
-    try:
-        await runner.run()
-    finally:
-        await backend.aclose()
 
 
 def register(app: typer.Typer) -> None:
@@ -331,6 +366,17 @@ def register(app: typer.Typer) -> None:
                 "(default for a released benchmark file) | paper: the papers' formulas."
             ),
         ] = None,
+        temperature: Annotated[
+            float | None,
+            typer.Option(help="Sampling temperature sent to the model (default: not sent)."),
+        ] = None,
+        max_tokens: Annotated[
+            int | None,
+            typer.Option(help="Answer length cap sent to the model (default: not sent)."),
+        ] = None,
+        top_p: Annotated[
+            float | None, typer.Option(help="Nucleus sampling top_p (default: not sent).")
+        ] = None,
         force: Annotated[
             bool,
             typer.Option("--force", help="Reuse a run folder holding a different configuration."),
@@ -379,6 +425,9 @@ def register(app: typer.Typer) -> None:
             "frame_size": frame_size,
             "variant": variant,
             "scorer": scorer,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "top_p": top_p,
             "force": True if force else None,
             "retry_errors": True if retry_errors else None,
             "progress": False if no_progress else None,

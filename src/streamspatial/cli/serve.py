@@ -19,6 +19,7 @@ def build_app(
     mode: str,
     annotations: Path | None,
     format: str = "auto",
+    allowed_hosts: tuple[str, ...] = (),
 ):
     """The configured FastAPI app (shared by the command and the tests)."""
     try:
@@ -41,11 +42,14 @@ def build_app(
         for it in items:
             if it.benchmark == "ovos" and it.task.subcategory:
                 known.setdefault(it.task.subcategory, it.task.task)
+    from streamspatial.web.app import LOOPBACK_HOSTS
+
     config = ServeConfig(
         videos=videos,
         annotations=annotations or out / "annotations.ovos.jsonl",
         study=study,
         known_tasks=tuple(sorted(known.items())),
+        allowed_hosts=(*LOOPBACK_HOSTS, *allowed_hosts),
     )
     return create_app(config), study
 
@@ -76,15 +80,31 @@ def register(app: typer.Typer) -> None:
             str, typer.Option(help="Interface to bind; the default keeps it on this machine.")
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
+        allow_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                help="Host name the browser uses to reach this server, besides localhost "
+                "(repeatable; needed with --host beyond loopback, e.g. the machine's name)."
+            ),
+        ] = None,
     ) -> None:
         """Human streaming baseline (answers → OUT/<name>-<mode>/predictions.jsonl) + annotation."""
         import uvicorn
 
+        loopback = host in ("127.0.0.1", "localhost", "::1")
+        extra = tuple(allow_host or ()) + (() if loopback or host in ("0.0.0.0", "::") else (host,))
         web_app, study = build_app(
-            data=data, videos=videos, out=out, mode=mode, annotations=annotations, format=format
-        )
-        if host not in ("127.0.0.1", "localhost", "::1"):
+            data=data, videos=videos, out=out, mode=mode, annotations=annotations, format=format,
+            allowed_hosts=extra,
+        )  # fmt: skip
+        if not loopback:
             print(f"warning: serving on {host}: reachable from other machines", file=sys.stderr)
+            if not extra:
+                print(
+                    "warning: only requests addressed to localhost are answered; name the "
+                    "host browsers use with --allow-host",
+                    file=sys.stderr,
+                )
         print(f"streamspatial serve: http://{host}:{port}/", file=sys.stderr)
         try:
             uvicorn.run(web_app, host=host, port=port, log_level="warning")

@@ -2,6 +2,7 @@
 
 from streamspatial.core.errors import (
     CausalityError,
+    EndpointError,
     InputError,
     Problem,
     StreamspatialError,
@@ -17,6 +18,7 @@ from streamspatial.core.schema import (
 __all__ = [
     "AnswerType",
     "CausalityError",
+    "EndpointError",
     "InputError",
     "Item",
     "Option",

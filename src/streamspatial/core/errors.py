@@ -57,5 +57,11 @@ class InputError(StreamspatialError):
         super().__init__(first + (f" (and {more} more problem(s))" if more > 0 else ""))
 
 
+class EndpointError(StreamspatialError):
+    """A model server that cannot serve this run at all (nothing listening, wrong URL, key or
+    model): every further request would fail the same way, so the run stops with one line
+    instead of retrying and recording an error per query point."""
+
+
 class CausalityError(RuntimeError):
     """Something asked for content recorded after the query time.  Always a bug."""

@@ -45,6 +45,18 @@ RULES_AGENT = "scene-graph-rules"
 RULES_MODEL = "rules"
 
 
+class SamplingOverride(BaseModel):
+    """One model's sampling parameters in ``sampling:``; unset fields keep the run's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    seed: int | None = None
+    extra_body: dict[str, Any] | None = None
+
+
 class RunConfig(BaseModel):
     """Everything ``streamspatial run`` needs; paths are kept as the user gave them."""
 
@@ -71,10 +83,15 @@ class RunConfig(BaseModel):
     variant: str = "default"
     # official | paper; auto: official for a released benchmark file (eval.scoring)
     scorer: Literal["auto", "official", "paper"] = "auto"
-    temperature: float = Field(default=0.0, ge=0.0)
-    max_tokens: int = Field(default=1024, ge=1)
+    # Sampling: None = not sent (the server's default holds); see GenerationParams.
+    temperature: float | None = Field(default=None, ge=0.0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    # Per-model sampling, keyed by model spec: {"openai:o3": {"max_tokens": 8000}}; the entry
+    # of the run's model overrides the fields above (a sweep's models need not share them).
+    sampling: dict[str, SamplingOverride] = Field(default_factory=dict)
     force: bool = False
     retry_errors: bool = False
     progress: bool = True
@@ -83,13 +100,31 @@ class RunConfig(BaseModel):
     workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
     config: Path | None = None
 
+    def sampling_fields(self) -> dict[str, Any]:
+        """temperature, max_tokens, top_p, seed, extra_body for this run's model."""
+        out = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "extra_body": dict(self.extra_body),
+        }
+        own = self.sampling.get(self.model)
+        if own is not None:
+            out.update(own.model_dump(exclude_none=True))
+        return out
+
     def result_fields(self) -> dict[str, Any]:
         """The part of the configuration that determines the predictions, JSON-ready."""
-        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY))
+        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY) | {"sampling"})
+        raw.update(self.sampling_fields())  # only this model's entry counts
         if raw.get("perception") is None:  # runs made before --perception keep their hash
             raw.pop("perception", None)
         if raw.get("scorer") == "paper":  # runs made before --scorer were scored by the paper
             raw.pop("scorer")
+        for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
+            if raw.get(key) is None:
+                raw.pop(key, None)
         for key in ("data", "videos"):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw
@@ -99,8 +134,11 @@ class RunConfig(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def public_dict(self) -> dict[str, Any]:
-        """What ``run.json`` records: every field, paths as strings, never a secret."""
-        return self.model_dump(mode="json")
+        """What ``run.json`` records: every field, paths as strings, never a secret (URLs lose
+        their userinfo and credential parameters)."""
+        from streamspatial.core.secrets import redact_obj
+
+        return redact_obj(self.model_dump(mode="json"))
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -113,10 +151,20 @@ def load_config_file(path: Path) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise InputError(
-            Problem(file=str(path), field="", expected=f"cannot read: {exc}")
+            Problem(file=str(path), field="", expected=f"cannot read: {exc.strerror or exc}")
         ) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise InputError(
+            Problem(file=str(path), field="", location=f"line {line}",
+                    expected=f"expected UTF-8 text (byte 0x{exc.object[exc.start]:02x})")
+        ) from None  # fmt: skip
     try:
         raw = yaml.safe_load(text)
+    except RecursionError:
+        raise InputError(
+            Problem(file=str(path), field="", expected="expected YAML nested less deeply")
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         loc = f"line {mark.line + 1}" if mark is not None else ""
@@ -131,8 +179,40 @@ def load_config_file(path: Path) -> dict[str, Any]:
                 file=str(path), field="", expected="expected a mapping of option names to values"
             )
         )
+    for key, value in raw.items():
+        # Aliases (``*a``) share one object: a few lines can stand for billions of values, or
+        # for a loop, which run.json would then write out in full.
+        if _expanded_size(value, MAX_CONFIG_VALUES) > MAX_CONFIG_VALUES:
+            raise InputError(
+                Problem(
+                    file=str(path),
+                    field=str(key),
+                    expected=f"expected at most {MAX_CONFIG_VALUES:,} values once YAML "
+                    "aliases are expanded (an alias loop or an alias bomb?)",
+                )
+            )
     # Accept the flag spelling too (``base-url``) so a config reads like the command line.
     return {str(k).replace("-", "_"): v for k, v in raw.items()}
+
+
+MAX_CONFIG_VALUES = 10_000  # far more than any real option needs (extra_body included)
+
+
+def _expanded_size(value: Any, budget: int, _path: tuple[int, ...] = ()) -> int:
+    """How many values ``value`` holds with every alias expanded; stops once over ``budget``
+    (and counts a container inside itself as over it)."""
+    if not isinstance(value, (dict, list)):
+        return 1
+    if id(value) in _path:
+        return budget + 1
+    path = (*_path, id(value))
+    total = 1
+    children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    for child in children:
+        total += _expanded_size(child, budget - total, path)
+        if total > budget:
+            return total
+    return total
 
 
 def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunConfig:

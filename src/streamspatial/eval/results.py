@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
+from streamspatial.core.secrets import redact, redact_obj
 
 PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
+LOCK = "run.lock"
 
 
 @dataclass
@@ -64,7 +66,8 @@ class Record:
         return (self.item_id, self.query_index)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+        """One line, every string redacted (a key a server echoed never reaches the disk)."""
+        return json.dumps(redact_obj(asdict(self)), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Record:
@@ -190,9 +193,10 @@ def package_versions() -> dict[str, str]:
 
 
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
+    """Replace ``path`` atomically with ``payload`` (every string redacted)."""
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(payload, fh, indent=2, sort_keys=True, ensure_ascii=False)
+        json.dump(redact_obj(payload), fh, indent=2, sort_keys=True, ensure_ascii=False)
         fh.write("\n")
         fh.flush()
         os.fsync(fh.fileno())
@@ -204,22 +208,112 @@ def read_run_json(run_dir: Path) -> dict[str, Any]:
     if not path.exists():
         raise StreamspatialError(f"{run_dir}: not a run folder (no {RUN_JSON})")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        meta = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise InputError(
             Problem(file=str(path), field="", expected=f"expected JSON ({exc})")
         ) from None
+    if isinstance(meta, dict) and meta.get("status") == "running" and lock_holder(run_dir) is None:
+        # Only a process holding the folder's lock may be running it: this one was killed
+        # (SIGKILL, power loss) before it could say so.
+        meta["status"] = "killed"
+        meta.setdefault("reason", "the process ended without finishing (killed); re-run to resume")
+    return meta
+
+
+def lock_holder(run_dir: Path) -> int | None:
+    """The PID of the process holding ``run_dir``'s lock, or None when nobody holds it."""
+    from filelock import FileLock, Timeout
+
+    path = Path(run_dir) / LOCK
+    if not path.exists():
+        return None
+    probe = FileLock(path, timeout=0, is_singleton=False)
+    try:
+        probe.acquire()
+    except Timeout:
+        return _lock_pid(path) or -1
+    except OSError:
+        return None
+    probe.release()
+    return None
+
+
+def _lock_pid(path: Path) -> int | None:
+    try:
+        first = path.read_text(encoding="utf-8").split()
+        return int(first[0]) if first else None
+    except (OSError, ValueError):
+        return None
+
+
+def _folder_error(path: Path, exc: OSError) -> StreamspatialError:
+    reason = exc.strerror or type(exc).__name__
+    return StreamspatialError(f"{path}: cannot use as a run folder: {reason}")
 
 
 @dataclass
 class RunFolder:
-    """A run folder: checks a resume matches the original configuration, keeps ``run.json``."""
+    """A run folder: one writer at a time, checks a resume matches the original configuration,
+    keeps ``run.json``.
+
+    :meth:`open` takes an exclusive lock on ``run.lock`` (``flock`` through ``filelock``) and
+    keeps it until :meth:`close`: a second process opening the same folder is refused with one
+    line naming the folder and the holder's PID, so two runs can never interleave records.  The
+    OS drops the lock when its process dies, however it dies, so a killed run never leaves a
+    stale lock behind.
+    """
 
     path: Path
+    _lock: Any = field(default=None, repr=False, compare=False)
 
     @property
     def predictions(self) -> Path:
         return self.path / PREDICTIONS
+
+    def lock(self) -> None:
+        """Take the folder's exclusive lock (no waiting); refuse when another process holds it."""
+        from filelock import FileLock, Timeout
+
+        if self._lock is not None:
+            return
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(self.path / LOCK, timeout=0, is_singleton=False)
+        except OSError as exc:
+            raise _folder_error(self.path, exc) from None
+        try:
+            lock.acquire()
+        except Timeout:
+            pid = _lock_pid(self.path / LOCK)
+            who = f"process {pid}" if pid else "another process"
+            raise StreamspatialError(
+                f"{self.path}: in use by {who}, which is running into this folder; wait for it "
+                "to finish, or give this run another --out"
+            ) from None
+        except OSError as exc:
+            raise _folder_error(self.path, exc) from None
+        try:  # who holds it, for the refusal above and for readers of run.json
+            with open(self.path / LOCK, "r+", encoding="utf-8") as fh:
+                fh.truncate(0)
+                fh.write(f"{os.getpid()}\n")
+        except OSError:
+            pass
+        self._lock = lock
+
+    def close(self) -> None:
+        """Release the lock (the OS does it too when the process ends)."""
+        if self._lock is not None:
+            with contextlib.suppress(OSError):
+                (self.path / LOCK).write_text("", encoding="utf-8")
+            self._lock.release()
+            self._lock = None
+
+    def __enter__(self) -> RunFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def open(
         self,
@@ -229,12 +323,25 @@ class RunFolder:
         force: bool = False,
         extra: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Create or resume; refuse a different configuration unless ``force``.
+        """Lock, then create or resume; refuse a different configuration unless ``force``.
 
         With ``force`` and a different configuration, the old predictions are set aside as
         ``predictions.jsonl.<old-hash>.bak`` rather than mixed with the new run.
         """
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.lock()
+        try:
+            return self._open(config, config_hash, force=force, extra=extra)
+        except OSError as exc:
+            raise _folder_error(self.path, exc) from None
+
+    def _open(
+        self,
+        config: dict[str, Any],
+        config_hash: str,
+        *,
+        force: bool,
+        extra: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         meta_path = self.path / RUN_JSON
         previous: dict[str, Any] | None = None
         if meta_path.exists():
@@ -263,13 +370,26 @@ class RunFolder:
             "resumed_at": [*(previous or {}).get("resumed_at", []), now_iso()] if previous else [],
             "ended_at": None,
             "status": "running",
+            "pid": os.getpid(),
             **(extra or {}),
         }
-        write_json_atomic(meta_path, meta)
+        write_json_atomic(self.path / RUN_JSON, meta)
         return meta
 
-    def finish(self, meta: dict[str, Any], status: str, counts: dict[str, int]) -> None:
+    def finish(
+        self,
+        meta: dict[str, Any],
+        status: str,
+        counts: dict[str, int],
+        *,
+        reason: str | None = None,
+    ) -> None:
+        """Write the final state: ``complete``, ``errors``, ``failed`` or ``interrupted``
+        (the last two with the one-line ``reason``)."""
         meta = {**meta, "status": status, "ended_at": now_iso(), "counts": counts}
+        meta.pop("reason", None)
+        if reason is not None:
+            meta["reason"] = redact(reason)
         write_json_atomic(self.path / RUN_JSON, meta)
 
 
@@ -280,7 +400,7 @@ def _safe_argv() -> list[str]:
     """The command line as typed, with anything that looks like a secret value removed."""
     out: list[str] = []
     skip = False
-    for arg in sys.argv:
+    for arg in map(redact, sys.argv):
         if skip:
             out.append("***")
             skip = False

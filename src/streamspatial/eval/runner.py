@@ -18,6 +18,7 @@ resumes to the scores of an uninterrupted one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import tempfile
 import threading
@@ -27,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamspatial.agents.base import Agent
+from streamspatial.agents.base import Agent, MemoryCallError
 from streamspatial.bench.base import BenchmarkAdapter
-from streamspatial.core.errors import CausalityError, InputError, Problem
+from streamspatial.core.errors import CausalityError, InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
@@ -290,18 +291,24 @@ class Runner:
                         for frame in view.get(fresh):
                             self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
                         ingested = fresh[-1] if fresh else ingested
+                done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
+                if pq.query.index == len(pq.item.queries) - 1:
+                    answers[pq.item.id] = done
                 prepare = getattr(self.agent, "prepare", None)
                 if prepare is not None:  # memory the model writes itself (folds, captions)
-                    await prepare(view, pq.item, pq.query, self.adapter, self.backend)
+                    try:
+                        await prepare(view, pq.item, pq.query, self.adapter, self.backend)
+                    except MemoryCallError as exc:
+                        # The answer would rest on memory that was never built: record the
+                        # failure like a failed answer (exit 1; --retry-errors asks again).
+                        self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
+                        continue
                 prior = await self._prior_answers(pq.item, answers)
                 # No await between building and reading diagnostics: agents may keep them
                 # as "last request" state shared by concurrently streamed videos.
                 request = self._build(view, pq, prior, idx)
                 diag = _diagnostics(self.agent, pq, request)
                 _check_request(request, pq)
-                done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
-                if pq.query.index == len(pq.item.queries) - 1:
-                    answers[pq.item.id] = done
                 calls.append(asyncio.create_task(self._ask(pq, request, done, diag)))
             await asyncio.gather(*calls)
         finally:
@@ -310,7 +317,10 @@ class Runner:
             if reader is not None:
                 self.stats.frames_decoded += reader.stored
                 self.stats.decodes += int(reader.stored > 0) + reader.extra_passes
-                reader.close()
+                # A run stopped mid-video may have a decoding thread still inside the reader
+                # ("generator already executing"): it ends with its step; the reader is dropped.
+                with contextlib.suppress(ValueError):
+                    reader.close()
 
     def _frames_needed(self, pq: PlannedQuery, source: Any) -> list[int]:
         """The agent's frame indices for one query, refused if any is after t_q."""
@@ -354,10 +364,13 @@ class Runner:
         by_id = {it.id: it for it in self.items}
         while dep_id is not None:
             dep = by_id[dep_id]
-            last = (dep_id, len(dep.queries) - 1)
-            rec = self.writer.records.get(last)
-            if rec is None:
-                rec = await answers[dep_id]
+            pending = answers.get(dep_id)
+            # Asked in this run (new, or retried after an error): its fresh answer, never the
+            # errored record it replaces; else the answer stored by an earlier run.
+            if pending is not None:
+                rec = await pending
+            else:
+                rec = self.writer.records[(dep_id, len(dep.queries) - 1)]
             chain[dep_id] = prior_text(rec, dep)
             dep_id = dep.depends_on
         return chain
@@ -379,8 +392,21 @@ class Runner:
                     )
                 else:
                     response = await self.backend.generate(request)
+            except StreamspatialError:  # the endpoint cannot serve the run: stop it
+                raise
             except Exception as exc:  # a backend must not raise; record it rather than lose it
                 response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
+        self._record(pq, request, response, done, diagnostics, actions)
+
+    def _record(
+        self,
+        pq: PlannedQuery,
+        request: ModelRequest | None,
+        response: ModelResponse,
+        done: asyncio.Future[Record],
+        diagnostics: dict[str, Any] | None = None,
+        actions: list[Any] | None = None,
+    ) -> None:
         record = make_record(
             pq, self.adapter, self.agent, self.model, request, response, self.scorer
         )
@@ -511,7 +537,11 @@ class VideoTools:
         else:
             with self._lock:
                 if self._tmp is None:
-                    self._tmp = tempfile.TemporaryDirectory(prefix="streamspatial-frames-")
+                    # A run stopped mid-video (a dead endpoint, Ctrl-C) may still have a
+                    # decoding thread writing here: its cleanup must not mask why it stopped.
+                    self._tmp = tempfile.TemporaryDirectory(
+                        prefix="streamspatial-frames-", ignore_cleanup_errors=True
+                    )
                 root = Path(self._tmp.name)
         return SinglePassReader(
             source, FrameCache(root), ResizeSpec(short_side=self.frame_size), needed

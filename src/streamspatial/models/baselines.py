@@ -40,6 +40,8 @@ class RandomBackend:
         return random.Random(int.from_bytes(digest[:8], "big")).choice(choices)
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
+        if not request.item_id:  # a memory agent's side call: a baseline keeps no memory
+            return ModelResponse(text="")
         if not request.choices:
             return ModelResponse(text="", error="random baseline answers choice items only")
         return ModelResponse(text=self.choose(request.item_id, request.query_time, request.choices))
@@ -114,6 +116,8 @@ class FrequentBackend:
         return min(counts.items(), key=lambda kv: (-kv[1], _order(kv[0])))[0]
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
+        if not request.item_id:  # a memory agent's side call: a baseline keeps no memory
+            return ModelResponse(text="")
         answer = self.answer_for(request.item_id, request.task_key)
         if answer is None:
             return ModelResponse(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.secrets import redact
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
 
 _SCHEMA = """
@@ -77,7 +78,7 @@ class ResponseCache:
                 (
                     key,
                     model,
-                    response.text,
+                    redact(response.text),  # whatever backend wrote it: no secret on disk
                     response.prompt_tokens,
                     response.completion_tokens,
                     response.latency_s,

@@ -45,6 +45,9 @@ def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any
     return messages, images
 
 
+LOCAL_MAX_TOKENS = 1024
+
+
 class HFLocalBackend:
     """A chat VLM loaded from a local folder with ``AutoProcessor`` and
     ``AutoModelForImageTextToText``; greedy by default."""
@@ -75,7 +78,7 @@ class HFLocalBackend:
             self.processor = AutoProcessor.from_pretrained(self.path)
             torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype)
             self.model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=torch_dtype)
-        except (OSError, ValueError, KeyError) as exc:
+        except Exception as exc:  # a processor needing a missing package raises ImportError
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StreamspatialError(f"hf:{path}: cannot load the model: {first}") from None
         if getattr(self.processor, "chat_template", None) is None:
@@ -101,8 +104,10 @@ class HFLocalBackend:
             )
             inputs = self.processor(text=[prompt], images=images or None, return_tensors="pt")
             inputs = inputs.to(self.device)
-            kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens}
-            if params.temperature > 0:
+            # Unset parameters keep the protocol's greedy decoding and 1,024-token cap: a
+            # local generate has no server default to fall back on.
+            kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens or LOCAL_MAX_TOKENS}
+            if params.temperature:
                 kwargs.update(do_sample=True, temperature=params.temperature)
                 if params.top_p is not None:
                     kwargs["top_p"] = params.top_p

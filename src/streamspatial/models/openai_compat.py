@@ -20,10 +20,12 @@ import random
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from streamspatial.core.errors import StreamspatialError
+from streamspatial.core import secrets
+from streamspatial.core.errors import EndpointError, StreamspatialError
 from streamspatial.models.types import (
     GenerationParams,
     ImagePart,
@@ -33,6 +35,7 @@ from streamspatial.models.types import (
 )
 
 log = logging.getLogger(__name__)
+secrets.guard_logger("httpx")  # it logs each request's URL, credentials and all, at INFO
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = {408, 409, 425, 429}
@@ -45,12 +48,10 @@ class _Secret:
 
     def __init__(self, value: str):
         self._value = value
+        secrets.register(value)
 
     def reveal(self) -> str:
         return self._value
-
-    def mask(self, text: str) -> str:
-        return text.replace(self._value, "***") if self._value else text
 
     def __repr__(self) -> str:
         return "'***'"
@@ -115,10 +116,21 @@ def build_body(model: str, request: ModelRequest, defaults: GenerationParams) ->
     return body
 
 
+def endpoint_url(base: str, path: str) -> str:
+    """``path`` under the base URL's path, keeping its query (``…/v1?api-version=…``)."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path))
+
+
 class _Retryable(Exception):
     def __init__(self, message: str, wait: float | None = None):
         super().__init__(message)
         self.wait = wait
+
+
+# Statuses that say the server cannot serve this run at all (wrong key, path, model or body
+# shape): when the server has not answered once yet, they stop the run (EndpointError).
+_FATAL_STATUS = {401, 403, 404, 405, 422}
 
 
 class OpenAIChatBackend:
@@ -126,7 +138,16 @@ class OpenAIChatBackend:
 
     ``base_url`` and ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``.  Without a
     base URL the official API is used and then a key is required; a self-hosted server (vLLM,
-    SGLang, …) may run without one, in which case no ``Authorization`` header is sent.
+    SGLang, ``transformers serve``, …) may run without one, in which case no ``Authorization``
+    header is sent.
+
+    ``timeout`` is a *total* deadline per attempt (connect, send, wait, read the whole body): a
+    server that drips bytes cannot hold a request longer.  A server that cannot be reached, or
+    answers its first request with 401/403/404/405/422, raises :class:`EndpointError` at once
+    (retrying a dead or misconfigured endpoint only wastes minutes); so does a server that
+    vanishes mid-run, once a request's retries all end refused.  Every other failure comes back
+    as ``ModelResponse(error=...)``.  Every text that leaves the backend (answers, errors, log
+    lines) is passed through :func:`streamspatial.core.secrets.redact`.
     """
 
     def __init__(
@@ -145,6 +166,7 @@ class OpenAIChatBackend:
         trace_headers: bool = False,
         headers: dict[str, str] | None = None,
         seed: int | None = None,
+        key_env: str = "OPENAI_API_KEY",
     ):
         if not model:
             raise StreamspatialError("openai backend: expected a model name, as in openai:<model>")
@@ -153,21 +175,25 @@ class OpenAIChatBackend:
                 "openai backend: expected concurrency ≥ 1, max_retries ≥ 0 and timeout > 0"
             )
         base = base_url or os.environ.get("OPENAI_BASE_URL") or ""
-        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        key = api_key if api_key is not None else os.environ.get(key_env, "")
+        secrets.register_url(base)
         if not base:
             if not key:
                 raise StreamspatialError(
-                    f"openai:{model}: no API key: set OPENAI_API_KEY (or pass --api-key), or point "
-                    "--base-url / OPENAI_BASE_URL at a self-hosted server"
+                    f"openai:{model}: no API key and no server: set {key_env} to use the OpenAI "
+                    "API, or OPENAI_BASE_URL to the URL of a self-hosted server (vLLM, SGLang, "
+                    "transformers serve)"
                 )
             base = OPENAI_DEFAULT_BASE_URL
         if not base.startswith(("http://", "https://")):
             raise StreamspatialError(
-                f"openai:{model}: base URL must start with http:// or https://, got {base!r}"
+                f"openai:{model}: base URL must start with http:// or https://, "
+                f"got {secrets.redact_url(base)!r}"
             )
         self.model = model
         self.name = f"openai:{model}"
         self.base_url = base.rstrip("/")
+        self._chat_url = endpoint_url(base, "chat/completions")
         self._key = _Secret(key)
         self.params = params or GenerationParams()
         self.timeout = timeout
@@ -177,6 +203,7 @@ class OpenAIChatBackend:
         self.max_retry_after = max_retry_after
         self.trace_headers = trace_headers
         self.stats = BackendStats()
+        self.answered = False  # the server has answered once: later refusals may be restarts
         self._rng = random.Random(seed)
         self._sem = asyncio.Semaphore(concurrency)
         self.concurrency = concurrency
@@ -188,9 +215,14 @@ class OpenAIChatBackend:
             headers=send_headers, timeout=httpx.Timeout(timeout), limits=limits
         )
 
+    @property
+    def public_url(self) -> str:
+        """The base URL as it may be shown: no userinfo, no credential parameters."""
+        return secrets.redact_url(self.base_url)
+
     def __repr__(self) -> str:
         return (
-            f"OpenAIChatBackend(model={self.model!r}, base_url={self.base_url!r}, "
+            f"OpenAIChatBackend(model={self.model!r}, base_url={self.public_url!r}, "
             f"api_key={'***' if self._key.reveal() else None}, "
             f"concurrency={self.concurrency})"
         )
@@ -223,46 +255,63 @@ class OpenAIChatBackend:
             }
         start = time.perf_counter()
         error = "no attempt made"
+        refused = False
         for attempt in range(self.max_retries + 1):
+            hint: float | None = None
             try:
                 async with self._sem:
-                    return await self._attempt(body, headers)
+                    response = await self._attempt(body, headers)
+                self.answered = True
+                return response
+            except _Refused as exc:
+                error, refused = str(exc), True
+                if not self.answered:
+                    raise self._unreachable(error) from None
             except _Retryable as exc:
-                error = self._key.mask(str(exc))
-                if attempt == self.max_retries:
-                    break
-                wait = self.backoff(attempt)
-                if exc.wait is not None:
-                    wait = max(wait, min(exc.wait, self.max_retry_after))
-                self.stats.retries += 1
-                log.debug(
-                    "%s: attempt %d failed (%s); retrying in %.3fs",
-                    self.name,
-                    attempt + 1,
-                    error,
-                    wait,
-                )
-                await asyncio.sleep(wait)
+                error, refused, hint = str(exc), False, exc.wait
             except _Permanent as exc:
-                error = self._key.mask(str(exc))
+                error = str(exc)
+                if exc.fatal and not self.answered:
+                    raise EndpointError(f"{self.name} at {self.public_url}: {error}") from None
                 break
+            if attempt == self.max_retries:
+                break
+            wait = self.backoff(attempt)
+            if hint is not None:
+                wait = max(wait, min(hint, self.max_retry_after))
+            self.stats.retries += 1
+            log.debug(
+                "%s: attempt %d failed (%s); retrying in %.3fs", self.name, attempt + 1, error, wait
+            )
+            await asyncio.sleep(wait)
         self.stats.failures += 1
+        if refused:  # the server answered before and is gone now: stop rather than wait on it
+            raise self._unreachable(error)
         log.warning("%s: call failed permanently: %s", self.name, error)
         return ModelResponse(text="", error=error, latency_s=time.perf_counter() - start)
+
+    def _unreachable(self, error: str) -> EndpointError:
+        return EndpointError(
+            f"{self.name}: cannot reach {self.public_url} ({error}); is the server running "
+            "and the base URL right?"
+        )
 
     async def _attempt(self, body: bytes, headers: dict[str, str]) -> ModelResponse:
         self.stats.attempts += 1
         t0 = time.perf_counter()
+        url = self._chat_url
         try:
-            resp = await self._client.post(
-                f"{self.base_url}/chat/completions", content=body, headers=headers
-            )
-        except httpx.TimeoutException:
+            # One deadline for the whole exchange: httpx's timeout bounds each read only.
+            async with asyncio.timeout(self.timeout):
+                resp = await self._client.post(url, content=body, headers=headers)
+        except (TimeoutError, httpx.TimeoutException):
             raise _Retryable(f"timed out after {self.timeout:g}s") from None
+        except httpx.ConnectError as exc:
+            raise _Refused(f"connection error: {_describe(exc)}") from None
         except httpx.TransportError as exc:
-            raise _Retryable(f"connection error: {type(exc).__name__}: {exc}") from None
+            raise _Retryable(f"connection error: {_describe(exc)}") from None
         except httpx.HTTPError as exc:  # e.g. an invalid URL: retrying cannot help
-            raise _Permanent(f"request error: {type(exc).__name__}: {exc}") from None
+            raise _Permanent(f"request error: {_describe(exc)}") from None
         latency = time.perf_counter() - t0
         status = resp.status_code
         if status in _RETRY_STATUS or status >= 500:
@@ -271,7 +320,7 @@ class OpenAIChatBackend:
                 wait=parse_retry_after(resp.headers.get("retry-after")),
             )
         if status >= 400:
-            raise _Permanent(f"HTTP {status}: {_snippet(resp.text)}")
+            raise _Permanent(f"HTTP {status}: {_snippet(resp.text)}", fatal=status in _FATAL_STATUS)
         try:
             data = resp.json()
             message = data["choices"][0].get("message") or {}
@@ -283,17 +332,27 @@ class OpenAIChatBackend:
             raise _Retryable(f"malformed response body: {_snippet(resp.text)}") from None
         # content may be null (e.g. a reasoning model cut off by max_tokens): an empty answer
         return ModelResponse(
-            text=text if isinstance(text, str) else "",
+            text=secrets.redact(text) if isinstance(text, str) else "",
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             latency_s=latency,
         )
 
 
+class _Refused(_Retryable):
+    """Nothing accepted the connection."""
+
+
 class _Permanent(Exception):
-    pass
+    def __init__(self, message: str, fatal: bool = False):
+        super().__init__(message)
+        self.fatal = fatal
+
+
+def _describe(exc: Exception) -> str:
+    return secrets.redact(f"{type(exc).__name__}: {exc}")
 
 
 def _snippet(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
+    """A server's text for an error line: redacted whole, then shortened (never the reverse)."""
+    return secrets.clip(text, limit)

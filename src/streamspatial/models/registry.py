@@ -15,7 +15,7 @@ _COMMON = {"params", "concurrency", "timeout"}
 _ALLOWED = {
     "random": {"seed"},
     "frequent": {"records", "items"},
-    "openai": {"base_url", "api_key", "max_retries", "trace_headers", "headers"},
+    "openai": {"base_url", "api_key", "max_retries", "trace_headers", "headers", "key_env"},
     "hf": {"device", "dtype"},
 }
 
@@ -34,24 +34,35 @@ def supported_answer_types(spec: str) -> frozenset[str] | None:
     return None
 
 
-def load_backend(spec: str, **options: Any) -> Backend:
-    """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
+def check_spec(spec: str) -> tuple[str, str]:
+    """``(kind, argument)`` of a well-formed spec, without building anything (no connection,
+    no weights), so a run can refuse a bad ``--model`` before it creates its folder."""
     kind, _, arg = spec.partition(":")
     kind = kind.strip().lower()
     if kind not in _ALLOWED:
         raise StreamspatialError(f"unknown model spec {spec!r}; expected {SPECS}")
-    opts = {k: v for k, v in options.items() if v is not None}
-    unknown = sorted(set(opts) - _COMMON - _ALLOWED[kind])
-    if unknown:
-        raise StreamspatialError(
-            f"model spec {spec!r} does not take option(s) {', '.join(unknown)}"
-        )
     if kind in ("random", "frequent") and arg:
         raise StreamspatialError(f"model spec {spec!r}: {kind} takes no argument")
     if kind in ("openai", "hf") and not arg.strip():
         raise StreamspatialError(
             f"model spec {spec!r}: expected {kind}:<"
             f"{'model-name' if kind == 'openai' else 'local-path'}>"
+        )
+    if kind == "hf" and not Path(arg).expanduser().is_dir():
+        raise StreamspatialError(
+            f"{spec}: expected a local model folder, {Path(arg).expanduser()} is not one"
+        )
+    return kind, arg
+
+
+def load_backend(spec: str, **options: Any) -> Backend:
+    """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
+    kind, arg = check_spec(spec)
+    opts = {k: v for k, v in options.items() if v is not None}
+    unknown = sorted(set(opts) - _COMMON - _ALLOWED[kind])
+    if unknown:
+        raise StreamspatialError(
+            f"model spec {spec!r} does not take option(s) {', '.join(unknown)}"
         )
     if kind == "random":
         from streamspatial.models.baselines import RandomBackend
@@ -82,13 +93,12 @@ def load_backend(spec: str, **options: Any) -> Backend:
                 "params",
                 "concurrency",
                 "timeout",
+                "key_env",
             )
             if k in opts
         }
         return OpenAIChatBackend(arg.strip(), **kw)
     path = Path(arg).expanduser()
-    if not path.is_dir():
-        raise StreamspatialError(f"{spec}: expected a local model folder, {path} is not one")
     try:
         from streamspatial.models.hf_local import HFLocalBackend
     except ImportError as exc:  # pragma: no cover - depends on the environment

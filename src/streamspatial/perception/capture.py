@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.perception.noise import NoiseModel, NoiseState
+from streamspatial.perception.noise import NoiseModel, NoiseState, PrefixVocabulary
 from streamspatial.perception.stream import PerceptionProvider
 from streamspatial.perception.types import CameraIntrinsics, Detection, EgoPose, Observation
 
@@ -166,6 +166,14 @@ class CaptureGroundTruth(PerceptionProvider):
         super().__init__(fps, len(times))
         self.labels = sorted({o[0] for o in self._objects.values()})
         self.attributes = sorted({a for o in self._objects.values() for a in o[3]})
+        # Noise names only what the stream has shown so far, never the file's whole list.
+        self._vocabulary = PrefixVocabulary(
+            (
+                [self._objects[int(v["id"])][0] for v in vis],
+                [a for v in vis for a in self._objects[int(v["id"])][3]],
+            )
+            for _, vis, _ in self._frames
+        )
         self.noise = noise or NoiseModel()
         hfov = 2 * math.atan(self.intrinsics.width / 2 / self.intrinsics.fx)
         self._state = NoiseState(self.noise, key or str(source), hfov=hfov)
@@ -220,4 +228,4 @@ class CaptureGroundTruth(PerceptionProvider):
             detections=tuple(dets),
             scene=str(scene) if scene is not None else None,
         )
-        return self._state.apply(obs, self.labels, self.attributes)
+        return self._state.apply(obs, *self._vocabulary.at(index))

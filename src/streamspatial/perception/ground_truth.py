@@ -15,10 +15,10 @@ import math
 
 import numpy as np
 
-from streamspatial.perception.noise import NoiseModel, NoiseState
+from streamspatial.perception.noise import NoiseModel, NoiseState, PrefixVocabulary
 from streamspatial.perception.stream import PerceptionProvider
 from streamspatial.perception.types import CameraIntrinsics, Detection, EgoPose, Observation
-from streamspatial.sim.types import EpisodeMeta
+from streamspatial.sim.types import EpisodeMeta, FrameRecord
 
 
 def label_of(category: str) -> str:
@@ -63,11 +63,22 @@ class SimGroundTruth(PerceptionProvider):
         self.noise = noise or NoiseModel()
         self._objects = {o.instance_id: o for o in meta.house.objects}
         self._rooms = {r.room_id: scene_of(r.room_type) for r in meta.house.rooms}
+        # The question parser's vocabulary (a detector's classes); noise never draws from it.
         self.labels = sorted({label_of(o.category) for o in meta.house.objects})
         self.attributes = sorted({o.color for o in meta.house.objects})
+        self._vocabulary = PrefixVocabulary(self._seen(rec) for rec in meta.frames)
         self._state = NoiseState(
             self.noise, key or meta.video or meta.house.house_id, hfov=math.radians(i.hfov_deg)
         )
+
+    def _seen(self, rec: FrameRecord) -> tuple[list[str], list[str]]:
+        """Labels and colours of the instances visible in one frame record."""
+        objs = [
+            self._objects[v.instance_id]
+            for v in rec.visible
+            if v.pixels >= self.min_pixels and v.instance_id in self._objects
+        ]
+        return [label_of(o.category) for o in objs], [o.color for o in objs]
 
     def _reset_state(self) -> None:
         self._state.reset()
@@ -98,4 +109,4 @@ class SimGroundTruth(PerceptionProvider):
             )
         scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None
         obs = Observation(index=index, time=time, pose=pose, detections=tuple(dets), scene=scene)
-        return self._state.apply(obs, self.labels, self.attributes)
+        return self._state.apply(obs, *self._vocabulary.at(index))

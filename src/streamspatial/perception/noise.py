@@ -12,9 +12,14 @@ mode DirectMe's root-cause analysis names (seed 003 Table 4: tracking and ego-po
   ``ε ~ N(0, depth_rel_std)``;
 * **missed detections** — each visible object is dropped with probability ``miss_rate``;
 * **false detections** — ``Poisson(false_rate)`` spurious objects per frame, with a random
-  known label, somewhere in the view, without a track id;
-* **label confusion** — a detection's label becomes another known label with probability
+  label, somewhere in the view, without a track id;
+* **label confusion** — a detection's label becomes another label with probability
   ``confusion``.
+
+The labels (and colours) a false or confused detection may take are those truly visible
+*up to that frame* (:class:`PrefixVocabulary`), never the episode's whole object list: a name
+drawn from an object that only appears later would tell the memory, through its noise, what
+is still to come.
 
 ``NoiseModel.scaled(s)`` multiplies the documented :data:`UNIT_NOISE` by one scalar, which is
 what ``--perception ground-truth:noise=S`` sets.  Randomness is a pure function of
@@ -24,9 +29,10 @@ observed, and reruns are identical.
 
 from __future__ import annotations
 
+import bisect
 import math
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -92,6 +98,40 @@ PARAM_ALIASES = {
 }
 
 
+class PrefixVocabulary:
+    """The labels and attributes seen in frames ``0..i`` of an annotated stream, per frame.
+
+    Built once from the per-frame annotations (every frame, not only those an agent samples),
+    so the vocabulary at frame ``i`` is a function of the stream's prefix alone, and a noise
+    draw at frame ``i`` is the same whatever comes after it.
+    """
+
+    def __init__(self, frames: Iterable[tuple[Iterable[str], Iterable[str]]]):
+        first_label: dict[str, int] = {}
+        first_attr: dict[str, int] = {}
+        for i, (labels, attrs) in enumerate(frames):
+            for x in labels:
+                first_label.setdefault(x, i)
+            for x in attrs:
+                first_attr.setdefault(x, i)
+        self._labels = sorted((i, x) for x, i in first_label.items())
+        self._attrs = sorted((i, x) for x, i in first_attr.items())
+        self._cache: tuple[int, tuple[list[str], list[str]]] | None = None
+
+    def at(self, index: int) -> tuple[list[str], list[str]]:
+        """``(labels, attributes)`` seen by frame ``index`` (inclusive), each sorted by name."""
+        if self._cache is not None and self._cache[0] == index:
+            return self._cache[1]
+
+        def upto(pairs: list[tuple[int, str]]) -> list[str]:
+            n = bisect.bisect_right(pairs, (index, "\U0010ffff"))
+            return sorted(x for _, x in pairs[:n])
+
+        out = (upto(self._labels), upto(self._attrs))
+        self._cache = (index, out)
+        return out
+
+
 class NoiseState:
     """The running state of one noisy stream: accumulated drift since the start."""
 
@@ -112,7 +152,11 @@ class NoiseState:
     def apply(
         self, obs: Observation, labels: Sequence[str], attributes: Sequence[str] = ()
     ) -> Observation:
-        """The observation as an imperfect front end would have reported it."""
+        """The observation as an imperfect front end would have reported it.
+
+        ``labels`` / ``attributes``: what false and confused detections may be called — only
+        what the stream has shown up to ``obs`` (:meth:`PrefixVocabulary.at`).
+        """
         m = self.model
         if m.perfect:
             return obs

@@ -1,4 +1,8 @@
-"""Test utilities shipped with the package, so benchmarks and users can use them too."""
+"""Test utilities shipped with the package, so benchmarks and users can use them too.
+
+``build_tiny_vlm`` imports torch and transformers (the ``hf`` extra) only when called, so
+this package stays importable with the core install alone.
+"""
 
 from streamspatial.testing.openai_server import (
     FakeOpenAIServer,
@@ -6,5 +10,12 @@ from streamspatial.testing.openai_server import (
     answer_fixed,
     answer_latest_frame,
 )
+from streamspatial.testing.tiny_vlm import build_tiny_vlm
 
-__all__ = ["FakeOpenAIServer", "RecordedRequest", "answer_fixed", "answer_latest_frame"]
+__all__ = [
+    "FakeOpenAIServer",
+    "RecordedRequest",
+    "answer_fixed",
+    "answer_latest_frame",
+    "build_tiny_vlm",
+]

@@ -4,7 +4,9 @@ It reads the frame index drawn into every image it receives (the barcode of
 :func:`streamspatial.video.synthetic.draw_frame`), so a test can check end to end, over real
 HTTP, that no request ever carried a frame later than its query time (the causality canary).
 It can also misbehave on a seeded schedule (5xx, 429 with ``Retry-After``, hangs past the
-client timeout, malformed JSON, empty ``choices``) to exercise the client's retries.
+client timeout, malformed JSON, empty ``choices``, a body dripped a byte at a time, the
+client's ``Authorization`` header echoed back in an answer or an error) to exercise the
+client's retries, deadline and redaction.
 
 ``http.server`` in a thread is enough: it needs no event loop of its own, works inside
 pytest's and the benchmark's loops alike, and one thread per connection serves the
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-FAULTS = ("500", "503", "429", "hang", "malformed", "empty")
+FAULTS = ("500", "503", "429", "hang", "malformed", "empty", "drip", "echo-key", "echo-key-error")
 
 _QUERY_TIME_RE = re.compile(
     r"(?:query time|current time|now)\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)\s*s", re.IGNORECASE
@@ -99,6 +101,7 @@ class FakeOpenAIServer:
 
     ``faults`` is a schedule consumed in arrival order (``None`` = behave); after it runs
     out, ``fault_rates`` (fault → probability) draws from a ``random.Random(seed)``.
+    ``fault_for(request)``, when given, may name a fault for a request by its content.
     """
 
     def __init__(
@@ -112,8 +115,10 @@ class FakeOpenAIServer:
         seed: int = 0,
         retry_after: str = "0",
         hang_seconds: float = 30.0,
+        drip_seconds: float = 0.05,
         keep_images: bool = False,
         decode_frames: bool = True,
+        fault_for: Callable[[RecordedRequest], str | None] | None = None,
     ):
         for f in [*faults, *(fault_rates or {})]:
             if f is not None and f not in FAULTS:
@@ -125,8 +130,10 @@ class FakeOpenAIServer:
         self.fault_rates = dict(fault_rates or {})
         self.retry_after = retry_after
         self.hang_seconds = hang_seconds
+        self.drip_seconds = drip_seconds
         self.keep_images = keep_images
         self.decode_frames = decode_frames
+        self.fault_for = fault_for  # a fault chosen by what the request carries
         self.requests: list[RecordedRequest] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -269,10 +276,12 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.owner
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        if self.path.split("?", 1)[0].rstrip("/") != "/v1/chat/completions":
             self._send(404, b'{"error": {"message": "not found"}}')
             return
         rec = owner._record(self.path, headers, raw)
+        if owner.fault_for is not None and rec.fault is None:
+            rec.fault = owner.fault_for(rec)
         if owner.latency:
             time.sleep(owner.latency)
         fault = rec.fault
@@ -288,6 +297,10 @@ class _Handler(BaseHTTPRequestHandler):
                 429, b'{"error": {"message": "rate limited"}}', {"Retry-After": owner.retry_after}
             )
             return
+        auth = headers.get("authorization", "")
+        if fault == "echo-key-error":  # as some proxies do: the key in the error text
+            self._send(500, json.dumps({"error": {"message": f"bad credentials {auth}"}}).encode())
+            return
         if fault == "malformed":
             self._send(200, b'{"choices": [ {"message": ')
             return
@@ -300,6 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         text = owner.answer(rec)
+        if fault == "echo-key":
+            text = f"{text} (you sent {auth})"
         payload = {
             "id": f"chatcmpl-{rec.number}",
             "object": "chat.completion",
@@ -320,4 +335,20 @@ class _Handler(BaseHTTPRequestHandler):
                 + max(1, len(text.split())),
             },
         }
+        if fault == "drip":  # every byte on time, the whole far too slow
+            self._drip(json.dumps(payload).encode())
+            return
         self._send(200, json.dumps(payload).encode())
+
+    def _drip(self, payload: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.flush()
+        for i in range(len(payload)):
+            if self.owner._stop.wait(self.owner.drip_seconds):
+                break
+            self.wfile.write(payload[i : i + 1])
+            self.wfile.flush()
+        self.close_connection = True

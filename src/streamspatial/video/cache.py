@@ -37,8 +37,9 @@ __all__ = ["FrameCache", "ResizeSpec", "encode_jpeg"]
 class ResizeSpec:
     """How cached frames are sized and encoded; part of every key.
 
-    ``short_side``: the shorter side is scaled to exactly this (the longer side keeps the aspect
-    ratio), as model recipes prescribe (seed 000 G.3); ``None`` keeps the source size.
+    ``short_side``: the shorter side is scaled down to this (the longer side keeps the aspect
+    ratio), as model recipes prescribe (seed 000 G.3); a frame already smaller keeps its size —
+    upscaling adds image tokens and no information; ``None`` keeps the source size.
     ``max_pixels``: then, if width × height exceeds it, both sides shrink to fit (Qwen-style
     per-frame pixel caps).  ``quality``: JPEG quality.
     """
@@ -56,12 +57,13 @@ class ResizeSpec:
             raise InputError(Problem("resize spec", "quality", f"1..100, got {self.quality}"))
 
     def __str__(self) -> str:
-        return f"short={self.short_side}/maxpx={self.max_pixels}/q={self.quality}"
+        # "short<=": frames are never upscaled (keys of older, upscaling caches do not match)
+        return f"short<={self.short_side}/maxpx={self.max_pixels}/q={self.quality}"
 
     def target_size(self, width: int, height: int) -> tuple[int, int]:
         """(width, height) a ``width × height`` frame is resized to."""
         w, h = float(width), float(height)
-        if self.short_side is not None:
+        if self.short_side is not None and min(w, h) > self.short_side:
             scale = self.short_side / min(w, h)
             w, h = w * scale, h * scale
         if self.max_pixels is not None and w * h > self.max_pixels:

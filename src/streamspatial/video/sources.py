@@ -232,15 +232,19 @@ class PyAVSource:
                 raise _problem(
                     self.path, f"video is corrupt or truncated after frame {count}: {exc}"
                 ) from None
-            # End of stream: the last frame stays on screen.
+            # End of stream: the last frame stays on screen — but only when the stream really
+            # ended.  A file cut short (its index written first, so it still opens) decodes to
+            # fewer frames than its index lists: the frames past the cut must not be served as
+            # copies of the last one that survived.
             if previous is None:
                 raise _problem(self.path, "video stream contains no decodable frames")
             last_t = t
-            if wanted[j] / fps > last_t + max(1.0, 2 / fps):
+            listed = int(stream.frames or 0)
+            if 0 < count < listed - 1 or wanted[-1] / fps > last_t + max(1.0, 2 / fps):
                 raise _problem(
                     self.path,
-                    f"video stream ends at {last_t:.2f} s but its metadata says "
-                    f"{self.duration:.2f} s (truncated file?)",
+                    f"video stream ends at {last_t:.2f} s ({count} frames) but its metadata says "
+                    f"{self.duration:.2f} s ({listed or self.n_frames} frames): truncated file?",
                 )
             while j < len(wanted):
                 yield wanted[j], previous

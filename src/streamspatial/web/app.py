@@ -17,9 +17,22 @@ from pydantic import BaseModel
 
 from .annotate import AnnotationError, AnnotationStore
 from .human import HumanStudy, StudyError
-from .media import MediaError, iter_file, list_videos, media_type, parse_range, resolve_media
+from .media import (
+    MediaError,
+    iter_file,
+    list_videos,
+    media_type,
+    parse_range,
+    resolve_media,
+    resolve_video,
+)
+from .prefix_cut import PrefixCuts
 
 STATIC = Path(__file__).parent / "static"
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+MAX_BODY_BYTES = 1 << 20  # the largest JSON body a page sends is an annotation: far below
 
 
 @dataclass
@@ -28,6 +41,11 @@ class ServeConfig:
     annotations: Path
     study: HumanStudy | None = None
     known_tasks: tuple[tuple[str, str], ...] = ()  # (code, name) offered by the annotation form
+    # Host headers answered (DNS rebinding: a page elsewhere must not reach this server under
+    # its own name); add the machine's name when serving beyond loopback.
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    max_body_bytes: int = MAX_BODY_BYTES
+    cuts: Path | None = None  # where streaming prefixes are cached (default: study out/.cuts)
 
 
 class JoinBody(BaseModel):
@@ -50,9 +68,16 @@ class AnswerBody(BaseModel):
 
 
 def create_app(config: ServeConfig) -> FastAPI:
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
     app = FastAPI(title="streamspatial", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(config.allowed_hosts))
     store = AnnotationStore(config.annotations, config.videos)
     roots = [config.videos]
+    cuts = PrefixCuts(
+        config.cuts or (config.study.out / ".cuts" if config.study else config.videos / ".cuts")
+    )
 
     @app.exception_handler(StudyError)
     async def _study_error(_: Request, exc: StudyError) -> JSONResponse:
@@ -88,7 +113,7 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     @app.get("/media/{path:path}")
     def media(path: str, request: Request) -> Any:
-        file = resolve_media(roots, path)
+        file = resolve_video(roots, path)
         if file in protected:
             raise MediaError(
                 403, "this video belongs to the streaming study; it is served through a session"
@@ -133,7 +158,10 @@ def create_app(config: ServeConfig) -> FastAPI:
     @app.get("/api/participants/{slug}/video")
     def participant_video(slug: str, request: Request) -> Any:
         p = study().get(slug)
-        file = resolve_media(roots, p.current_video())
+        video, until = p.current_video()
+        file = resolve_video(roots, video)
+        if until is not None:  # streaming: the prefix up to the next question, nothing after
+            file = cuts.path(file, until)
         return ranged_file(file, request.headers.get("range"))
 
     @app.get("/api/participants/{slug}/question")
@@ -179,6 +207,59 @@ def create_app(config: ServeConfig) -> FastAPI:
         )
 
     return app
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes with 413 before any handler sees them:
+    announced by ``Content-Length``, or streamed in chunks (read here, at most ``limit`` bytes
+    held, then handed on)."""
+
+    def __init__(self, app: Any, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None:
+            if not length.isdigit() or int(length) > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        if b"transfer-encoding" not in headers:  # no body at all
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            if len(body) > self.limit:
+                await self._refuse(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, scope: Any, receive: Any, send: Any) -> None:
+        response = JSONResponse(
+            {"detail": f"request body over {self.limit} bytes"}, status_code=413
+        )
+        await response(scope, receive, send)
 
 
 def ranged_file(file: Path, range_header: str | None) -> Any:

@@ -114,8 +114,11 @@ class Participant:
 
     # -- where the participant is -------------------------------------------------------
     def video_url(self, video: str) -> str:
-        """The participant's own video URL; the query string only names the video for caches."""
-        return f"/api/participants/{self.slug}/video?v={quote(video)}"
+        """The participant's own video URL.  The query string names the video and, streaming,
+        how far it reaches (a new URL each time the permitted prefix grows), for caches."""
+        url = f"/api/participants/{self.slug}/video?v={quote(video)}"
+        until = self._permitted(self.current())
+        return url if until is None else f"{url}&until={until:g}"
 
     def _pending(self, vs: _VideoState) -> list[PlannedQuery]:
         return [pq for pq in vs.plan.queries if pq.key not in self.writer.records]
@@ -257,13 +260,20 @@ class Participant:
                 vs.started = time.monotonic() - vs.reached / PLAYBACK_RATE
             return record
 
-    def current_video(self) -> str:
-        """The one video this participant may load now (streaming: no rewatching, no peeking)."""
+    def current_video(self) -> tuple[str, float | None]:
+        """The one video this participant may load now, and up to which time (streaming: the
+        next query time, so not a frame after the question can reach the browser; offline:
+        None, the whole video)."""
         with self.lock:
             vs = self.current()
             if vs is None:
                 raise StudyError(409, "every question has been answered")
-            return vs.plan.video
+            return vs.plan.video, self._permitted(vs)
+
+    def _permitted(self, vs: _VideoState | None) -> float | None:
+        if self.mode == "offline" or vs is None:
+            return None
+        return self._pending(vs)[0].query.time
 
     def _require_current(self, video: str) -> _VideoState:
         vs = self.current()
@@ -273,6 +283,7 @@ class Participant:
 
     def close(self) -> None:
         self.writer.close()
+        self.folder.close()  # the run folder's lock: another server may take it now
 
 
 def parse_answer(item: Item, value: Any) -> str | float:

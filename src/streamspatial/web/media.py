@@ -45,6 +45,16 @@ def resolve_media(roots: Sequence[Path], relative: str) -> Path:
     raise MediaError(404, f"no such video: {relative}")
 
 
+def resolve_video(roots: Sequence[Path], relative: str) -> Path:
+    """Like :func:`resolve_media`, for video files only: the videos folder also holds what
+    must never reach a participant (the simulator's ``*.meta.json.gz`` ground truth, capture
+    annotations, question files), so nothing but a video is ever served from it."""
+    path = resolve_media(roots, relative)
+    if path.suffix.lower() not in VIDEO_SUFFIXES:
+        raise MediaError(404, f"no such video: {relative}")
+    return path
+
+
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     """``(start, end)`` inclusive for a single ``bytes=`` range, ``None`` for the whole file.
 
@@ -105,4 +115,5 @@ __all__ = [
     "media_type",
     "parse_range",
     "resolve_media",
+    "resolve_video",
 ]

@@ -56,6 +56,12 @@ function show(state) {
     playButton.hidden = mode === "offline";
     playButton.disabled = false;
     api("/start", {video: v.path}).catch(fail);
+  } else if (!video.src.endsWith(v.url)) {
+    // The server hands out the video only up to the next question: after an answer the
+    // permitted prefix grows, under a new URL.  Reload it and carry on where we stopped.
+    const at = furthest;
+    video.src = v.url;
+    video.addEventListener("loadedmetadata", () => { video.currentTime = at; }, {once: true});
   }
   if (mode === "offline") renderQuestions(state.questions);
   else { questionBox.hidden = true; asking = false; playButton.disabled = false; }
