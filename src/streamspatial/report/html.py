@@ -175,7 +175,7 @@ def _runs_section(reports: Sequence[RunReport]) -> str:
 
 
 def _headline_section(reports: Sequence[RunReport]) -> str:
-    """Accuracy per level / task, one row per run, reference rows marked (seed 000 Table 2)."""
+    """Accuracy per level / task, one row per run, reference rows marked (OVO-S-Bench, Table 2)."""
     heads = [headline(r.table) for r in reports]
     keys = list(dict.fromkeys(k for h in heads for k in h))
     if not keys:
@@ -261,7 +261,9 @@ def _thinking_section(reports: Sequence[RunReport]) -> str:
             + "</tr>"
         )
     out += "</tbody></table>"
-    return out + '<p class="note">Δ = thinking − non-thinking, in points (seed 000 Table 3).</p>'
+    return out + (
+        '<p class="note">Δ = thinking − non-thinking, in points (OVO-S-Bench, Table 3).</p>'
+    )
 
 
 def _interval_section(queries: Sequence[RunQueries]) -> str:
@@ -366,7 +368,7 @@ def _recall_section(reports: Sequence[RunReport], queries: Sequence[RunQueries])
     out = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{details}"
     out += (
         '<p class="note">CR = share of the prefix\'s 1-s bins that reached the model; ER = '
-        "share of the annotated evidence bins that did (seed 000 §4.3.3); r = per-query "
+        "share of the annotated evidence bins that did (OVO-S-Bench §4.3.3); r = per-query "
         "Pearson correlation of ER with the query's score; – : ER or score constant.</p>"
     )
     if not stats:
@@ -403,7 +405,7 @@ def _length_section(queries: Sequence[RunQueries]) -> str:
         html_table(["scope", "evidence ρ", "evidence n", "prefix ρ", "prefix n"], rows)
         + '<p class="note">Spearman ρ between query-level mean accuracy (over the runs above) '
         "and evidence-span / prefix length; controlled rows centre the ranks within each "
-        "level (or level and source) first (seed 000 Table 9). – : fewer than 3 queries "
+        "level (or level and source) first (OVO-S-Bench, Table 9). – : fewer than 3 queries "
         "or a constant variable.</p>"
     )
 
