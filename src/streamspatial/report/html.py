@@ -505,37 +505,65 @@ def _taxonomy_section(reports: Sequence[RunReport], label: Labels) -> str:
     return out
 
 
-def build_html(run_dirs: Sequence[Path], *, title: str | None = None) -> str:
-    """The page for these runs; also (re)writes each run's scores.json and report.md."""
-    reports = [write_report(d) for d in run_dirs]
+Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
+
+
+def build_html(
+    run_dirs: Sequence[Path], *, title: str | None = None, progress: Progress | None = None
+) -> str:
+    """The page for these runs; also (re)writes each run's scores.json and report.md.
+
+    ``progress`` hears of every run scored and every section drawn (the figures take a
+    few seconds for a dozen runs)."""
+    tick = progress or (lambda *_: None)
+    reports: list[RunReport] = []
+
+    def paper_tables() -> str:
+        return "".join(
+            f"<details{' open' if len(reports) <= 3 else ''}>"
+            f"<summary>{_e(label[r.run_dir])} — {_e(r.table.name)}</summary>"
+            + _paper_table(r.table, _run_name(r))
+            + "</details>"
+            for r in reports
+        )
+
+    sections: list[tuple[str, str, Callable[[], str]]] = [
+        ("runs", "Runs", lambda: _runs_section(reports)),
+        ("tables", "Paper tables", paper_tables),
+        ("levels", "Accuracy per level / task", lambda: _headline_section(reports)),
+        ("heatmap", "Frame policy × model", lambda: _heatmap_section(reports)),
+        ("thinking", "Thinking vs non-thinking", lambda: _thinking_section(reports)),
+        ("interval", "Accuracy vs time", lambda: _interval_section(reports, queries)),
+        ("trajectories", "VCBench trajectories", lambda: _trajectory_section(reports, label)),
+        ("recall", "Evidence recall (ER/CR)", lambda: _recall_section(reports, queries)),
+        ("sources", "Per-source accuracy", lambda: _source_section(reports)),
+        ("length", "Length vs accuracy", lambda: _length_section(queries)),
+        ("taxonomy", "Error taxonomy", lambda: _taxonomy_section(reports, label)),
+    ]
+    total = len(run_dirs) + len(sections)
+    for d in run_dirs:
+        tick(f"scoring {Path(d).name}", len(reports), total)
+        reports.append(write_report(d))
     label = run_labels(reports)
     queries = [run_queries(r, label[r.run_dir]) for r in reports]
     names = sorted({r.table.name for r in reports})
     page = Page(title or f"streamspatial report — {', '.join(names)}")
-    page.add("runs", "Runs", _runs_section(reports))
-    tables = "".join(
-        f"<details{' open' if len(reports) <= 3 else ''}>"
-        f"<summary>{_e(label[r.run_dir])} — {_e(r.table.name)}</summary>"
-        + _paper_table(r.table, _run_name(r))
-        + "</details>"
-        for r in reports
-    )
-    page.add("tables", "Paper tables", tables)
-    page.add("levels", "Accuracy per level / task", _headline_section(reports))
-    page.add("heatmap", "Frame policy × model", _heatmap_section(reports))
-    page.add("thinking", "Thinking vs non-thinking", _thinking_section(reports))
-    page.add("interval", "Accuracy vs time", _interval_section(reports, queries))
-    page.add("trajectories", "VCBench trajectories", _trajectory_section(reports, label))
-    page.add("recall", "Evidence recall (ER/CR)", _recall_section(reports, queries))
-    page.add("sources", "Per-source accuracy", _source_section(reports))
-    page.add("length", "Length vs accuracy", _length_section(queries))
-    page.add("taxonomy", "Error taxonomy", _taxonomy_section(reports, label))
+    for k, (anchor, heading, draw) in enumerate(sections):
+        tick(heading, len(reports) + k, total)
+        page.add(anchor, heading, draw())
+    tick("done", total, total)
     return page.render()
 
 
-def write_html(run_dirs: Sequence[Path], out: Path, *, title: str | None = None) -> Path:
+def write_html(
+    run_dirs: Sequence[Path],
+    out: Path,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+) -> Path:
     """Write the page atomically (a reader never sees half a file)."""
-    text = build_html(run_dirs, title=title)
+    text = build_html(run_dirs, title=title, progress=progress)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
