@@ -60,6 +60,11 @@ def test_demo_generates_evaluates_and_reports(tmp_path):
         scores = json.loads((run / "scores.json").read_text())
         assert scores["model"] == "frequent"
         assert scores["counts"]["records"] == scores["counts"]["planned"] > 0
+        points = scores["counts"]["planned"]
+        assert re.search(rf"## {fmt} — \d+ items, {points} query points", text)
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert links and all((tmp_path / link).is_file() for link in links), links
+    assert result.html == tmp_path / "report.html" and result.html.is_file()
     # Random answers choice items only: on S3 it skips the numeric ones (and says so) …
     s3 = json.loads((tmp_path / "runs" / "s3-random" / "scores.json").read_text())
     assert s3["counts"]["errors"] == 0 and s3["counts"]["not_applicable"] > 0

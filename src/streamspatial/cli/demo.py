@@ -151,7 +151,7 @@ def evaluate(
 def summary_markdown(
     bench: Path,
     runs: list[DemoRun],
-    n_items: dict[str, int],
+    n_items: dict[str, tuple[int, int]],
     skipped: dict[str, list[str]],
 ) -> str:
     """One page: what was generated, who ran, and each format's leaderboard."""
@@ -184,14 +184,16 @@ def summary_markdown(
     for fmt in sorted({r.format for r in runs}):
         fruns = [r for r in runs if r.format == fmt]
         columns, rows = leaderboard([r.run_dir for r in fruns])
-        lines += [f"## {fmt} — {n_items.get(fmt, 0)} items", ""]
+        items, points = n_items.get(fmt, (0, 0))
+        # n in the table counts query points: an item may be asked at several times
+        lines += [f"## {fmt} — {items} items, {points} query points", ""]
         if skipped.get(fmt):
             lines += [f"Not run on this file: {'; '.join(skipped[fmt])}.", ""]
         lines += [
             leaderboard_markdown(columns, rows),
             "",
             "Per-run reports: "
-            + ", ".join(f"[{r.model}]({r.run_dir.name}/report.md)" for r in fruns),
+            + ", ".join(f"[{r.model}](runs/{r.run_dir.name}/report.md)" for r in fruns),
             "",
         ]
     return "\n".join(lines)
@@ -292,7 +294,7 @@ def run_demo(
         contenders.append(
             Contender(model.replace(":", "_").replace("/", "_"), model, note="text-only probe")
         )
-    n_items: dict[str, int] = {}
+    n_items: dict[str, tuple[int, int]] = {}
     skipped: dict[str, list[str]] = {}
     plan: list[tuple[Path, list[Contender]]] = []
     for fmt in ("s3", "ovos", "vcbench"):
@@ -300,7 +302,7 @@ def run_demo(
         if path is None:
             continue
         items = [it for it in result.items if it.benchmark == fmt]
-        n_items[path.stem] = len(items)
+        n_items[path.stem] = (len(items), sum(len(it.queries) for it in items))
         chosen = []
         for c in contenders:
             why = not_applicable(c, items)
