@@ -123,8 +123,8 @@ def main() -> None:
         stages = {
             "house": t1 - t0,
             "trajectory": t2 - t1,
-            **timings,  # render (GL + visibility), encode (H.264), metadata
-            "other": (t3 - t2) - sum(timings.values()),  # renderer set-up and close
+            **timings,  # render (waiting on the render process + visibility), encode, metadata
+            "other": (t3 - t2) - sum(timings.values()),  # render process set-up and close
             f"questions ({len(items)})": t4 - t3,
         }
         scale = 60.0 / args.episode_seconds

@@ -20,7 +20,7 @@ from streamspatial.perception.noise import NoiseModel
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.qa.build import QuestionGenerator
-from streamspatial.sim.render import HouseRenderer
+from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.types import EpisodeMeta, FrameRecord
 
 FAMILIES = {
@@ -51,7 +51,7 @@ def episode(seed: int, duration: float = 50.0, fps: float = 5.0) -> EpisodeMeta:
     house = generate_house(seed)
     traj = plan_trajectory(house, duration=duration, fps=fps, seed=seed)
     records = []
-    with HouseRenderer(house, (160, 120)) as r:
+    with RenderProcess(house, (160, 120)) as r:
         for i, pose in enumerate(traj.poses):
             f = r.render(pose)
             x, y, _ = pose.position

@@ -80,7 +80,8 @@ def test_broken_file_every_problem():
     path = FIXTURES / "s3_broken.jsonl"
     result = ADAPTER.load(path)
     assert [str(p).removeprefix(f"{path}:") for p in result.problems] == [
-        "1: item b-001: field 'format': expected 'num' for task count (seed 004 Table 1), got 'mc'",
+        "1: item b-001: field 'format': expected 'num' for task count (S3-Bench, Table 1), "
+        "got 'mc'",
         "1: item b-001: field 'options': expected 2–7 options for a multiple-choice task, got 0",
         "2: item b-002: field 'task': expected one of the 16 S3-Bench tasks, got 'teleport'",
         "3: item b-003: field 'answer': expected a letter among the options AB, got 'C'",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
@@ -59,6 +60,11 @@ def test_demo_generates_evaluates_and_reports(tmp_path):
         scores = json.loads((run / "scores.json").read_text())
         assert scores["model"] == "frequent"
         assert scores["counts"]["records"] == scores["counts"]["planned"] > 0
+        points = scores["counts"]["planned"]
+        assert re.search(rf"## {fmt} — \d+ items, {points} query points", text)
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert links and all((tmp_path / link).is_file() for link in links), links
+    assert result.html == tmp_path / "report.html" and result.html.is_file()
     # Random answers choice items only: on S3 it skips the numeric ones (and says so) …
     s3 = json.loads((tmp_path / "runs" / "s3-random" / "scores.json").read_text())
     assert s3["counts"]["errors"] == 0 and s3["counts"]["not_applicable"] > 0
@@ -139,8 +145,16 @@ def test_demo_command_prints_the_headline_and_skips_agents_when_asked(tmp_path, 
         main([*args, "--spin-turns", "0", "--no-agents"])
     assert exc.value.code == 0
     printed = capsys.readouterr().out
-    assert "headline" in printed and f"report: {out / 'report.md'}" in printed
+    html = out / "report.html"
+    assert "headline" in printed and f"report: {html.resolve()}" in printed
+    assert f"also: {out / 'report.md'}" in printed
     assert "not run on vcbench: random" in printed
+    # One self-contained page: every run in it, figures embedded, nothing fetched.
+    page = html.read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") >= 3
+    assert not re.search(r'(src|href)="(?!data:|#)', page)
+    for run in ("ovos-frequent", "s3-random", "vcbench-frequent"):
+        assert f'data-run="{run}"' in page
     runs = sorted(p.name for p in (out / "runs").iterdir())
     assert runs == ["ovos-frequent", "ovos-random", "s3-frequent", "s3-random", "vcbench-frequent"]
 
@@ -153,3 +167,4 @@ def test_full_size_demo_from_the_command_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "headline" in out and "frequent" in out and "report:" in out
     assert (tmp_path / "demo" / "report.md").is_file()
+    assert (tmp_path / "demo" / "report.html").is_file()

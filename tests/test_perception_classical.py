@@ -22,7 +22,7 @@ from streamspatial.perception.classical import ClassicalEgoMotion, EgoMotionEsti
 from streamspatial.perception.spec import open_perception
 from streamspatial.perception.types import CameraIntrinsics
 from streamspatial.sim.house import generate_house
-from streamspatial.sim.render import HouseRenderer
+from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.types import CameraPose
 
 SIZE = (256, 192)
@@ -42,7 +42,7 @@ def scene():
     else:
         start, yaw = (((min(xs) + max(xs)) / 2, min(ys) + 1.0), math.pi / 2)
     assert room.contains(*start)
-    with HouseRenderer(house, SIZE) as r:
+    with RenderProcess(house, SIZE) as r:
         k = r.intrinsics
         yield r, CameraIntrinsics(k.width, k.height, k.fx, k.fy, k.cx, k.cy), start, yaw
 

@@ -131,7 +131,7 @@ def test_every_figure_is_drawn_or_explained(ovos, tmp_path: Path) -> None:
     assert "Reference rows not among the inputs: Human" in section(text, "levels")
     # Reference rows are marked and listed first.
     levels = section(text, "levels")
-    assert levels.index("Text-only (text)") < levels.index("openai:m1 · uniform-8")
+    assert levels.index("<td>Text-only</td>") < levels.index("openai:m1 · uniform-8")
     assert levels.count('class="ref"') == 2
 
 

@@ -10,7 +10,8 @@ import pytest
 from streamspatial.sim.house import generate_house, single_room_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.raycast import cast
-from streamspatial.sim.render import HouseRenderer, visibility
+from streamspatial.sim.render import visibility
+from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.scene import scene_boxes
 from streamspatial.sim.types import CameraPose, SceneObject, WallSegment
 
@@ -40,7 +41,7 @@ def test_depth_and_ids_agree_with_ray_caster_on_sampled_pixels():
     tr = plan_trajectory(h, duration=12, fps=2, seed=0)
     boxes = scene_boxes(h)
     rng = np.random.default_rng(0)
-    with HouseRenderer(h, SIZE) as r:
+    with RenderProcess(h, SIZE) as r:
         mismatched = total = 0
         for pose in tr.poses[::3]:
             f = r.render(pose)
@@ -58,7 +59,7 @@ def test_depth_and_ids_agree_with_ray_caster_on_sampled_pixels():
 def test_yawed_box_matches_ray_caster():
     h = single_room_house(6.0, 6.0, (_obj(1, 4.0, 3.0, (1.2, 0.4, 1.0), yaw=math.radians(30)),))
     pose = _look(1.0, 3.0, 0.0, pitch=-0.2)
-    with HouseRenderer(h, SIZE) as r:
+    with RenderProcess(h, SIZE) as r:
         f = r.render(pose)
         depth, ids, _ = cast(scene_boxes(h), pose, r.intrinsics)
     assert np.abs(f.depth - depth).max() < 0.01
@@ -70,10 +71,10 @@ def test_object_behind_a_wall_is_not_visible():
     target = _obj(1, 4.5, 2.0)
     wall = WallSegment((3.0, 0.0), (3.0, 4.0), 0.1, 2.6)  # floor to ceiling, wall to wall
     pose = _look(1.0, 2.0, 0.0)
-    with HouseRenderer(single_room_house(6.0, 4.0, (target,)), SIZE) as r:
+    with RenderProcess(single_room_house(6.0, 4.0, (target,)), SIZE) as r:
         seen = {v.instance_id: v for v in r.render(pose).visibility()}
     assert 1 in seen and seen[1].pixels > 200
-    with HouseRenderer(single_room_house(6.0, 4.0, (target,), extra_walls=(wall,)), SIZE) as r:
+    with RenderProcess(single_room_house(6.0, 4.0, (target,), extra_walls=(wall,)), SIZE) as r:
         assert r.render(pose).visibility() == ()
 
 
@@ -81,9 +82,9 @@ def test_partial_occlusion_by_another_object_reduces_visible_pixels():
     back = _obj(1, 5.0, 2.0, (0.4, 1.2, 2.0))  # taller than the eye: only its front face shows
     front = _obj(2, 3.0, 2.25, (0.3, 0.5, 1.6), color="blue")
     pose = _look(1.0, 2.0, 0.0)
-    with HouseRenderer(single_room_house(6.0, 4.0, (back,)), SIZE) as r:
+    with RenderProcess(single_room_house(6.0, 4.0, (back,)), SIZE) as r:
         alone = {v.instance_id: v for v in r.render(pose).visibility()}[1]
-    with HouseRenderer(single_room_house(6.0, 4.0, (back, front)), SIZE) as r:
+    with RenderProcess(single_room_house(6.0, 4.0, (back, front)), SIZE) as r:
         f = r.render(pose)
         both = {v.instance_id: v for v in f.visibility()}
     assert 0 < both[1].pixels < alone.pixels
@@ -94,7 +95,7 @@ def test_partial_occlusion_by_another_object_reduces_visible_pixels():
 
 def test_object_behind_the_camera_is_not_visible():
     h = single_room_house(6.0, 4.0, (_obj(1, 0.8, 2.0),))
-    with HouseRenderer(h, SIZE) as r:
+    with RenderProcess(h, SIZE) as r:
         assert r.render(_look(3.0, 2.0, 0.0)).visibility() == ()
         assert r.render(_look(3.0, 2.0, math.pi)).visibility()[0].instance_id == 1
 
@@ -115,7 +116,7 @@ def test_visibility_on_a_hand_made_id_image():
 
 def test_rgb_shows_object_colour_and_renderer_closes():
     h = single_room_house(6.0, 4.0, (_obj(1, 3.0, 2.0, (0.6, 1.0, 2.0)),))
-    r = HouseRenderer(h, SIZE)
+    r = RenderProcess(h, SIZE)
     f = r.render(_look(1.0, 2.0, 0.0))
     assert f.rgb.shape == (120, 160, 3) and f.rgb.dtype == np.uint8
     px = f.rgb[f.instance == 1].astype(float).mean(axis=0)

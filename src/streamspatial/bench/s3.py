@@ -206,7 +206,7 @@ def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
     if line.format != fmt:
         row.problem(
             "format",
-            f"expected {fmt!r} for task {line.task} (seed 004 Table 1), got {line.format!r}",
+            f"expected {fmt!r} for task {line.task} (S3-Bench, Table 1), got {line.format!r}",
         )
     options: tuple[Option, ...] = ()
     answer: float | str | None = None

@@ -6,6 +6,8 @@ runner as any model, the scene-graph rule agent over perfect and over noisy grou
 perception (issue #5: how much a pose-anchored memory answers by geometry alone, and how fast
 that falls with imperfect perception), and a text-only probe of a real model when one is
 configured.  No network and no model weights are needed unless ``--model`` asks for them.
+It ends with ``report.html`` (the papers' tables and figures, one self-contained page),
+``report.md`` and a short table in the terminal saying where to look next.
 
 The baselines run with the ``none`` frame policy: they never look at frames, and decoding
 video they ignore would only cost time.  The configured model is probed text-only, which is
@@ -16,13 +18,18 @@ VCBench file) is not run on it, and the report says so instead of showing a row 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from streamspatial.core.errors import StreamspatialError
@@ -30,6 +37,7 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.config import RULES_MODEL
 
 MODEL_ENV = "STREAMSPATIAL_MODEL"
+DEMO_SIZE = (320, 240)  # frames a person can look at; a minute renders in seconds
 NOISY = "ground-truth:noise=1"  # the documented unit noise: drift, depth error, misses, …
 FORMAT_TITLES = {"s3": "S3", "ovos": "OVO-S", "vcbench": "VCBench"}
 # The one headline number per format the closing summary shows (the paper's main metric).
@@ -98,9 +106,18 @@ def not_applicable(contender: Contender, items: list[Item]) -> str | None:
 
 
 def evaluate(
-    data: Path, videos: Path, out: Path, contenders: list[Contender], *, seed: int = 0
+    data: Path,
+    videos: Path,
+    out: Path,
+    contenders: list[Contender],
+    *,
+    seed: int = 0,
+    on_run: Callable[[str], None] | None = None,
 ) -> list[DemoRun]:
-    """Run each contender on one benchmark file through the runner; one run folder each."""
+    """Run each contender on one benchmark file through the runner; one run folder each.
+
+    The runner's one-line summary of each run is kept back (the demo's own table says it
+    all) unless the run ends with errors, when it is printed."""
     from streamspatial.cli.run import execute
     from streamspatial.eval.config import build_config
     from streamspatial.report import write_report
@@ -108,6 +125,8 @@ def evaluate(
     runs = []
     for c in contenders:
         run_dir = out / f"{data.stem}-{c.label}"
+        if on_run is not None:
+            on_run(run_dir.name)
         cfg = build_config(
             {
                 "data": data,
@@ -119,8 +138,12 @@ def evaluate(
                 **c.options(),
             }
         )
-        status = execute(cfg)
-        write_report(run_dir)
+        lines = io.StringIO()
+        with contextlib.redirect_stderr(lines):
+            status = execute(cfg)
+            write_report(run_dir)
+        if status:
+            sys.stderr.write(lines.getvalue())
         runs.append(DemoRun(data.stem, c, run_dir, status))
     return runs
 
@@ -128,7 +151,7 @@ def evaluate(
 def summary_markdown(
     bench: Path,
     runs: list[DemoRun],
-    n_items: dict[str, int],
+    n_items: dict[str, tuple[int, int]],
     skipped: dict[str, list[str]],
 ) -> str:
     """One page: what was generated, who ran, and each format's leaderboard."""
@@ -161,14 +184,16 @@ def summary_markdown(
     for fmt in sorted({r.format for r in runs}):
         fruns = [r for r in runs if r.format == fmt]
         columns, rows = leaderboard([r.run_dir for r in fruns])
-        lines += [f"## {fmt} — {n_items.get(fmt, 0)} items", ""]
+        items, points = n_items.get(fmt, (0, 0))
+        # n in the table counts query points: an item may be asked at several times
+        lines += [f"## {fmt} — {items} items, {points} query points", ""]
         if skipped.get(fmt):
             lines += [f"Not run on this file: {'; '.join(skipped[fmt])}.", ""]
         lines += [
             leaderboard_markdown(columns, rows),
             "",
             "Per-run reports: "
-            + ", ".join(f"[{r.model}]({r.run_dir.name}/report.md)" for r in fruns),
+            + ", ".join(f"[{r.model}](runs/{r.run_dir.name}/report.md)" for r in fruns),
             "",
         ]
     return "\n".join(lines)
@@ -211,9 +236,23 @@ def headline_table(runs: list[DemoRun]) -> Table:
 
 @dataclass
 class DemoResult:
-    report: Path
+    report: Path  # report.md
     runs: list[DemoRun]
     skipped: dict[str, list[str]]
+    html: Path | None = None  # report.html, None when the report extra is missing
+    html_missing: str | None = None  # why there is no report.html
+
+
+def _bar(console: Console, unit: str) -> Progress:
+    """The demo's steps 2 and 3: what is being done, a bar, done / all, time so far."""
+    return Progress(
+        TextColumn("{task.description:<34}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        console=console,
+    )
 
 
 def run_demo(
@@ -221,7 +260,7 @@ def run_demo(
     *,
     houses: int = 3,
     minutes: float = 1.0,
-    size: tuple[int, int] = (160, 120),
+    size: tuple[int, int] = DEMO_SIZE,
     fps: float = 10.0,
     seed: int = 0,
     spin_turns: int = 6,
@@ -255,16 +294,15 @@ def run_demo(
         contenders.append(
             Contender(model.replace(":", "_").replace("/", "_"), model, note="text-only probe")
         )
-    runs: list[DemoRun] = []
-    n_items: dict[str, int] = {}
+    n_items: dict[str, tuple[int, int]] = {}
     skipped: dict[str, list[str]] = {}
-    console.print(f"[2/3] evaluating {', '.join(c.label for c in contenders)}")
+    plan: list[tuple[Path, list[Contender]]] = []
     for fmt in ("s3", "ovos", "vcbench"):
         path = result.files.get(fmt)
         if path is None:
             continue
         items = [it for it in result.items if it.benchmark == fmt]
-        n_items[path.stem] = len(items)
+        n_items[path.stem] = (len(items), sum(len(it.queries) for it in items))
         chosen = []
         for c in contenders:
             why = not_applicable(c, items)
@@ -272,11 +310,48 @@ def run_demo(
                 chosen.append(c)
             else:
                 skipped.setdefault(path.stem, []).append(f"{c.label} ({why})")
-        runs += evaluate(path, result.videos, out / "runs", chosen, seed=seed)
+        plan.append((path, chosen))
+    console.print(f"[2/3] evaluating {', '.join(c.label for c in contenders)}")
+    runs: list[DemoRun] = []
+    with _bar(console, "runs") as bar:
+        task = bar.add_task("starting", total=sum(len(chosen) for _, chosen in plan))
+        started_runs = [0]
+
+        def started(name: str) -> None:
+            bar.update(task, description=name, completed=started_runs[0])
+            started_runs[0] += 1
+
+        for path, chosen in plan:
+            runs += evaluate(path, result.videos, out / "runs", chosen, seed=seed, on_run=started)
+        bar.update(task, description="done", completed=len(runs))
     console.print("[3/3] writing the report")
     report = out / "report.md"
     report.write_text(summary_markdown(cfg.out, runs, n_items, skipped), encoding="utf-8")
-    return DemoResult(report, runs, skipped)
+    html, missing = write_demo_html(out, runs, console)
+    return DemoResult(report, runs, skipped, html, missing)
+
+
+def write_demo_html(
+    out: Path, runs: list[DemoRun], console: Console
+) -> tuple[Path | None, str | None]:
+    """``out/report.html`` over every run, under a bar; without matplotlib, why not."""
+    try:
+        from streamspatial.report.html import write_html
+    except StreamspatialError as e:  # the report extra is missing: report.md still stands
+        return None, str(e)
+    with _bar(console, "steps") as bar:
+        task = bar.add_task("report.html", total=None)
+
+        def progress(what: str, done: int, total: int) -> None:
+            bar.update(task, description=what, completed=done, total=total)
+
+        path = write_html(
+            [r.run_dir for r in runs],
+            out / "report.html",
+            title="streamspatial demo — simulator benchmark, baselines and scene-graph memory",
+            progress=progress,
+        )
+    return path, None
 
 
 def register(app: typer.Typer) -> None:
@@ -287,7 +362,9 @@ def register(app: typer.Typer) -> None:
         ),
         houses: Annotated[int, typer.Option("--houses", help="Houses to generate.")] = 3,
         minutes: Annotated[float, typer.Option("--minutes", help="Minutes per house.")] = 1.0,
-        size: Annotated[str, typer.Option("--size", help="Frame size WIDTHxHEIGHT.")] = "160x120",
+        size: Annotated[
+            str, typer.Option("--size", help="Frame size WIDTHxHEIGHT.")
+        ] = f"{DEMO_SIZE[0]}x{DEMO_SIZE[1]}",
         seed: Annotated[int, typer.Option("--seed", help="Seed for everything.")] = 0,
         spin_turns: Annotated[
             int, typer.Option("--spin-turns", help="Turns of the identity probe (0: off).")
@@ -304,7 +381,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
     ) -> None:
-        """Generate a small benchmark, run baselines and rule agents (and a model), report."""
+        """Generate a small benchmark, run baselines and rule agents, write report.html."""
         from streamspatial.cli.sim import parse_size
 
         if out.exists() and any(out.iterdir()) and not (out / "benchmark").is_dir():
@@ -325,10 +402,31 @@ def register(app: typer.Typer) -> None:
         summary = Console()
         summary.print()
         summary.print(headline_table(result.runs))
-        # soft_wrap: paths stay on one line, ready to copy
         for fmt, why in sorted(result.skipped.items()):
             summary.print(f"not run on {fmt}: {'; '.join(why)}", soft_wrap=True)
-        summary.print(f"report: {result.report}", soft_wrap=True)
-        summary.print(
-            f"per-run reports: {out / 'runs'}/<format>-<contender>/report.md", soft_wrap=True
+        print_next_steps(summary, out, result)
+
+
+def print_next_steps(console: Console, out: Path, result: DemoResult) -> None:
+    """Where to look, and the command that puts a real model on the same benchmark."""
+    # soft_wrap: paths stay on one line, ready to copy
+    if result.html is not None:
+        console.print(
+            f"[bold]report:[/bold] {result.html.resolve()}  (tables and figures; open it in a "
+            "browser)",
+            soft_wrap=True,
         )
+    else:
+        console.print(f"no report.html: {result.html_missing}", soft_wrap=True)
+    console.print(
+        f"also: {result.report} (leaderboards), {out / 'runs'}/<format>-<contender>/ "
+        f"(one run each), {out / 'benchmark'}/ (the benchmark)",
+        soft_wrap=True,
+    )
+    bench = out / "benchmark"
+    console.print(
+        "next, a model on the same benchmark: streamspatial run "
+        f"--data {bench / 'ovos.jsonl'} --videos {bench / 'videos'} "
+        "--model openai:<name> --out runs/ovos",
+        soft_wrap=True,
+    )

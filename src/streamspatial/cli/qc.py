@@ -1,4 +1,4 @@
-"""``streamspatial qc ...``: quality-control probes (seeds 000 E.5, 003 F.4–F.5).
+"""``streamspatial qc ...``: quality-control probes (OVO-S-Bench App. E.5; UCS-Bench App. F.4–F.5).
 
 Each subcommand prints a table and, with ``--out``, writes its full findings as JSON (JSONL for
 neighbours), so a curation pass can be scripted.  Findings are reports, not failures: the exit
@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 qc_app = typer.Typer(
-    help="Quality control of benchmark items (seeds 000 E.5, 003 F.4–F.5).",
+    help="Quality control of benchmark items (OVO-S-Bench App. E.5; UCS-Bench App. F.4–F.5).",
     no_args_is_help=True,
 )
 

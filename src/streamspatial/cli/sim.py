@@ -17,6 +17,7 @@ from rich.progress import (
 )
 
 from streamspatial.core.errors import InputError
+from streamspatial.sim.generate import BENCHMARK_SIZE
 
 sim_app = typer.Typer(
     help="Procedural simulator: generate benchmarks and training data.", no_args_is_help=True
@@ -59,7 +60,10 @@ def generate(
     houses: Annotated[int, typer.Option("--houses", help="Number of houses (one walk each).")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Seed: same seed, same benchmark.")] = 0,
     minutes: Annotated[float, typer.Option("--minutes", help="Minutes of video per house.")] = 1.0,
-    size: Annotated[str, typer.Option("--size", help="Frame size WIDTHxHEIGHT.")] = "320x240",
+    size: Annotated[
+        str,
+        typer.Option("--size", help="Frame size WIDTHxHEIGHT (S3-Bench's real videos: 640x480)."),
+    ] = "{}x{}".format(*BENCHMARK_SIZE),
     fps: Annotated[float, typer.Option("--fps", help="Frames per second.")] = 10.0,
     split: Annotated[
         str, typer.Option("--split", help="train|eval: disjoint house seeds.")
@@ -68,8 +72,13 @@ def generate(
         int, typer.Option("--per-family", help="Questions per family per video.")
     ] = 3,
     spin_turns: Annotated[
-        int, typer.Option("--spin-turns", help="Turns of the identity-persistence probe (0: off).")
-    ] = 60,
+        int,
+        typer.Option(
+            "--spin-turns",
+            help="Also render VCBench's identity-persistence probe: a camera turning in place "
+            "this many times, 6 s a turn, with one question per turn (0: none).",
+        ),
+    ] = 0,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig

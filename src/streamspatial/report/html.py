@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,14 +32,14 @@ from streamspatial.report.queries import (
     run_queries,
 )
 from streamspatial.report.runs import (
-    model_label,
     policy_label,
     policy_model_grid,
     reference_kind,
+    run_labels,
     thinking_deltas,
     thinking_flag,
 )
-from streamspatial.report.tables import fmt_cell, headline
+from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
 
 REPORT_HTML = "report.html"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
@@ -49,7 +49,8 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem 
 max-width:1200px;color:#222;line-height:1.4;padding:0 1rem}
 h1{font-size:1.6rem}h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.2rem}
 h3{margin-bottom:.3rem}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem;display:block;
+overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ccc;padding:.25rem .55rem}th{background:#f3f3f3;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.ref td{background:#fafae6;font-style:italic}
@@ -130,6 +131,7 @@ class Page:
         parts = [f'<h2 id="{a}">{_e(h)}</h2>{b}' for a, h, b in self.sections]
         return (
             "<!doctype html><html lang=en><head><meta charset=utf-8>"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(self.title)}</title><style>{CSS}</style></head><body>"
             f"<h1>{_e(self.title)}</h1><nav>{nav}</nav>{''.join(parts)}</body></html>\n"
         )
@@ -139,9 +141,18 @@ def _run_name(rep: RunReport) -> str:
     return rep.run_dir.name
 
 
-def _display(rep: RunReport) -> str:
-    kind = reference_kind(rep)
-    return f"{kind} ({_run_name(rep)})" if kind else f"{model_label(rep)} · {policy_label(rep)}"
+Labels = Mapping[Path, str]  # run folder → the name a table row or a legend shows
+
+
+def _per_benchmark(reports: Sequence[RunReport], section: Callable[[list[RunReport]], str]) -> str:
+    """``section`` once per benchmark among ``reports``: numbers of two benchmarks never
+    share a table or a chart, and within one benchmark the labels stay short."""
+    groups: dict[str, list[RunReport]] = {}
+    for rep in reports:
+        groups.setdefault(rep.table.name, []).append(rep)
+    if len(groups) == 1:
+        return section(next(iter(groups.values())))
+    return "".join(f"<h3>{_e(name)}</h3>" + section(runs) for name, runs in groups.items())
 
 
 def _runs_section(reports: Sequence[RunReport]) -> str:
@@ -175,40 +186,48 @@ def _runs_section(reports: Sequence[RunReport]) -> str:
 
 
 def _headline_section(reports: Sequence[RunReport]) -> str:
-    """Accuracy per level / task, one row per run, reference rows marked (seed 000 Table 2)."""
+    """Accuracy per level / task, one row per run, reference rows marked (OVO-S-Bench,
+    Table 2); one table and chart per benchmark."""
+    return _per_benchmark(reports, _headline_of_one_benchmark)
+
+
+def _headline_of_one_benchmark(reports: list[RunReport]) -> str:
+    label = run_labels(reports)
     heads = [headline(r.table) for r in reports]
     keys = list(dict.fromkeys(k for h in heads for k in h))
     if not keys:
         return _absent("no headline numbers: the runs hold no scored records")
     order = sorted(range(len(reports)), key=lambda i: (reference_kind(reports[i]) is None, i))
-    rows, classes = [], []
-    for i in order:
-        rows.append({"run": _display(reports[i]), **heads[i]})
-        classes.append("ref" if reference_kind(reports[i]) else "")
     cols = ["run", *keys]
-    pct = {k: "accuracy" for k in keys}
     body = "<table><thead><tr>" + "".join(f"<th>{_e(c)}</th>" for c in cols) + "</tr></thead>"
     body += "<tbody>"
-    for i, row, cls in zip(order, rows, classes, strict=True):
-        cells = f"<td>{_e(row['run'])}</td>" + "".join(
-            _num_td(pct[k], row.get(k), run=_run_name(reports[i]), col=k) for k in keys
+    for i in order:
+        rep = reports[i]
+        cls = "ref" if reference_kind(rep) else ""
+        cells = f"<td>{_e(label[rep.run_dir])}</td>" + "".join(
+            _num_td("accuracy", heads[i].get(k), run=_run_name(rep), col=k) for k in keys
         )
         body += f'<tr class="{cls}">{cells}</tr>'
     body += "</tbody></table>"
-    refs = [_display(r) for r in reports if reference_kind(r)]
+    refs = [label[r.run_dir] for r in reports if reference_kind(r)]
     present = {reference_kind(r) for r in reports}
     missing = [f"{k} ({how})" for k, how in REFERENCE_RUNS.items() if k not in present]
     if missing:
         body += f'<p class="note">Reference rows not among the inputs: {"; ".join(missing)}.</p>'
-    series = {_display(reports[i]): [heads[i].get(k) for k in keys] for i in order}
+    series = {label[reports[i].run_dir]: [heads[i].get(k) for k in keys] for i in order}
+    name = reports[0].table.name
     body += _img(
-        plots.grouped_bars(keys, series, title="Headline scores per level / task", references=refs),
-        "accuracy per level or task",
+        plots.grouped_bars(keys, series, title=f"{name}: headline numbers", references=refs),
+        f"{name} headline numbers per run",
     )
     return body
 
 
 def _heatmap_section(reports: Sequence[RunReport]) -> str:
+    return _per_benchmark(reports, _heatmap_of_one_benchmark)
+
+
+def _heatmap_of_one_benchmark(reports: list[RunReport]) -> str:
     grid = policy_model_grid(reports)
     if grid is None:
         return _absent(
@@ -231,9 +250,11 @@ def _heatmap_section(reports: Sequence[RunReport]) -> str:
         )
     table += "</tbody></table>"
     values = [[grid.cells.get((p, m)) for m in grid.models] for p in grid.policies]
-    title = f"{grid.metric or 'score'} by frame policy × model"
+    name = reports[0].table.name
+    title = f"{name}: {grid.metric or 'score'} by frame policy × model"
     return (
-        f'<p class="note">cell = each run\'s {_e(grid.metric)} (as in its scores.json)</p>'
+        f'<p class="note">cell = each run\'s {_e(name)} {_e(grid.metric)} '
+        "(as in its scores.json)</p>"
         + table
         + _img(plots.heatmap(grid.policies, grid.models, values, title), "policy model heatmap")
     )
@@ -261,16 +282,34 @@ def _thinking_section(reports: Sequence[RunReport]) -> str:
             + "</tr>"
         )
     out += "</tbody></table>"
-    return out + '<p class="note">Δ = thinking − non-thinking, in points (seed 000 Table 3).</p>'
+    return out + (
+        '<p class="note">Δ = thinking − non-thinking, in points (OVO-S-Bench, Table 3).</p>'
+    )
 
 
-def _interval_section(queries: Sequence[RunQueries]) -> str:
-    usable = [q for q in queries if q.annotations and q.rows]
+def _interval_section(reports: Sequence[RunReport], queries: Sequence[RunQueries]) -> str:
     out = "".join(
         _absent(f"{q.label}: {q.why_no_annotations}") for q in queries if not q.annotations
     )
+    by_run = {rep.run_dir: q for rep, q in zip(reports, queries, strict=True)}
+    usable = [
+        rep for rep in reports if by_run[rep.run_dir].annotations and by_run[rep.run_dir].rows
+    ]
     if not usable:
         return out + _absent("no run with readable benchmark annotations: no interval figures")
+
+    def one_benchmark(group: list[RunReport]) -> str:
+        short = run_labels(group)
+        return _interval_figures(
+            [replace(by_run[r.run_dir], label=short[r.run_dir]) for r in group],
+            group[0].table.name,
+        )
+
+    return out + _per_benchmark(usable, one_benchmark)
+
+
+def _interval_figures(usable: Sequence[RunQueries], benchmark: str) -> str:
+    out = ""
     bins = [b for b, _ in INTERVAL_BINS]
     for value, title, xlabel in (
         ("gap", "Accuracy vs question–evidence interval", "t_q − end of last evidence"),
@@ -285,8 +324,9 @@ def _interval_section(queries: Sequence[RunQueries]) -> str:
             {"run": label, **{b: next((a for x, _, a in pts if x == b), None) for b in used}}
             for label, pts in series.items()
         ]
-        out += f"<h3>{_e(title)}</h3>" + _percent_table(["run", *used], rows)
-        out += _img(plots.lines_by_bin(series, used, title=title, xlabel=xlabel), title)
+        out += f"<h4>{_e(title)}</h4>" + _percent_table(["run", *used], rows)
+        figure = plots.lines_by_bin(series, used, title=f"{benchmark}: {title}", xlabel=xlabel)
+        out += _img(figure, title)
     return out
 
 
@@ -303,7 +343,7 @@ def _percent_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> st
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _trajectory_section(reports: Sequence[RunReport]) -> str:
+def _trajectory_section(reports: Sequence[RunReport], label: Labels) -> str:
     vc = [r for r in reports if r.table.name == "VCBench"]
     if not vc:
         return _absent("no VCBench run among the inputs: no prediction trajectories")
@@ -316,11 +356,11 @@ def _trajectory_section(reports: Sequence[RunReport]) -> str:
             times.setdefault(r.item_id, []).append(r.t_q)
         trajs.sort(key=lambda t: t.item_id)
         shown = trajs[:MAX_TRAJECTORIES]
-        metrics = [{m: t.metric(m) for m in ("gpa", "moc", "uda")} for t in shown]
-        out += f"<h3>{_e(_display(rep))}</h3>"
+        metrics = [{m: t.metric(m) for m in VCBENCH_METRICS} for t in shown]
+        out += f"<h3>{_e(label[rep.run_dir])}</h3>"
         rows = [{"question": t.item_id, "subcategory": t.subcategory, **m}
                 for t, m in zip(shown, metrics, strict=True)]  # fmt: skip
-        out += html_table(["question", "subcategory", "gpa", "moc", "uda"], rows,
+        out += html_table(["question", "subcategory", *VCBENCH_METRICS], rows,
                           run=_run_name(rep))  # fmt: skip
         if len(trajs) > len(shown):
             out += f'<p class="note">first {len(shown)} of {len(trajs)} questions shown</p>'
@@ -330,63 +370,77 @@ def _trajectory_section(reports: Sequence[RunReport]) -> str:
 
 
 def _recall_section(reports: Sequence[RunReport], queries: Sequence[RunQueries]) -> str:
-    """Seed 000 Fig. 5.  CR / ER per level are the runs' scores.json ``diagnostics`` tables
-    (eval.aggregate.diagnostics_table); the Pearson r and the retained-time density are
-    computed here from the same records."""
-    pairs = [(rep, q) for rep, q in zip(reports, queries, strict=True) if rep.diagnostics]
-    if not pairs:
+    """OVO-S-Bench, Fig. 5, once per benchmark.  CR / ER per level are the runs' scores.json
+    ``diagnostics`` tables (eval.aggregate.diagnostics_table); the Pearson r and the
+    retained-time density are computed here from the same records."""
+    by_run = {rep.run_dir: q for rep, q in zip(reports, queries, strict=True)}
+    with_diag = [rep for rep in reports if rep.diagnostics]
+    if not with_diag:
         return _absent(
             "no run with ER/CR data: no record carries diagnostics.compression_ratio / "
             "evidence_recall (the runner records them for runs made since it does; "
             "older run folders lack them)"
         )
+    note = (
+        '<p class="note">CR = share of the prefix\'s 1-s bins that reached the model; ER = '
+        "share of the annotated evidence bins that did (OVO-S-Bench §4.3.3); r = per-query "
+        "Pearson correlation of ER with the query's score; – : ER or score constant.</p>"
+    )
+    return _per_benchmark(with_diag, lambda group: _recall_of_one_benchmark(group, by_run)) + note
+
+
+def _recall_of_one_benchmark(group: list[RunReport], by_run: Mapping[Path, RunQueries]) -> str:
+    label = run_labels(group)
     cols = ["run", "n", "CR", "ER", "n (ER)", "Pearson r (ER, correct)"]
     body, stats, details = "", [], ""
-    for rep, q in pairs:
+    for rep in group:
         table = rep.diagnostics
         overall = table.row(level="Overall")
-        s = recall_stats(q)
+        s = recall_stats(replace(by_run[rep.run_dir], label=label[rep.run_dir]))
         if s is not None:
             per_level = {r["level"]: r["er"] for r in table.rows if r["level"] != "Overall"}
             stats.append(replace(s, er_by_level=per_level))
         run = _run_name(rep)
         body += (
-            f"<tr><td>{_e(_display(rep))}</td>{_num_td('n', overall['n'], col='n', run=run)}"
+            f"<tr><td>{_e(label[rep.run_dir])}</td>{_num_td('n', overall['n'], col='n', run=run)}"
             f"{_num_td('accuracy', overall['cr'], col='cr', run=run)}"
             f"{_num_td('accuracy', overall['er'], col='er', run=run)}"
             f"{_num_td('n', overall['n_er'], col='n_er', run=run)}"
             f"{_num_td('r', s.pearson_r if s else None, col='r', run=run)}</tr>"
         )
         details += (
-            f"<details><summary>{_e(_display(rep))}: CR / ER per level</summary>"
+            f"<details><summary>{_e(label[rep.run_dir])}: CR / ER per level</summary>"
             + html_table(table.columns, table.rows)
             + "</details>"
         )
     head = "".join(f"<th>{_e(c)}</th>" for c in cols)
     out = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{details}"
-    out += (
-        '<p class="note">CR = share of the prefix\'s 1-s bins that reached the model; ER = '
-        "share of the annotated evidence bins that did (seed 000 §4.3.3); r = per-query "
-        "Pearson correlation of ER with the query's score; – : ER or score constant.</p>"
-    )
     if not stats:
         return out + _absent("no query with annotated evidence: no ER figure")
-    return out + _img(plots.recall_figure(stats), "evidence recall diagnostics")
+    figure = plots.recall_figure(stats, title=group[0].table.name)
+    return out + _img(figure, "evidence recall diagnostics")
 
 
 def _source_section(reports: Sequence[RunReport]) -> str:
     with_src = [r for r in reports if r.sources is not None]
     if not with_src:
         return _absent("no per-source accuracy: no run has records from more than one source")
+    return _per_benchmark(with_src, _sources_of_one_benchmark)
+
+
+def _sources_of_one_benchmark(with_src: list[RunReport]) -> str:
+    label = run_labels(with_src)
     sources = list(dict.fromkeys(row["source"] for r in with_src for row in r.sources.rows))
     series, rows = {}, []
     for rep in with_src:
         by = {row["source"]: row["score"] for row in rep.sources.rows}
-        series[_display(rep)] = [by.get(s) for s in sources]
+        series[label[rep.run_dir]] = [by.get(s) for s in sources]
     for s_i, s in enumerate(sources):
         rows.append({"source": s, **{k: v[s_i] for k, v in series.items()}})
+    name = with_src[0].table.name
     return _percent_table(["source", *series], rows) + _img(
-        plots.grouped_bars(sources, series, title="Accuracy per source"), "per-source accuracy"
+        plots.grouped_bars(sources, series, title=f"{name}: accuracy per source"),
+        "per-source accuracy",
     )
 
 
@@ -403,12 +457,12 @@ def _length_section(queries: Sequence[RunQueries]) -> str:
         html_table(["scope", "evidence ρ", "evidence n", "prefix ρ", "prefix n"], rows)
         + '<p class="note">Spearman ρ between query-level mean accuracy (over the runs above) '
         "and evidence-span / prefix length; controlled rows centre the ranks within each "
-        "level (or level and source) first (seed 000 Table 9). – : fewer than 3 queries "
+        "level (or level and source) first (OVO-S-Bench, Table 9). – : fewer than 3 queries "
         "or a constant variable.</p>"
     )
 
 
-def _taxonomy_section(reports: Sequence[RunReport]) -> str:
+def _taxonomy_section(reports: Sequence[RunReport], label: Labels) -> str:
     found = [
         (r, r.run_dir / TAXONOMY_JSON) for r in reports if (r.run_dir / TAXONOMY_JSON).exists()
     ]
@@ -426,7 +480,7 @@ def _taxonomy_section(reports: Sequence[RunReport]) -> str:
             {"level": lv, **{h: dist[lv].get(lb, 0) for h, lb in zip(heads, labels, strict=True)}}
             for lv in levels
         ]
-        out += f"<h3>{_e(_display(rep))}</h3>" + html_table(["level", *heads], rows)
+        out += f"<h3>{_e(label[rep.run_dir])}</h3>" + html_table(["level", *heads], rows)
         kappa = data.get("kappa")
         judges = ", ".join(data.get("judges") or [])
         out += (
@@ -451,35 +505,65 @@ def _taxonomy_section(reports: Sequence[RunReport]) -> str:
     return out
 
 
-def build_html(run_dirs: Sequence[Path], *, title: str | None = None) -> str:
-    """The page for these runs; also (re)writes each run's scores.json and report.md."""
-    reports = [write_report(d) for d in run_dirs]
-    queries = [run_queries(r, _display(r)) for r in reports]
+Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
+
+
+def build_html(
+    run_dirs: Sequence[Path], *, title: str | None = None, progress: Progress | None = None
+) -> str:
+    """The page for these runs; also (re)writes each run's scores.json and report.md.
+
+    ``progress`` hears of every run scored and every section drawn (the figures take a
+    few seconds for a dozen runs)."""
+    tick = progress or (lambda *_: None)
+    reports: list[RunReport] = []
+
+    def paper_tables() -> str:
+        return "".join(
+            f"<details{' open' if len(reports) <= 3 else ''}>"
+            f"<summary>{_e(label[r.run_dir])} — {_e(r.table.name)}</summary>"
+            + _paper_table(r.table, _run_name(r))
+            + "</details>"
+            for r in reports
+        )
+
+    sections: list[tuple[str, str, Callable[[], str]]] = [
+        ("runs", "Runs", lambda: _runs_section(reports)),
+        ("tables", "Paper tables", paper_tables),
+        ("levels", "Accuracy per level / task", lambda: _headline_section(reports)),
+        ("heatmap", "Frame policy × model", lambda: _heatmap_section(reports)),
+        ("thinking", "Thinking vs non-thinking", lambda: _thinking_section(reports)),
+        ("interval", "Accuracy vs time", lambda: _interval_section(reports, queries)),
+        ("trajectories", "VCBench trajectories", lambda: _trajectory_section(reports, label)),
+        ("recall", "Evidence recall (ER/CR)", lambda: _recall_section(reports, queries)),
+        ("sources", "Per-source accuracy", lambda: _source_section(reports)),
+        ("length", "Length vs accuracy", lambda: _length_section(queries)),
+        ("taxonomy", "Error taxonomy", lambda: _taxonomy_section(reports, label)),
+    ]
+    total = len(run_dirs) + len(sections)
+    for d in run_dirs:
+        tick(f"scoring {Path(d).name}", len(reports), total)
+        reports.append(write_report(d))
+    label = run_labels(reports)
+    queries = [run_queries(r, label[r.run_dir]) for r in reports]
     names = sorted({r.table.name for r in reports})
     page = Page(title or f"streamspatial report — {', '.join(names)}")
-    page.add("runs", "Runs", _runs_section(reports))
-    tables = "".join(
-        f"<details{' open' if len(reports) <= 3 else ''}><summary>{_e(_display(r))}</summary>"
-        + _paper_table(r.table, _run_name(r))
-        + "</details>"
-        for r in reports
-    )
-    page.add("tables", "Paper tables", tables)
-    page.add("levels", "Accuracy per level / task", _headline_section(reports))
-    page.add("heatmap", "Frame policy × model", _heatmap_section(reports))
-    page.add("thinking", "Thinking vs non-thinking", _thinking_section(reports))
-    page.add("interval", "Accuracy vs time", _interval_section(queries))
-    page.add("trajectories", "VCBench trajectories", _trajectory_section(reports))
-    page.add("recall", "Evidence recall (ER/CR)", _recall_section(reports, queries))
-    page.add("sources", "Per-source accuracy", _source_section(reports))
-    page.add("length", "Length vs accuracy", _length_section(queries))
-    page.add("taxonomy", "Error taxonomy", _taxonomy_section(reports))
+    for k, (anchor, heading, draw) in enumerate(sections):
+        tick(heading, len(reports) + k, total)
+        page.add(anchor, heading, draw())
+    tick("done", total, total)
     return page.render()
 
 
-def write_html(run_dirs: Sequence[Path], out: Path, *, title: str | None = None) -> Path:
+def write_html(
+    run_dirs: Sequence[Path],
+    out: Path,
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+) -> Path:
     """Write the page atomically (a reader never sees half a file)."""
-    text = build_html(run_dirs, title=title)
+    text = build_html(run_dirs, title=title, progress=progress)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

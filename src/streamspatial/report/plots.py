@@ -14,6 +14,7 @@ from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.aggregate import Trajectory
+from streamspatial.report.tables import VCBENCH_METRICS
 
 try:
     import matplotlib
@@ -52,7 +53,10 @@ def grouped_bars(
     """One bar per run in each group (level / task); reference runs hatched."""
     n = max(1, len(series))
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(min(11.0, max(6.0, 0.3 * len(groups) * n + 3)), 3.8))
+    fig, ax = plt.subplots(
+        figsize=(min(11.0, max(6.0, 0.3 * len(groups) * n + 3)), 3.4 + _legend_height(series)),
+        layout="constrained",
+    )
     for k, (label, values) in enumerate(series.items()):
         xs = [i - 0.4 + width * (k + 0.5) for i in range(len(groups))]
         ax.bar(
@@ -68,9 +72,26 @@ def grouped_bars(
     ax.set_ylabel(ylabel)
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _legend_below(fig, ax)
     ax.grid(axis="y", alpha=0.3)
     return _png(fig)
+
+
+def _legend_height(labels: Sequence[str]) -> float:
+    """Inches a legend of ``labels`` below the axes takes (one or two columns)."""
+    return 0.2 * math.ceil(len(labels) / _legend_columns(labels)) + 0.3
+
+
+def _legend_columns(labels: Sequence[str]) -> int:
+    return 2 if len(labels) > 3 and max(map(len, labels)) <= 45 else 1
+
+
+def _legend_below(fig: Any, ax: Any) -> None:
+    """The legend under the plot, full labels, never over the bars or the axis labels."""
+    handles, labels = ax.get_legend_handles_labels()
+    if labels:
+        fig.legend(handles, labels, loc="outside lower center", fontsize=8,
+                   ncol=_legend_columns(labels), frameon=False)  # fmt: skip
 
 
 def heatmap(
@@ -78,9 +99,9 @@ def heatmap(
 ) -> bytes:
     """Policy (rows) × model (columns), cells annotated with their percentage."""
     data = [[_pct(v) for v in row] for row in values]
-    fig, ax = plt.subplots(
-        figsize=(max(4.5, 1.5 * len(cols) + 2.5), max(2.5, 0.6 * len(rows) + 1.5))
-    )
+    longest_row = max((len(r) for r in rows), default=0)
+    width = max(6.0, 1.5 * len(cols) + 0.08 * longest_row + 2.0)
+    fig, ax = plt.subplots(figsize=(width, max(2.5, 0.6 * len(rows) + 1.8)), layout="constrained")
     im = ax.imshow(data, cmap="viridis", vmin=0, vmax=100, aspect="auto")
     ax.set_xticks(range(len(cols)), cols, rotation=20, ha="right")
     ax.set_yticks(range(len(rows)), rows)
@@ -89,7 +110,7 @@ def heatmap(
             text = "–" if math.isnan(v) else f"{v:.1f}"
             ax.text(j, i, text, ha="center", va="center", color="white" if v < 60 else "black")
     fig.colorbar(im, ax=ax, label="%")
-    ax.set_title(title)
+    fig.suptitle(title)  # over the whole figure: a narrow grid does not cut it
     return _png(fig)
 
 
@@ -101,7 +122,7 @@ def lines_by_bin(
     xlabel: str,
 ) -> bytes:
     """Accuracy per interval bin, one line per run (seed 003 Fig. 6a / Fig. 11)."""
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(7, 3.0 + _legend_height(series)), layout="constrained")
     for label, points in series.items():
         by = {b: acc for b, _, acc in points}
         ax.plot(range(len(bins)), [_pct(by.get(b)) for b in bins], marker="o", label=label)
@@ -110,7 +131,7 @@ def lines_by_bin(
     ax.set_ylabel("accuracy (%)")
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    _legend_below(fig, ax)
     ax.grid(alpha=0.3)
     return _png(fig)
 
@@ -124,7 +145,9 @@ def trajectories(
     n = len(trajs)
     cols = min(4, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.5 * rows), squeeze=False)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(3.3 * cols, 2.7 * rows), squeeze=False, layout="constrained"
+    )
     for ax in axes.flat[n:]:
         ax.axis("off")
     for k, (ax, traj, m) in enumerate(zip(axes.flat, trajs, metrics, strict=False)):
@@ -137,8 +160,10 @@ def trajectories(
             ms=3,
             label="prediction",
         )
-        parts = [f"{k.upper()} {_fmt(m.get(k))}" for k in ("gpa", "moc", "uda")]
-        ax.set_title(f"{traj.item_id} ({traj.subcategory})\n" + " · ".join(parts), fontsize=8)
+        parts = [f"{name} {_fmt(m.get(k))}" for k, name in VCBENCH_METRICS.items()]
+        # Long ids keep their end, which tells a file's questions apart.
+        head = traj.item_id if len(traj.item_id) <= 36 else "…" + traj.item_id[-35:]
+        ax.set_title(f"{head}\n{traj.subcategory} · " + " · ".join(parts), fontsize=7)
         ax.set_xlabel("query time (s)" if times else "query point", fontsize=7)
         ax.tick_params(labelsize=7)
     axes.flat[0].legend(fontsize=7)
@@ -149,38 +174,64 @@ def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{100 * v:.1f}"
 
 
-def recall_figure(stats: Sequence[Any]) -> bytes:
-    """Seed 000 Fig. 5: (a) retained-time density vs t/t_q, (b) ER by level, (c) ER vs
-    correctness with Pearson r in the legend."""
-    rows = math.ceil(len(stats) / 3)
-    fig, (a, b, c) = plt.subplots(1, 3, figsize=(12, 3.6 + 0.22 * rows), layout="constrained")
-    for k, s in enumerate(stats):
-        if s.relative_times:
-            a.hist(s.relative_times, bins=20, range=(0, 1), density=True, histtype="step",
-                   color=f"C{k % 10}")  # fmt: skip
-    a.axhline(1.0, color="grey", ls=":", label="uniform")
-    a.set_xlabel("t / t_q")
-    a.set_ylabel("density")
-    a.set_title("(a) retained-time density")
+def recall_figure(stats: Sequence[Any], title: str = "") -> bytes:
+    """OVO-S-Bench, Fig. 5: (a) retained-time density vs t/t_q, (b) ER by level, (c) ER vs
+    correctness with Pearson r in the legend.  A panel with nothing to draw is left out."""
     levels = sorted({lv for s in stats for lv in s.er_by_level})
-    width = 0.8 / max(1, len(stats))
-    for k, s in enumerate(stats):
-        b.bar([i - 0.4 + width * (k + 0.5) for i in range(len(levels))],
-              [_pct(s.er_by_level.get(lv)) for lv in levels], width,
-              color=f"C{k % 10}")  # fmt: skip
-    b.set_xticks(range(len(levels)), levels)
-    b.set_ylabel("ER (%)")
-    b.set_ylim(0, 100)
-    b.set_title("(b) evidence recall by level")
-    for k, s in enumerate(stats):
-        r = "–" if s.pearson_r is None else f"{s.pearson_r:.2f}"
-        c.scatter([p[0] for p in s.er_points], [p[1] for p in s.er_points], s=10, alpha=0.6,
-                  color=f"C{k % 10}", label=f"{s.label} (r = {r})")  # fmt: skip
-    c.set_xlabel("evidence recall")
-    c.set_ylabel("correct (score)")
-    c.set_title("(c) ER vs correctness")
-    a.legend(fontsize=7, loc="upper left")
-    fig.legend(*c.get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
+    panels = [
+        name
+        for name, has in (
+            ("a", any(s.relative_times for s in stats)),
+            ("b", bool(levels)),
+            ("c", any(s.er_points for s in stats)),
+        )
+        if has
+    ]
+    if not panels:
+        panels = ["c"]  # nothing at all: one empty, labelled panel beats no figure
+    legend = [s.label + " (r = –)" for s in stats] if panels[-1] != "a" else []
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(max(8.0, 4 * len(panels)), 3.8 + _legend_height(legend)),
+        layout="constrained", squeeze=False,
+    )  # fmt: skip
+    ax = dict(zip(panels, axes[0], strict=True))
+    if "a" in ax:
+        a = ax["a"]
+        for k, s in enumerate(stats):
+            if s.relative_times:
+                a.hist(s.relative_times, bins=20, range=(0, 1), density=True, histtype="step",
+                       color=f"C{k % 10}")  # fmt: skip
+        a.axhline(1.0, color="grey", ls=":", label="uniform")
+        a.set_xlabel("t / t_q")
+        a.set_ylabel("density")
+        a.set_title("(a) retained-time density")
+        a.legend(fontsize=7, loc="upper left")
+    if "b" in ax:
+        b = ax["b"]
+        width = 0.8 / max(1, len(stats))
+        for k, s in enumerate(stats):
+            b.bar([i - 0.4 + width * (k + 0.5) for i in range(len(levels))],
+                  [_pct(s.er_by_level.get(lv)) for lv in levels], width,
+                  color=f"C{k % 10}", label=s.label)  # fmt: skip
+        long = len(levels) > 5 or max(map(len, levels)) > 6
+        b.set_xticks(range(len(levels)), levels, rotation=30 if long else 0,
+                     ha="right" if long else "center", fontsize=7 if long else None)  # fmt: skip
+        b.set_ylabel("ER (%)")
+        b.set_ylim(0, 100)
+        b.set_title("(b) evidence recall by level")
+    if "c" in ax:
+        c = ax["c"]
+        for k, s in enumerate(stats):
+            r = "–" if s.pearson_r is None else f"{s.pearson_r:.2f}"
+            c.scatter([p[0] for p in s.er_points], [p[1] for p in s.er_points], s=10,
+                      alpha=0.6, color=f"C{k % 10}", label=f"{s.label} (r = {r})")  # fmt: skip
+        c.set_xlabel("evidence recall")
+        c.set_ylabel("correct (score)")
+        c.set_title("(c) ER vs correctness")
+    if title:
+        fig.suptitle(title)
+    if panels[-1] != "a":
+        _legend_below(fig, ax[panels[-1]])
     return _png(fig)
 
 

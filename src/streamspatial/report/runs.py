@@ -9,7 +9,10 @@ number here is a run's :func:`~streamspatial.report.tables.headline`, i.e. exact
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from streamspatial.eval.config import _EXECUTION_ONLY
@@ -61,6 +64,34 @@ def policy_label(rep: RunReport) -> str:
         name = agent + (f"[{perception}]" if perception else "")
         name += "" if policy == "none" else f":{policy}"
     return name + (" (offline)" if rep.offline else "")
+
+
+def run_label(rep: RunReport) -> str:
+    """Who answered: a reference row's name, else model · agent · perception · policy.
+
+    The parts a reader needs to tell two runs of one benchmark apart; :func:`run_labels`
+    adds the run folder where that is still not enough (the same contender on two files).
+    """
+    kind = reference_kind(rep)
+    if kind:
+        return kind
+    cfg = rep.meta.get("config", {})
+    agent, policy = cfg.get("agent", "policy"), str(cfg.get("policy"))
+    parts = [model_label(rep)]
+    if agent != "policy":
+        parts.append(str(agent))
+        if cfg.get("perception"):
+            parts.append(f"perception {cfg['perception']}")
+    if agent == "policy" or policy != "none":
+        parts.append(policy)
+    return " · ".join(parts) + (" (offline)" if rep.offline else "")
+
+
+def run_labels(reports: Sequence[RunReport]) -> dict[Path, str]:
+    """One distinct label per run: :func:`run_label`, plus ``[folder]`` where two collide."""
+    base = {rep.run_dir: run_label(rep) for rep in reports}
+    counts = Counter(base.values())
+    return {d: (f"{b} [{d.name}]" if counts[b] > 1 else b) for d, b in base.items()}
 
 
 def main_metric(rep: RunReport) -> tuple[str | None, float | None]:
@@ -164,6 +195,8 @@ __all__ = [
     "policy_label",
     "policy_model_grid",
     "reference_kind",
+    "run_label",
+    "run_labels",
     "thinking_deltas",
     "thinking_flag",
 ]

@@ -13,6 +13,8 @@ from typing import Any
 from streamspatial.eval.aggregate import Table
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
+# VCBench's three metrics as its paper prints them (VCBench, §3.3).
+VCBENCH_METRICS = {"gpa": "GPA", "moc": "MoC", "uda": "UDA"}
 PERCENT_COLUMNS = frozenset({"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"})
 
 
@@ -69,7 +71,7 @@ def headline(table: Table) -> dict[str, float | None]:
         return out
     if name == "VCBench":
         overall = next((r for r in rows if r.get("subcategory") == "Overall"), {})
-        return {m.upper(): overall.get(m) for m in ("gpa", "moc", "uda")}
+        return {name: overall.get(m) for m, name in VCBENCH_METRICS.items()}
     if name == "UCS-Bench":
         for r in rows:
             if r.get("subcategory") == "Overall" or r.get("category") == "Overall":

@@ -25,7 +25,8 @@ from streamspatial.sim.actions import ACTIONS, MAX_DISTANCE, Action, parse_actio
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import Motion, keypoints
 from streamspatial.sim.occupancy import Occupancy, occupancy
-from streamspatial.sim.render import DEFAULT_VFOV, HouseRenderer
+from streamspatial.sim.render import DEFAULT_VFOV
+from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.types import CameraPose, FrameRecord, House, wrap_angle
 
 _STEP = 0.02  # collision check resolution along a move (m)
@@ -64,7 +65,7 @@ class ExploreEnv(gym.Env):
         )
         self.house: House | None = None
         self.occ: Occupancy | None = None
-        self._renderer: HouseRenderer | None = None
+        self._renderer: RenderProcess | None = None
         self.pose: CameraPose | None = None
         self._frame_index = 0
         self._steps = 0
@@ -92,7 +93,7 @@ class ExploreEnv(gym.Env):
             self._close_renderer()
             self.house = house
             self.occ = occupancy(house)
-            self._renderer = HouseRenderer(house, self.size, self.vfov_deg)
+            self._renderer = RenderProcess(house, self.size, self.vfov_deg)
         assert self.occ is not None
         start = options.get("start")
         if start is None:

@@ -20,7 +20,8 @@ import av
 import numpy as np
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.render import DEFAULT_VFOV, HouseRenderer
+from streamspatial.sim.render import DEFAULT_VFOV
+from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.types import (
     EpisodeMeta,
     FrameRecord,
@@ -89,9 +90,11 @@ def render_episode(
 ) -> EpisodePaths:
     """Render every pose of ``trajectory`` to ``out_dir/<name>.mp4`` and its metadata.
 
-    ``timings``, when given, accumulates the seconds spent per stage (``render`` — GL passes
-    and visibility —, ``encode``, ``metadata``), which is how ``benchmarks/sim.py`` breaks a
-    minute of video down.
+    The GL passes run in a :class:`~streamspatial.sim.render_process.RenderProcess` (see
+    there why), a couple of frames ahead of the encoder.  ``timings``, when given, accumulates
+    the seconds spent per stage (``render`` — waiting for the render process, and visibility
+    —, ``encode``, ``metadata``), which is how ``benchmarks/sim.py`` breaks a minute of video
+    down.
     """
     clock = {"render": 0.0, "encode": 0.0, "metadata": 0.0}
     if trajectory.house_id != house.house_id:
@@ -103,12 +106,13 @@ def render_episode(
     records: list[FrameRecord] = []
     total = len(trajectory.poses)
     with (
-        HouseRenderer(house, size, vfov_deg) as renderer,
+        RenderProcess(house, size, vfov_deg) as renderer,
         VideoWriter(video, size, trajectory.fps, crf) as writer,
     ):
+        frames = renderer.render_many(trajectory.poses)
         for i, pose in enumerate(trajectory.poses):
             t0 = time.perf_counter()
-            frame = renderer.render(pose)
+            frame = next(frames)
             x, y, _ = pose.position
             records.append(
                 FrameRecord(

@@ -1,7 +1,7 @@
 """The generation pipeline: houses → trajectories → render → questions → benchmark files.
 
 ``--split`` picks disjoint ranges of house seeds, so the same generator produces evaluation
-benchmarks and training data at scale (S3-Train, seed 004 §3) without a house ever appearing in
+benchmarks and training data at scale (S3-Train, S3-Bench §3) without a house ever appearing in
 both.  Everything is a function of ``(split, seed)``: the house seeds, the trajectories, the
 questions and the letter order, so a run can be reproduced from its manifest.
 """
@@ -33,6 +33,9 @@ Split = Literal["train", "eval"]
 SPLIT_BASE: dict[str, int] = {"eval": 0, "train": 1_000_000}
 SPLIT_SPAN = 1_000_000
 SPIN_SPEED = math.radians(60)  # rad/s for the identity-persistence probe: 6 s per turn
+# S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
+# frames at a benchmark's resolution by default; the demo asks for smaller ones.
+BENCHMARK_SIZE = (640, 480)
 
 Progress = Callable[[str, int, int], None]  # (stage description, done, total) in frames
 
@@ -43,11 +46,11 @@ class GenerateConfig:
     houses: int = 3
     seed: int = 0
     minutes: float = 1.0
-    size: tuple[int, int] = (320, 240)
+    size: tuple[int, int] = BENCHMARK_SIZE
     fps: float = 10.0
     split: Split = "eval"
     per_family: int = 3
-    identity_turns: int = 60  # turns of the rotating-camera probe; 0 leaves it out
+    identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
 
     def check(self) -> None:
@@ -89,7 +92,7 @@ def house_seeds(split: Split, seed: int, n: int) -> list[int]:
 
 
 def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Trajectory:
-    """A camera turning in place for ``turns`` full turns (seed 001 §4.3.2).
+    """A camera turning in place for ``turns`` full turns (VCBench §4.3.2).
 
     It stands at a room centre from which an object of a category unique in the house is in
     sight range, so exactly one instance of that category keeps coming back into view.
