@@ -139,7 +139,7 @@ def main() -> None:
             )
             report.figure(
                 "run_rss",
-                [statistics.median(rss[large]) / statistics.median(rss[small])],
+                ratios,
                 f"{statistics.median(rss[small]):.0f} MiB at {small} points, "
                 f"{statistics.median(rss[large]):.0f} MiB at {large} "
                 f"(pairwise ratios {', '.join(f'{x:.2f}' for x in ratios)})",
