@@ -190,8 +190,10 @@ def main() -> None:
             for c in levels:
                 files[c] = root / f"bench-{c}.jsonl"
                 write_bench(files[c], rounds * c)
-            # Fill the frame cache (and warm up): decoding is measured by decode.py.
-            through_runner(files[max(levels)], videos, cache, root / "warm", url, max(levels))
+            # Fill the frame cache with every file's frames (and warm up): decoding is
+            # measured by decode.py, the request path here.
+            for c in levels:
+                through_runner(files[c], videos, cache, root / f"warm-{c}", url, c)
             body = sample_body(videos, cache)
             print(
                 f"{VIDEOS} videos, {POLICY} at {FRAME_SIZE} px (body {len(body) / 1e3:.0f} kB), "
