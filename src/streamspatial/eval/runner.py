@@ -5,9 +5,12 @@ Shape of a run (DESIGN.md data flow):
 * the planner groups query points by video and orders them in time;
 * each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
   the event loop stays free for HTTP calls), keeping only the frames some query will read;
-* as soon as the stream has delivered every frame query *k* needs, the agent builds query *k*'s
-  request from a ``PrefixView`` cut at t_k — later frames may already be decoded, the view
-  refuses them — and the call goes out while decoding continues;
+* once the stream has delivered every frame query *k* needs **and** one of the
+  ``concurrency`` request slots is free, the agent builds query *k*'s request from a
+  ``PrefixView`` cut at t_k — later frames may already be decoded (at most ``LOOKAHEAD`` query
+  points ahead), the view refuses them — and the call goes out while decoding continues; the
+  request is dropped with its answer, so memory depends on the concurrency, never on how many
+  query points a benchmark has;
 * each finished query point is extracted, scored by the benchmark's rule and appended durably.
 
 Resume is the same code path: query points already in ``predictions.jsonl`` are skipped, and
