@@ -94,14 +94,8 @@ class ModelRequest:
     def content_hash(self, model: str) -> str:
         """Stable key of (model, content, generation parameters) for the response cache."""
         h = hashlib.sha256()
-        head = {
-            "model": model,
-            "system": self.system,
-            "params": self.params.as_dict(),
-            "choices": self.choices,
-            "task_key": self.task_key,
-            "item_id": self.item_id,
-        }
+        head = {"model": model, "system": self.system, "params": self.params.as_dict(),
+                "choices": self.choices, "task_key": self.task_key, "item_id": self.item_id}
         h.update(json.dumps(head, sort_keys=True, default=str).encode())
         for part in self.parts:
             if isinstance(part, TextPart):
