@@ -307,8 +307,20 @@ class Runner:
             self.agent.reset(vp.video)  # type: ignore[attr-defined]
         ingested = [-1]  # streaming agents: last frame index fed, so each frame goes in once
         decoder = asyncio.create_task(decode())
+
+        async def next_decoded() -> PlannedQuery | None:
+            # Wait on the queue and on the decoder together: a decoder that fails (a file
+            # truncated mid-run) puts nothing more, and its error must surface, not a hang.
+            get = asyncio.ensure_future(decoded.get())
+            await asyncio.wait({get, decoder}, return_when=asyncio.FIRST_COMPLETED)
+            if get.done():
+                return get.result()
+            get.cancel()
+            decoder.result()  # raises the decoder's error; a clean end has queued None
+            return await decoded.get()
+
         try:
-            while (pq := await decoded.get()) is not None:
+            while (pq := await next_decoded()) is not None:
                 call = await self._query(pq, reader, source, answers, streaming, ingested)
                 if call is not None:
                     calls.append(call)
