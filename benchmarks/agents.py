@@ -1,31 +1,36 @@
-"""Cost of the DirectMe scene-graph memory as the stream grows (issue #5: bounded memory).
+"""Cost of the DirectMe scene-graph memory as the stream grows (bounded memory).
 
-Workload: a generated house walked for 30 minutes at 10 fps (18,000 frames) by the
-simulator's navigator.  What each frame sees comes from the exact ray–box caster on a sparse
-16×12 ray grid (occlusion-aware; no GL, so the benchmark runs anywhere), turned into
-ground-truth perception by :class:`~streamspatial.perception.ground_truth.SimGroundTruth` —
-perfect, and with the documented unit noise (drift, depth error, misses, false detections,
-label confusion) whose false detections are what could make a memory grow with time.
+Workload: a generated house walked for an hour and a minute at 10 fps by the simulator's
+navigator.  What each frame sees comes from the exact ray–box caster on a sparse 16×12 ray grid
+(occlusion-aware; no GL, so the benchmark runs anywhere), turned into ground-truth perception
+by :class:`~streamspatial.perception.ground_truth.SimGroundTruth` — perfect, and with the
+documented unit noise (drift, depth error, misses, false detections, label confusion) whose
+false detections are what could make a memory grow with time.
 
-It prints, measured in the same run:
+The figure compares like with like: the memory as it stands after minute 1 and after minute 60
+of the walk each ingest the *same* probe — the walk's 61st minute, perception precomputed —
+from a fresh copy, alternately, ``--repeat`` times.  Timing minute 60 of the walk against its
+minute 1 would compare different footage (other rooms, more or fewer objects in view), which
+says nothing about the memory.  Goal (docs/performance.md): probe ingest after 60 minutes ≤
+1.2× after 1 minute, with unit noise.
 
-* ingest time per frame (perception + memory, and the memory alone) in stream minute 1, 10
-  and 30, mean and 95th percentile, and the minute-30 / minute-1 ratio;
-* memory size (object nodes, keyframes, pose chain, place cells) at minutes 1, 5, 10, 20, 30;
-* the prompt of a scene-graph query at those times: subgraph characters, estimated tokens
-  (characters / 4; no tokenizer is downloaded), keyframes attached, and the query's build
-  time (retrieval + rendering).
+It also prints, from the walk itself, memory size (object nodes, keyframes, pose chain, place
+cells) at minutes 1, 5, 10, 30, 60 and the prompt of a scene-graph query at those times:
+subgraph characters, estimated tokens (characters / 4; no tokenizer is downloaded), keyframes
+attached, and the query's build time (retrieval + rendering).
 
-Run: ``.venv/bin/python benchmarks/agents.py [--minutes 30] [--fps 10]``.
+Run: ``python benchmarks/agents.py [--minutes 60] [--fps 10] [--repeat 5]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
-import statistics
+import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 os.environ.setdefault("MUJOCO_GL", "egl")
@@ -47,10 +52,12 @@ from streamspatial.sim.raycast import cast
 from streamspatial.sim.scene import scene_boxes
 from streamspatial.sim.types import EpisodeMeta, FrameRecord, Intrinsics, Visible
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import Report, load, spread
+
 SIZE = (160, 120)
 STRIDE = 10  # one ray per 10×10 pixels
-REPORT_MIN = (1, 5, 10, 20, 30)
-TIMING_MIN = (1, 10, 30)
+REPORT_MIN = (1, 5, 10, 30, 60)
 KEYFRAME_FPS = 1.0  # frames whose JPEG feeds the keyframe cache (stand-in bytes here)
 
 
@@ -105,85 +112,95 @@ def _query(provider: SimGroundTruth, memory: SceneGraphMemory) -> tuple[int, int
     return len(text), math.ceil(len(text) / 4), len(keyframes), ms
 
 
-def stream(meta: EpisodeMeta, noise: NoiseModel) -> dict[str, object]:
+def stream(meta: EpisodeMeta, noise: NoiseModel, minutes: float, repeat: int) -> dict:
+    """Feed the walk's first ``minutes`` into the memory; snapshot it after minute 1 and at the
+    end; then time both snapshots ingesting the same probe (the rest of the walk)."""
     provider = SimGroundTruth(meta, noise=noise, key="bench")
     memory = SceneGraphState(provider).memory  # configured as the agent configures it
     step = max(1, round(meta.fps / KEYFRAME_FPS))
-    per_frame: dict[int, list[float]] = {m: [] for m in TIMING_MIN}
-    per_ingest: dict[int, list[float]] = {m: [] for m in TIMING_MIN}
-    sizes = {}
-    prompts = {}
-    report_at = {round(m * 60 * meta.fps) - 1: m for m in REPORT_MIN}
+    end = round(minutes * 60 * meta.fps)
+    first = round(60 * meta.fps)
+    sizes, prompts, snapshots = {}, {}, {}
+    report_at = {round(m * 60 * meta.fps) - 1: m for m in REPORT_MIN if m <= minutes}
     provider.advance(len(meta.frames) / meta.fps)
-    for i in range(len(meta.frames)):
-        t0 = time.perf_counter_ns()
-        obs = provider.observe(i)
-        t1 = time.perf_counter_ns()
-        memory.ingest(obs, b"jpeg" if i % step == 0 else None)
-        t2 = time.perf_counter_ns()
-        minute = int(obs.time // 60) + 1
-        if minute in per_frame:
-            per_frame[minute].append((t2 - t0) / 1e3)
-            per_ingest[minute].append((t2 - t1) / 1e3)
+    for i in range(end):
+        memory.ingest(provider.observe(i), b"jpeg" if i % step == 0 else None)
         if i in report_at:
             m = report_at[i]
             sizes[m] = memory.size_stats() | {"places": len(memory.places())}
             prompts[m] = _query(provider, memory)
-    return {"frame": per_frame, "ingest": per_ingest, "sizes": sizes, "prompts": prompts}
+        if i == first - 1:
+            snapshots[1] = copy.deepcopy(memory)
+    snapshots[minutes] = copy.deepcopy(memory)
+    probe = [
+        (provider.observe(i), b"jpeg" if i % step == 0 else None)
+        for i in range(end, len(meta.frames))
+    ]
+    timings: dict[float, list[float]] = {1: [], minutes: []}
+    for _ in range(repeat):
+        for m in (1, minutes):
+            mem = copy.deepcopy(snapshots[m])
+            t0 = time.perf_counter()
+            for obs, jpeg in probe:
+                mem.ingest(obs, jpeg)
+            timings[m].append((time.perf_counter() - t0) / len(probe) * 1e6)
+    return {"sizes": sizes, "prompts": prompts, "probe": timings, "probe_frames": len(probe)}
 
 
-def _p95(xs: list[float]) -> float:
-    return sorted(xs)[int(0.95 * (len(xs) - 1))] if xs else float("nan")
-
-
-def report(name: str, r: dict[str, object]) -> None:
-    frame, ingest = r["frame"], r["ingest"]
+def report(name: str, r: dict, minutes: float) -> list[float]:
+    t1, tn = r["probe"][1], r["probe"][minutes]
+    ratios = [b / a for a, b in zip(t1, tn, strict=True)]
     print(f"\n## {name}\n")
-    print("| stream minute | frame µs mean | frame µs p95 | memory ingest µs mean | p95 |")
-    print("|---:|---:|---:|---:|---:|")
-    for m in TIMING_MIN:
-        if frame[m]:  # type: ignore[index]
-            f, g = frame[m], ingest[m]  # type: ignore[index]
-            print(
-                f"| {m} | {statistics.fmean(f):.1f} | {_p95(f):.1f} | "
-                f"{statistics.fmean(g):.1f} | {_p95(g):.1f} |"
-            )
-    last = max(m for m in TIMING_MIN if frame[m])  # type: ignore[index]
-    ratio = statistics.fmean(frame[last]) / statistics.fmean(frame[1])  # type: ignore[index]
-    ratio_i = statistics.fmean(ingest[last]) / statistics.fmean(ingest[1])  # type: ignore[index]
-    print(f"\nminute {last} / minute 1: frame {ratio:.2f}×, memory ingest {ratio_i:.2f}×")
+    print(
+        f"probe ({r['probe_frames']} frames of the walk's last minute) ingest µs/frame: after "
+        f"minute 1 {spread(t1)}, after minute {minutes:g} {spread(tn)}; ratio {spread(ratios)}"
+    )
     print("\n| minute | objects | keyframes | chain | recent | place cells | places | "
           "prompt chars | ≈tokens | keyframes sent | query ms |")  # fmt: skip
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for m, s in r["sizes"].items():  # type: ignore[union-attr]
-        chars, tokens, kfs, ms = r["prompts"][m]  # type: ignore[index]
+    for m, s in r["sizes"].items():
+        chars, tokens, kfs, ms = r["prompts"][m]
         print(
             f"| {m} | {s['objects']} | {s['keyframes']} | {s['chain']} | {s['recent']} | "
             f"{s['place_cells']} | {s['places']} | {chars} | {tokens} | {kfs} | {ms:.2f} |"
         )
+    return ratios
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=30.0)
+    ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--fps", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cast-every", type=int, default=5, help="frames between visibility casts")
+    ap.add_argument("--quick", action="store_true", help="10 minutes, 3 repeats")
     args = ap.parse_args()
+    if args.quick:
+        args.minutes, args.repeat = 10.0, 3
+    report_ = Report("agents", quick=args.quick)
     t0 = time.perf_counter()
-    meta = episode(args.minutes, args.fps, args.seed, args.cast_every)
+    meta = episode(args.minutes + 1, args.fps, args.seed, args.cast_every)
     n_obj = len(meta.house.objects)
     print(
-        f"episode: {len(meta.frames)} frames ({args.minutes:g} min at {args.fps:g} fps), "
+        f"episode: {len(meta.frames)} frames ({args.minutes + 1:g} min at {args.fps:g} fps), "
         f"{n_obj} objects in {len(meta.house.rooms)} rooms; visibility cast every "
-        f"{args.cast_every} frames in "
-        f"{time.perf_counter() - t0:.1f} s"
+        f"{args.cast_every} frames in {time.perf_counter() - t0:.1f} s; {load()}",
+        flush=True,
     )
+    ratios = {}
     for name, noise in (
         ("perfect perception", NoiseModel()),
         ("unit noise (ground-truth:noise=1)", NoiseModel.scaled(1.0, seed=1)),
     ):
-        report(name, stream(meta, noise))
+        ratios[name] = report(name, stream(meta, noise, args.minutes, args.repeat), args.minutes)
+    report_.figure(
+        "scene_graph_ingest",
+        ratios["unit noise (ground-truth:noise=1)"],
+        f"perfect perception {spread(ratios['perfect perception'])}; "
+        f"probe after minute {args.minutes:g} vs after minute 1",
+    )
+    report_.finish()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import random
 import re
 import sys
 import time
+from pathlib import Path
 
 from streamspatial.eval import (
     ScoredQuery,
@@ -21,6 +22,9 @@ from streamspatial.eval import (
     ovos_table,
     vcbench_table,
 )
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import Report
 
 STYLES = [
     "Answer: {L}",
@@ -57,6 +61,12 @@ def main(n: int = 20_000) -> None:
     print(f"baseline single re.search     {base:12,.0f} /s")
     print(f"extract_choice (7 steps)      {cascade:12,.0f} /s   {base / cascade:5.1f}x slower")
     print(f"extract_number                {numbers:12,.0f} /s   {base / numbers:5.1f}x slower")
+    report = Report("eval_extraction", quick=n < 20_000)
+    report.figure(
+        "extraction",
+        [max(base / cascade, base / numbers)],
+        f"extract_choice {base / cascade:.1f}×, extract_number {base / numbers:.1f}× one re.search",
+    )
 
     records = [
         ScoredQuery(item_id=str(i // 4), query_index=i % 4, task="t", level=f"L{i % 4 + 1}",
@@ -77,7 +87,9 @@ def main(n: int = 20_000) -> None:
     print(f"records: {len(records)} (plain mean {plain:.3f} in {t_plain * 1e3:.1f} ms)")
     print(f"ovos_table     {t_ovos * 1e3:8.1f} ms   {t_ovos / t_plain:6.1f}x plain mean")
     print(f"vcbench_table  {t_vc * 1e3:8.1f} ms   {t_vc / t_plain:6.1f}x plain mean")
+    report.finish()
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000)
+    args = [a for a in sys.argv[1:] if a != "--quick"]
+    main(int(args[0]) if args else (5_000 if "--quick" in sys.argv else 20_000))

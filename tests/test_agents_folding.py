@@ -286,3 +286,56 @@ def test_folds_go_through_the_response_cache(bench, tmp_path: Path) -> None:
     # frames (timestamp videos draw the same index) and the same memory, so they are one call.
     assert first == 8 and len(server.requests) == first
     assert all(r.cached for r in records)
+
+
+def _reference_diagnostics(agent, st_, folds, dense, query):
+    """CR / ER by enumerating every folded second (the definition, at O(stream) cost)."""
+    from streamspatial.eval.metrics import compression_ratio, evidence_recall
+
+    t_q = float(query.time)
+    kept = {f.time for f in dense} | {f.frame_time for f in folds}
+    if folds:
+        k, w, step = agent.fold_every, agent.window_s, 1.0 / agent.dense_fps
+        j_last = math.floor(folds[-1].time / k + 1e-9)
+        for first, final in st_.merged:
+            for j in range(first, min(final, j_last) + 1):
+                lo = math.floor((j * k - w) / step + 1e-9) + 1
+                hi = math.floor(j * k / step + 1e-9)
+                kept.update(n * step for n in range(max(0, lo), hi + 1))
+    kept = {t for t in kept if 0 <= t <= t_q}
+    return compression_ratio(kept, t_q), evidence_recall(kept, query.evidence, t_q)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    k=st.sampled_from([2.0, 5.0, 10.0, 7.5]),
+    w=st.sampled_from([2.0, 5.0, 10.0, 12.0]),
+    dense_fps=st.sampled_from([1.0, 2.0, 0.5, 3.0]),
+    ok=st.lists(st.booleans(), min_size=1, max_size=30),
+    extra=st.floats(0, 9.9),
+    evidence=st.lists(st.tuples(st.floats(0, 400), st.floats(0, 60)), max_size=3),
+)
+def test_property_interval_counting_equals_the_per_second_definition(
+    k, w, dense_fps, ok, extra, evidence
+):
+    from streamspatial.agents.folding import Fold, FoldState
+
+    agent = FoldingAgent(fold_every=k, window_s=w, dense_fps=dense_fps)
+    state = FoldState()
+    for j, success in enumerate(ok, start=1):  # successes form runs, failures gaps
+        state.done = j
+        if success:
+            if state.merged and state.merged[-1][1] == j - 1:
+                state.merged[-1][1] = j
+            else:
+                state.merged.append([j, j])
+    t_q = len(ok) * k + extra
+    folds = [Fold(j * k, j * k, b"", "m") for j in range(max(1, len(ok) - 3), len(ok) + 1)]
+    dense = [SimpleNamespace(time=max(0.0, t_q - i / dense_fps)) for i in range(3)]
+    query = SimpleNamespace(time=t_q, evidence=[(s, s + d) for s, d in evidence])
+    got = agent._diagnostics(state, folds, dense, query)
+    cr, er = _reference_diagnostics(agent, state, folds, dense, query)
+    assert got["compression_ratio"] == pytest.approx(cr, abs=1e-12)
+    assert (got["evidence_recall"] is None) == (er is None)
+    if er is not None:
+        assert got["evidence_recall"] == pytest.approx(er, abs=1e-12)

@@ -480,3 +480,23 @@ def test_place_clustering_matches_scikit_learn_dbscan():
     assert len(set(zip(ours, ref, strict=True))) == len(set(ours)) == len(set(ref))
     weighted = _cluster(xy, 1.0, min_samples=3, weights=np.ones(len(xy)))
     assert list(weighted) == list(sklearn.DBSCAN(eps=1.0, min_samples=3).fit(xy).labels_)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    votes=st.lists(
+        st.tuples(st.sampled_from(["chair", "sofa", "table", "bed"]), st.sampled_from([0.5, 1.0])),
+        min_size=1,
+        max_size=40,
+    ),
+    read_every=st.integers(1, 5),
+)
+def test_property_the_kept_label_winner_is_the_vote_argmax(votes, read_every):
+    from streamspatial.agents.scene_graph import ObjectNode
+
+    node = ObjectNode(1, 0.0, 0.0, 0, 0)
+    for k, (label, weight) in enumerate(votes):
+        node.vote_label(label, weight)
+        if k % read_every == 0 or k == len(votes) - 1:
+            expected = max(sorted(node.label_votes), key=lambda x: node.label_votes[x])
+            assert node.label == expected

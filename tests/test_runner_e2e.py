@@ -404,3 +404,51 @@ def test_streaming_agent_ingests_each_frame_once_in_time_order(bench, tmp_path: 
                 assert seen == max(i for i in range(0, int(value * FPS + 1e-9) + 1, 5))
     records = read_records(tmp_path / PREDICTIONS)
     assert len(records) == 11 and all(r.diagnostics["memory_frames"] > 0 for r in records)
+
+
+def test_each_video_file_is_probed_hashed_and_decoded_once_and_a_cached_rerun_reads_none(
+    bench, tmp_path: Path, monkeypatch
+) -> None:
+    """Validation probes a video, the run reuses that probe, hashes the file once and opens it
+    once to decode; a re-run in a new process (memos cleared) with the cache reads the file for
+    nothing but validation's probe."""
+    import av
+
+    from streamspatial.video import sources
+
+    data, videos = bench
+    opened: list[str] = []
+    hashed: list[str] = []
+    real_open, real_hash = av.open, sources.file_content_id
+
+    def counting_open(path, *args, **kwargs):
+        opened.append(Path(str(path)).name)
+        return real_open(path, *args, **kwargs)
+
+    def counting_hash(path):
+        hashed.append(Path(path).name)
+        return real_hash(path)
+
+    monkeypatch.setattr(av, "open", counting_open)
+    monkeypatch.setattr(sources, "file_content_id", counting_hash)
+    for attempt in ("cold", "cached"):
+        sources._content_ids.clear()  # a new process
+        sources._probes.clear()
+        opened.clear()
+        hashed.clear()
+        with FakeOpenAIServer(answer_from_frames, fps=FPS) as server:
+            run_once(
+                data,
+                videos,
+                tmp_path / attempt,
+                server,
+                "uniform-8",
+                video=CountingVideo(frame_size=112, cache_dir=tmp_path / "cache"),
+            )
+        names = ["a.mp4", "b.mp4", "c.mp4"]
+        if attempt == "cold":
+            assert sorted(opened) == sorted(names * 2)  # validation's probe, the decoding pass
+            assert sorted(hashed) == names
+        else:
+            assert sorted(opened) == names  # validation's probe only
+            assert hashed == []

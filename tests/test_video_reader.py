@@ -52,9 +52,11 @@ def test_one_pass_serves_every_query_and_stops_at_each(video, tmp_path) -> None:
     assert source.opens == 1
     assert source.decoded_frames == query_frame_index(QUERIES[-1], 30, 300) + 1
     assert reader.stored == len(needed) and reader.extra_passes == 0
+    frames = cache.frames(source.content_id(), SPEC)
     for i in needed:  # each cached frame shows the index it is stored under
-        data = cache.get(cache.key(source.content_id(), i / 30, SPEC))
-        assert read_frame_index_jpeg(data) == i
+        assert read_frame_index_jpeg(frames.get(i / 30)) == i
+    # packed: one pack file for the whole video, not one file per frame
+    assert len(list((tmp_path / "cache" / "packs").rglob("*.pack"))) == 1
 
 
 def test_second_run_reads_the_cache_and_never_opens_the_video(video, tmp_path, monkeypatch) -> None:

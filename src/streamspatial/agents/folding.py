@@ -17,6 +17,7 @@ folds at times ≤ t_q.  Prompt size is bounded whatever the stream length: at m
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -128,8 +129,14 @@ class FoldingAgent:
 
     def fold_times(self, t_q: float) -> list[float]:
         """Fold times K, 2K, … up to t_q (inclusive)."""
-        n = math.floor(t_q / self.fold_every + 1e-9)
-        return [round(j * self.fold_every, 6) for j in range(1, n + 1)]
+        return [self._fold_time(j) for j in range(1, self.folds_due(t_q) + 1)]
+
+    def folds_due(self, t_q: float) -> int:
+        """How many folds are due by t_q (without listing them: O(1) at any stream length)."""
+        return math.floor(t_q / self.fold_every + 1e-9)
+
+    def _fold_time(self, j: int) -> float:
+        return round(j * self.fold_every, 6)
 
     def window(self, view: Any, t: float) -> list[int]:
         """Grid frames in (t − window, t]: what a fold at t, or a query at t, sees densely."""
@@ -142,13 +149,13 @@ class FoldingAgent:
     async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
         """Make every fold due by t_q that this video has not made yet, in time order."""
         st = self._states.get(item.video)
-        times = self.fold_times(query.time)
-        if st.done > len(times):  # an earlier query after a later one: refold from scratch
+        due = self.folds_due(query.time)
+        if st.done > due:  # an earlier query after a later one: refold from scratch
             st = self._states.reset(item.video)
         if view is None:
             return
-        for t in times[st.done :]:
-            await self._fold(st, view, t, backend)
+        while st.done < due:  # _fold advances st.done, or raises
+            await self._fold(st, view, self._fold_time(st.done + 1), backend)
 
     async def _fold(self, st: FoldState, view: Any, t: float, backend: Any) -> None:
         frames = view.get(self.window(view, t))
@@ -195,7 +202,7 @@ class FoldingAgent:
         t_q = float(query.time)
         st = self._states.get(item.video)
         folds = [f for f in st.folds if f.time <= t_q + 1e-9]
-        if len(folds) != len(st.folds) or st.done > len(self.fold_times(t_q)):
+        if len(folds) != len(st.folds) or st.done > self.folds_due(t_q):
             raise CausalityError(
                 f"folding memory of {item.video} holds folds after t={t_q} for item {item.id}"
             )
@@ -233,17 +240,29 @@ class FoldingAgent:
     ) -> dict[str, Any]:
         """CR / ER: a second reached the model when a frame from it was shown, or when it lies
         in the window of a fold whose summary the request's merged memory carries (every fold
-        whose call succeeded, up to the last fold shown; a failed fold added nothing)."""
-        from streamspatial.eval.metrics import compression_ratio, evidence_recall
+        whose call succeeded, up to the last fold shown; a failed fold added nothing).
+
+        Counted over intervals of seconds, never second by second: the cost per query stays
+        flat however long the stream (the folded seconds of an hour are one interval)."""
+        from streamspatial.eval.metrics import evidence_bins, retained_bins
 
         t_q = float(query.time)
-        kept = {f.time for f in dense} | {f.frame_time for f in folds}
-        if folds:
-            kept |= self._folded_seconds(st, folds[-1].time)
-        kept = {t for t in kept if 0 <= t <= t_q}
+        n = max(1, math.ceil(t_q - 1e-9))  # the prefix's 1-s bins (eval.metrics)
+        shown = retained_bins({f.time for f in dense} | {f.frame_time for f in folds}, t_q)
+        spans = self._folded_bins(st, folds[-1].time, n) if folds else []
+        starts = [a for a, _ in spans]
+
+        def folded(b: int) -> bool:
+            k = bisect.bisect_right(starts, b) - 1
+            return k >= 0 and b <= spans[k][1]
+
+        reached = sum(b - a + 1 for a, b in spans) + sum(1 for b in shown if not folded(b))
+        clipped = [(s, min(e, t_q)) for s, e in query.evidence if s <= t_q]
+        wanted = evidence_bins(clipped)
+        recall = sum(1 for b in wanted if b in shown or folded(b)) / len(wanted) if wanted else None
         return {
-            "compression_ratio": compression_ratio(kept, t_q),
-            "evidence_recall": evidence_recall(kept, query.evidence, t_q),
+            "compression_ratio": reached / n,
+            "evidence_recall": recall,
             "folds": st.done,
             "folds_shown": len(folds),
             "fold_errors": st.errors,
@@ -251,17 +270,35 @@ class FoldingAgent:
             "memory_chars": len(st.memory),
         }
 
-    def _folded_seconds(self, st: FoldState, last: float) -> set[float]:
-        """Grid times in the window (jK − W, jK] of a successful fold j with jK ≤ ``last``."""
+    def _folded_bins(self, st: FoldState, last: float, n: int) -> list[tuple[int, int]]:
+        """Disjoint, sorted 1-s bin intervals covered by the windows (jK − W, jK] of the
+        successful folds j with jK ≤ ``last``: one interval per run of successful folds when
+        the windows tile the stream (W ≥ K, grid step ≤ 1 s, the defaults)."""
         k, w, step = self.fold_every, self.window_s, 1.0 / self.dense_fps
         j_last = math.floor(last / k + 1e-9)
-        out: set[float] = set()
+        grid: list[tuple[int, int]] = []  # inclusive ranges of grid indices
         for first, final in st.merged:
-            for j in range(first, min(final, j_last) + 1):
-                lo = math.floor((j * k - w) / step + 1e-9) + 1  # first grid time > jK − W
-                hi = math.floor(j * k / step + 1e-9)
-                out.update(n * step for n in range(max(0, lo), hi + 1))
-        return out
+            final = min(final, j_last)
+            runs = [(first, final)] if w >= k else [(j, j) for j in range(first, final + 1)]
+            for a, b in runs:
+                lo = max(0, math.floor((a * k - w) / step + 1e-9) + 1)  # first grid time > aK − W
+                hi = math.floor(b * k / step + 1e-9)
+                if lo <= hi:
+                    grid.append((lo, hi))
+        bins: list[tuple[int, int]] = []
+        for lo, hi in grid:
+            if step <= 1.0 + 1e-12:  # consecutive grid times fall in the same or the next bin
+                pieces = [(int(lo * step + 1e-9), int(hi * step + 1e-9))]
+            else:
+                pieces = [(int(g * step + 1e-9),) * 2 for g in range(lo, hi + 1)]
+            bins += [(min(a, n - 1), min(b, n - 1)) for a, b in pieces]
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(bins):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        return merged
 
     def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
         return self.last_diagnostics

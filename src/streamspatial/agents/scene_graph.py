@@ -62,6 +62,21 @@ class ObjectNode:
     _weight: float = 0.0
     _cell: tuple[int, int, int] | None = None
     _far: list[tuple[Any, Observation]] = field(default_factory=list)  # pending track jumps
+    _label: str | None = None  # the label vote's winner, kept current by vote_label
+
+    def vote_label(self, label: str, weight: float) -> None:
+        """Add a label vote, keeping the winner current in O(1): label noise gives a node
+        votes for many labels over a long stream, and the winner is read for every
+        association and merge test."""
+        votes = self.label_votes
+        value = votes[label] = votes.get(label, 0.0) + weight
+        best = self._label
+        if (
+            best is not None
+            and label != best
+            and (value > votes[best] or (value == votes[best] and label < best))
+        ):
+            self._label = label
 
     @property
     def position(self) -> tuple[float, float, float]:
@@ -72,7 +87,9 @@ class ObjectNode:
     @property
     def label(self) -> str:
         """Confidence-weighted vote over the labels of its observations (seed 003 Eq. 2)."""
-        return max(sorted(self.label_votes), key=lambda k: self.label_votes[k])
+        if self._label is None:  # ties go to the first label in sorted order
+            self._label = max(sorted(self.label_votes), key=lambda k: self.label_votes[k])
+        return self._label
 
     @property
     def attributes(self) -> tuple[str, ...]:
@@ -360,7 +377,7 @@ class SceneGraphMemory:
         node.count += 1
         node.last_seen = obs.time
         node.last_index = obs.index
-        node.label_votes[det.label] = node.label_votes.get(det.label, 0.0) + w
+        node.vote_label(det.label, w)
         for a in det.attributes:
             node.attr_votes[a] = node.attr_votes.get(a, 0.0) + w
         if obs.scene:
@@ -431,6 +448,7 @@ class SceneGraphMemory:
         ):
             for key, v in src.items():
                 dst[key] = dst.get(key, 0.0) + v
+        keep._label = None  # votes combined: the winner is found again when next read
         for t in gone.track_ids:
             self._by_track[t] = keep.node_id
         keep.track_ids |= gone.track_ids

@@ -3,10 +3,13 @@
 Why this shape: a run can be killed at any instant (SIGKILL, OOM, a laptop lid), and the only
 acceptable outcome is that re-running the same command finishes with exactly the scores an
 uninterrupted run gives.  So every finished query point is one JSON line, written in a single
-``write`` and flushed + fsynced before the next is recorded; the identity of a record is
-``(item_id, query_index)``; and on open, a last line cut short by a kill is dropped (it was never
-acknowledged) while every complete line is kept.  ``run.json`` is replaced atomically (write to
-a temporary file, fsync, rename), so it is always either the old or the new version.
+``write`` and flushed to the operating system at once (a killed process loses nothing it
+recorded), then fsynced by a background thread within milliseconds — one fsync covering every
+line written meanwhile, so a disk's fsync latency never stalls the event loop that sends the
+requests (a power cut may lose those last milliseconds, never a line's integrity).  The
+identity of a record is ``(item_id, query_index)``; on open, a last line cut short by a kill is
+dropped (it was never acknowledged) while every complete line is kept.  ``run.json`` is
+replaced atomically (write to a temporary file, fsync, rename): always the old or the new one.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import os
 import platform
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -139,6 +143,21 @@ class PredictionWriter:
         self.repaired_bytes = _repair_tail(path) if path.exists() else 0
         self._records: dict[tuple[str, int], Record] = {r.key: r for r in read_records(path)}
         self._fh = path.open("a", encoding="utf-8")
+        self._dirty = threading.Event()
+        self._closing = False
+        self._syncer = threading.Thread(
+            target=self._sync_loop, name="streamspatial-fsync", daemon=True
+        )
+        self._syncer.start()
+
+    def _sync_loop(self) -> None:
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            with contextlib.suppress(OSError, ValueError):  # closed under us: close() syncs
+                os.fsync(self._fh.fileno())
+            if self._closing:
+                return
 
     @property
     def records(self) -> dict[tuple[str, int], Record]:
@@ -157,10 +176,18 @@ class PredictionWriter:
             raise RuntimeError(f"duplicate record for {record.key}")  # a runner bug
         self._fh.write(record.to_json() + "\n")
         self._fh.flush()
-        os.fsync(self._fh.fileno())
+        self._dirty.set()  # fsynced by the background thread
         self._records[record.key] = record
 
     def close(self) -> None:
+        """Wait for the last fsync, then close; safe to call twice."""
+        if not self._closing:
+            self._closing = True
+            self._dirty.set()
+            self._syncer.join()
+        with contextlib.suppress(OSError, ValueError):
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
         with contextlib.suppress(OSError):
             self._fh.close()
 

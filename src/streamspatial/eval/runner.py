@@ -5,9 +5,12 @@ Shape of a run (DESIGN.md data flow):
 * the planner groups query points by video and orders them in time;
 * each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
   the event loop stays free for HTTP calls), keeping only the frames some query will read;
-* as soon as the stream has delivered every frame query *k* needs, the agent builds query *k*'s
-  request from a ``PrefixView`` cut at t_k — later frames may already be decoded, the view
-  refuses them — and the call goes out while decoding continues;
+* once the stream has delivered every frame query *k* needs **and** one of the
+  ``concurrency`` request slots is free, the agent builds query *k*'s request from a
+  ``PrefixView`` cut at t_k — later frames may already be decoded (at most ``LOOKAHEAD`` query
+  points ahead), the view refuses them — and the call goes out while decoding continues; the
+  request is dropped with its answer, so memory depends on the concurrency, never on how many
+  query points a benchmark has;
 * each finished query point is extracted, scored by the benchmark's rule and appended durably.
 
 Resume is the same code path: query points already in ``predictions.jsonl`` are skipped, and
@@ -24,6 +27,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,10 @@ from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, score_all, score
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
 from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
+
+# Query points a video's decoding may run ahead of its requests (frames go to the frame cache
+# on disk, so this bounds work done early, not memory held).
+LOOKAHEAD = 4
 
 
 @dataclass
@@ -195,6 +203,7 @@ class Runner:
 
             self.explorer = Explorer(videos, max_steps=explore_steps, frame_size=frame_size)
         self._requests: asyncio.Semaphore | None = None
+        self._agent_thread: ThreadPoolExecutor | None = None
         self._progress: Any = None
         self._task_ids: dict[str, Any] = {}
 
@@ -228,6 +237,10 @@ class Runner:
         self.check_videos()
         self._requests = asyncio.Semaphore(self.concurrency)
         videos = asyncio.Semaphore(self.concurrency)
+        # Agent code (ingest, build, diagnostics) runs here, one call at a time, as it ran on
+        # the event loop before: off the loop, so reading frames and perception never stall
+        # requests in flight, and never concurrently with itself.
+        self._agent_thread = ThreadPoolExecutor(1, thread_name_prefix="streamspatial-agent")
         with self._progress_bar():
 
             async def one(vp: VideoPlan) -> None:
@@ -245,12 +258,17 @@ class Runner:
                 # Let cancelled videos unwind (their decoding threads finish) before the
                 # temporary frame folder goes away.
                 await asyncio.gather(*tasks, return_exceptions=True)
+                self._agent_thread.shutdown(wait=True, cancel_futures=True)
                 self.video.close()
         return self.stats
 
     # -- per video ------------------------------------------------------------------------
 
     async def _run_video(self, vp: VideoPlan) -> None:
+        """One video: a decoding task runs ahead of the requests by at most ``LOOKAHEAD``
+        query points (a bounded queue), and a request is built only once a concurrency slot
+        is free, so memory depends on the concurrency and the frames per request — never on
+        how many query points the video or the benchmark has."""
         pending = [pq for pq in vp.queries if not self._done(pq)]
         self.stats.skipped += len(vp.queries) - len(pending)
         self.stats.queries_done += len(vp.queries) - len(pending)
@@ -271,49 +289,49 @@ class Runner:
                 union.update(self._frames_needed(pq, source))
             reader = await asyncio.to_thread(self.video.reader, source, sorted(union))
             del union
+        decoded: asyncio.Queue[PlannedQuery | None] = asyncio.Queue(maxsize=LOOKAHEAD)
+
+        async def decode() -> None:
+            # Decoding runs in a worker thread, up to t_q and no further; calls already sent
+            # for earlier queries proceed meanwhile.
+            for pq in pending:
+                if reader is not None:
+                    await asyncio.to_thread(reader.advance_to, pq.query.time)
+                await decoded.put(pq)
+            await decoded.put(None)
+
         answers: dict[str, asyncio.Future[Record]] = {}
         calls: list[asyncio.Task[None]] = []
         streaming = bool(getattr(self.agent, "streaming", False))
         if streaming:
             self.agent.reset(vp.video)  # type: ignore[attr-defined]
-        ingested = -1  # streaming agents: last frame index fed, so each frame goes in once
+        ingested = [-1]  # streaming agents: last frame index fed, so each frame goes in once
+        decoder = asyncio.create_task(decode())
+
+        async def next_decoded() -> PlannedQuery | None:
+            # Wait on the queue and on the decoder together: a decoder that fails (a file
+            # truncated mid-run) puts nothing more, and its error must surface, not a hang.
+            get = asyncio.ensure_future(decoded.get())
+            await asyncio.wait({get, decoder}, return_when=asyncio.FIRST_COMPLETED)
+            if get.done():
+                return get.result()
+            get.cancel()
+            decoder.result()  # raises the decoder's error; a clean end has queued None
+            return await decoded.get()
+
         try:
-            for pq in pending:
-                idx = self._frames_needed(pq, source) if source is not None else []
-                view = None
-                if reader is not None:
-                    # Decoding runs in a worker thread, up to t_q and no further; calls already
-                    # sent for earlier queries proceed meanwhile.
-                    await asyncio.to_thread(reader.advance_to, pq.query.time)
-                    view = PrefixView(reader, pq.query.time)
-                    if streaming:
-                        fresh = [i for i in idx if i > ingested]
-                        for frame in view.get(fresh):
-                            self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
-                        ingested = fresh[-1] if fresh else ingested
-                done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
-                if pq.query.index == len(pq.item.queries) - 1:
-                    answers[pq.item.id] = done
-                prepare = getattr(self.agent, "prepare", None)
-                if prepare is not None:  # memory the model writes itself (folds, captions)
-                    try:
-                        await prepare(view, pq.item, pq.query, self.adapter, self.backend)
-                    except MemoryCallError as exc:
-                        # The answer would rest on memory that was never built: record the
-                        # failure like a failed answer (exit 1; --retry-errors asks again).
-                        self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
-                        continue
-                prior = await self._prior_answers(pq.item, answers)
-                # No await between building and reading diagnostics: agents may keep them
-                # as "last request" state shared by concurrently streamed videos.
-                request = self._build(view, pq, prior, idx)
-                diag = _diagnostics(self.agent, pq, request)
-                _check_request(request, pq)
-                calls.append(asyncio.create_task(self._ask(pq, request, done, diag)))
+            while (pq := await next_decoded()) is not None:
+                call = await self._query(pq, reader, source, answers, streaming, ingested)
+                if call is not None:
+                    calls.append(call)
+            await decoder
             await asyncio.gather(*calls)
         finally:
+            decoder.cancel()
             for c in calls:
                 c.cancel()
+            with contextlib.suppress(BaseException):
+                await decoder  # its decoding step ends before the reader is dropped
             if reader is not None:
                 self.stats.frames_decoded += reader.stored
                 self.stats.decodes += int(reader.stored > 0) + reader.extra_passes
@@ -321,6 +339,68 @@ class Runner:
                 # ("generator already executing"): it ends with its step; the reader is dropped.
                 with contextlib.suppress(ValueError):
                     reader.close()
+
+    async def _query(
+        self,
+        pq: PlannedQuery,
+        reader: SinglePassReader | None,
+        source: Any,
+        answers: dict[str, asyncio.Future[Record]],
+        streaming: bool,
+        ingested: list[int],
+    ) -> asyncio.Task[None] | None:
+        """Ask one query point whose frames are decoded; the call's task, once it is sent."""
+        assert self._requests is not None
+        idx = self._frames_needed(pq, source) if source is not None else []
+        view = PrefixView(reader, pq.query.time) if reader is not None else None
+        if streaming and view is not None:
+            fresh = [i for i in idx if i > ingested[0]]
+            await self._in_agent_thread(self._ingest, view, fresh)
+            ingested[0] = fresh[-1] if fresh else ingested[0]
+        done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
+        if pq.query.index == len(pq.item.queries) - 1:
+            answers[pq.item.id] = done
+        prepare = getattr(self.agent, "prepare", None)
+        if prepare is not None:  # memory the model writes itself (folds, captions)
+            try:
+                await prepare(view, pq.item, pq.query, self.adapter, self.backend)
+            except MemoryCallError as exc:
+                # The answer would rest on memory that was never built: record the
+                # failure like a failed answer (exit 1; --retry-errors asks again).
+                self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
+                return None
+        # Earlier answers first: a slot held while waiting on them could starve the very
+        # calls they wait for.
+        prior = await self._prior_answers(pq.item, answers)
+        await self._requests.acquire()  # the slot is released when the call is answered
+        try:
+            request, diag = await self._in_agent_thread(self._build_checked, view, pq, prior, idx)
+            return asyncio.create_task(self._ask(pq, request, done, diag))
+        except BaseException:
+            self._requests.release()
+            raise
+
+    async def _in_agent_thread(self, fn: Any, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._agent_thread, fn, *args)
+
+    def _ingest(self, view: PrefixView, indices: list[int]) -> None:
+        for frame in view.get(indices):
+            self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
+
+    def _build_checked(
+        self,
+        view: PrefixView | None,
+        pq: PlannedQuery,
+        prior: dict[str, str] | None,
+        idx: list[int],
+    ) -> tuple[ModelRequest, dict[str, Any]]:
+        # Build and read diagnostics in one step: agents may keep them as "last request" state
+        # shared by concurrently streamed videos.
+        request = self._build(view, pq, prior, idx)
+        diag = _diagnostics(self.agent, pq, request)
+        _check_request(request, pq)
+        return request, diag
 
     def _frames_needed(self, pq: PlannedQuery, source: Any) -> list[int]:
         """The agent's frame indices for one query, refused if any is after t_q."""
@@ -382,20 +462,23 @@ class Runner:
         done: asyncio.Future[Record],
         diagnostics: dict[str, Any] | None = None,
     ) -> None:
+        """Send one built request; its concurrency slot (taken by the caller) is released
+        when the answer is in, and the request — frames and all — is dropped with it."""
         assert self._requests is not None
         actions = None
-        async with self._requests:
-            try:
-                if self.explorer is not None and self.explorer.applies(pq.item):
-                    response, actions = await self.explorer.run(
-                        self.adapter, pq.item, pq.query, request, self.backend
-                    )
-                else:
-                    response = await self.backend.generate(request)
-            except StreamspatialError:  # the endpoint cannot serve the run: stop it
-                raise
-            except Exception as exc:  # a backend must not raise; record it rather than lose it
-                response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
+        try:
+            if self.explorer is not None and self.explorer.applies(pq.item):
+                response, actions = await self.explorer.run(
+                    self.adapter, pq.item, pq.query, request, self.backend
+                )
+            else:
+                response = await self.backend.generate(request)
+        except StreamspatialError:  # the endpoint cannot serve the run: stop it
+            raise
+        except Exception as exc:  # a backend must not raise; record it rather than lose it
+            response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
+        finally:
+            self._requests.release()
         self._record(pq, request, response, done, diagnostics, actions)
 
     def _record(
@@ -524,30 +607,38 @@ class VideoTools:
         self.frame_size = frame_size
         self.cache_dir = cache_dir
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._lock = threading.Lock()  # readers are made in worker threads, several at once
+        self._frame_cache: FrameCache | None = None
+        self._lock = threading.Lock()
 
     def open(self, path: Path) -> Any:
+        """The video's source; its content id and probe come from the frame cache when known,
+        so a cached re-run neither hashes nor probes the file."""
         from streamspatial.video.sources import open_source
 
-        return open_source(path)
+        return open_source(path, cache=self._cache())
 
-    def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
-        if self.cache_dir is not None:
-            root = self.cache_dir
-        else:
-            with self._lock:
-                if self._tmp is None:
+    def _cache(self) -> FrameCache:
+        with self._lock:  # sources and readers are made in worker threads, several at once
+            if self._frame_cache is None:
+                if self.cache_dir is not None:
+                    root = self.cache_dir
+                else:
                     # A run stopped mid-video (a dead endpoint, Ctrl-C) may still have a
                     # decoding thread writing here: its cleanup must not mask why it stopped.
                     self._tmp = tempfile.TemporaryDirectory(
                         prefix="streamspatial-frames-", ignore_cleanup_errors=True
                     )
-                root = Path(self._tmp.name)
+                    root = Path(self._tmp.name)
+                self._frame_cache = FrameCache(root)
+            return self._frame_cache
+
+    def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
         return SinglePassReader(
-            source, FrameCache(root), ResizeSpec(short_side=self.frame_size), needed
+            source, self._cache(), ResizeSpec(short_side=self.frame_size), needed
         )
 
     def close(self) -> None:
+        self._frame_cache = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None

@@ -11,9 +11,8 @@ runner records it and scores it wrong instead of losing the query.
 from __future__ import annotations
 
 import asyncio
-import base64
+import concurrent.futures
 import email.utils
-import json
 import logging
 import os
 import random
@@ -26,13 +25,23 @@ import httpx
 
 from streamspatial.core import secrets
 from streamspatial.core.errors import EndpointError, StreamspatialError
-from streamspatial.models.types import (
-    GenerationParams,
-    ImagePart,
-    ModelRequest,
-    ModelResponse,
-    TextPart,
+from streamspatial.models.body import (  # re-exported: the body's shape lives there
+    StreamedBody,
+    build_body,
+    build_messages,
+    data_url,
+    streamed_body,
 )
+from streamspatial.models.types import GenerationParams, ModelRequest, ModelResponse
+
+__all__ = [
+    "OpenAIChatBackend",
+    "build_body",
+    "build_messages",
+    "data_url",
+    "endpoint_url",
+    "parse_retry_after",
+]
 
 log = logging.getLogger(__name__)
 secrets.guard_logger("httpx")  # it logs each request's URL, credentials and all, at INFO
@@ -86,34 +95,6 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     now = time.time() if now is None else now
     return max(0.0, when.timestamp() - now)
-
-
-def data_url(image: ImagePart) -> str:
-    """The image as a base64 data URL, from its bytes as they are (no re-encoding)."""
-    return f"data:{image.mime};base64,{base64.b64encode(image.jpeg).decode('ascii')}"
-
-
-def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """One user message interleaving text and image parts, after an optional system message."""
-    content: list[dict[str, Any]] = []
-    for part in request.parts:
-        if isinstance(part, TextPart):
-            content.append({"type": "text", "text": part.text})
-        else:
-            content.append({"type": "image_url", "image_url": {"url": data_url(part)}})
-    messages: list[dict[str, Any]] = []
-    if request.system:
-        messages.append({"role": "system", "content": request.system})
-    messages.append({"role": "user", "content": content})
-    return messages
-
-
-def build_body(model: str, request: ModelRequest, defaults: GenerationParams) -> dict[str, Any]:
-    """The chat-completions body; request params win over the backend's defaults when set."""
-    params = request.params if request.params != GenerationParams() else defaults
-    body: dict[str, Any] = {"model": model, "messages": build_messages(request)}
-    body.update(params.as_dict())
-    return body
 
 
 def endpoint_url(base: str, path: str) -> str:
@@ -210,9 +191,20 @@ class OpenAIChatBackend:
         send_headers = {"content-type": "application/json", **(headers or {})}
         if key:
             send_headers["authorization"] = f"Bearer {key}"
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        # One pooled HTTP/1.1 keep-alive connection per request in flight: no request waits
+        # for a connection, and none pays a new TCP handshake in a long run.
+        limits = httpx.Limits(
+            max_connections=concurrency,
+            max_keepalive_connections=concurrency,
+            keepalive_expiry=max(60.0, timeout),
+        )
         self._client = httpx.AsyncClient(
             headers=send_headers, timeout=httpx.Timeout(timeout), limits=limits
+        )
+        # base64 of the frames is made here, not on the event loop, and not in the loop's
+        # default executor, which decoding threads may fill.
+        self._encoder = concurrent.futures.ThreadPoolExecutor(
+            max_workers=2, thread_name_prefix="streamspatial-encode"
         )
 
     @property
@@ -235,6 +227,7 @@ class OpenAIChatBackend:
 
     async def aclose(self) -> None:
         await self._client.aclose()
+        self._encoder.shutdown(wait=False, cancel_futures=True)
 
     def backoff(self, attempt: int) -> float:
         """Full jitter: uniform in [0, min(max, base·2^attempt)] (AWS architecture blog)."""
@@ -243,7 +236,7 @@ class OpenAIChatBackend:
     async def generate(self, request: ModelRequest) -> ModelResponse:
         self.stats.requests += 1
         try:
-            body = json.dumps(build_body(self.model, request, self.params)).encode()
+            body = streamed_body(self.model, request, self.params)
         except (TypeError, ValueError) as exc:  # e.g. a non-JSON value in params.extra
             self.stats.failures += 1
             return ModelResponse(text="", error=f"cannot encode the request body: {exc}")
@@ -296,14 +289,22 @@ class OpenAIChatBackend:
             "and the base URL right?"
         )
 
-    async def _attempt(self, body: bytes, headers: dict[str, str]) -> ModelResponse:
+    def _encode(self, fn: Any, *args: Any) -> Any:
+        return asyncio.get_running_loop().run_in_executor(self._encoder, fn, *args)
+
+    async def _attempt(self, body: StreamedBody, headers: dict[str, str]) -> ModelResponse:
         self.stats.attempts += 1
         t0 = time.perf_counter()
         url = self._chat_url
+        # The frames' base64 is made as the connection takes it (a fresh stream per attempt);
+        # the exact length is known up front, so no chunked encoding.
+        headers = {**headers, "content-length": str(body.length)}
         try:
             # One deadline for the whole exchange: httpx's timeout bounds each read only.
             async with asyncio.timeout(self.timeout):
-                resp = await self._client.post(url, content=body, headers=headers)
+                resp = await self._client.post(
+                    url, content=body.chunks(self._encode), headers=headers
+                )
         except (TimeoutError, httpx.TimeoutException):
             raise _Retryable(f"timed out after {self.timeout:g}s") from None
         except httpx.ConnectError as exc:

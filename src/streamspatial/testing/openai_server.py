@@ -108,7 +108,7 @@ class FakeOpenAIServer:
         self,
         answer: Answerer | str = "A",
         *,
-        latency: float = 0.0,
+        latency: float = 0.0,  # seconds from a request's arrival to its answer
         fps: float | None = None,
         faults: Sequence[str | None] = (),
         fault_rates: dict[str, float] | None = None,
@@ -274,6 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner = self.owner
+        arrived = time.monotonic()
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k.lower(): v for k, v in self.headers.items()}
         if self.path.split("?", 1)[0].rstrip("/") != "/v1/chat/completions":
@@ -282,8 +283,8 @@ class _Handler(BaseHTTPRequestHandler):
         rec = owner._record(self.path, headers, raw)
         if owner.fault_for is not None and rec.fault is None:
             rec.fault = owner.fault_for(rec)
-        if owner.latency:
-            time.sleep(owner.latency)
+        if owner.latency:  # from the request's arrival: reading and parsing it count too
+            time.sleep(max(0.0, owner.latency - (time.monotonic() - arrived)))
         fault = rec.fault
         if fault == "hang":
             owner._stop.wait(owner.hang_seconds)

@@ -89,19 +89,23 @@ class SourceStore:
     def jpeg_frames(self, indices: Sequence[int]) -> list[bytes]:
         out: dict[int, bytes] = {}
         todo = list(indices)
+        store = None
         if self.cache is not None:
-            cid = self.source.content_id()
-            keys = {i: FrameCache.key(cid, i / self.fps, self.spec) for i in todo}
+            store = self.cache.frames(self.source.content_id(), self.spec)
             for i in todo:
-                data = self.cache.get(keys[i])
+                data = store.get(i / self.fps)
                 if data is not None:
                     out[i] = data
             todo = [i for i in todo if i not in out]
-        if todo:
-            for i, image in self._images(todo).items():
-                out[i] = encode_jpeg(image, self.spec)
-                if self.cache is not None:
-                    self.cache.put(keys[i], out[i])
+        try:
+            if todo:
+                for i, image in self._images(todo).items():
+                    out[i] = encode_jpeg(image, self.spec)
+                    if store is not None:
+                        store.put(i / self.fps, out[i])
+        finally:
+            if store is not None:
+                store.close()
         return [out[i] for i in indices]
 
     def array_frames(self, indices: Sequence[int]) -> list[np.ndarray]:

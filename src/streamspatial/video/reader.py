@@ -19,6 +19,7 @@ Frames already in the cache are not decoded; when all are, the container is neve
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from streamspatial.video.cache import (
     FrameCache,
+    PackedFrames,
     ResizeSpec,
     decode_jpeg,
     encode_jpeg,
@@ -46,6 +48,9 @@ class SinglePassReader:
     tests and benchmarks: ``stored`` (frames encoded into the cache by this reader),
     ``extra_passes`` (additional decoding passes forced by frames that were not planned — zero
     in a correct run), and the source's own ``decoded_frames`` / ``opens``.
+
+    Thread-safe in the way the runner uses it: one thread advances the stream while others read
+    frames the stream has already passed (those reads take no lock).
     """
 
     def __init__(
@@ -61,6 +66,7 @@ class SinglePassReader:
         self.fps = float(source.fps)
         self.n_frames = int(source.n_frames)
         self._content_id = source.content_id()
+        self._store: PackedFrames = cache.frames(self._content_id, self.spec)
         wanted = sorted({int(i) for i in needed})
         if wanted and (wanted[0] < 0 or wanted[-1] >= self.n_frames):
             raise IndexError(
@@ -68,17 +74,19 @@ class SinglePassReader:
                 f"got {wanted[0]}..{wanted[-1]}"
             )
         self.needed = wanted
-        self._pending = [i for i in wanted if not cache.has(self._key(i))]
+        self._pending = [i for i in wanted if not self._store.has(self._time(i))]
         self._next = 0  # position in _pending
         self._frames: Iterator[tuple[int, Any]] | None = None
         self.position = -1  # highest frame index the stream has been advanced to
         self.stored = 0
         self.extra_passes = 0
+        self._lock = threading.Lock()  # held while decoding
+        self._closed = False
 
     # ------------------------------------------------------------------ streaming protocol
 
-    def _key(self, index: int) -> str:
-        return FrameCache.key(self._content_id, index / self.fps, self.spec)
+    def _time(self, index: int) -> float:
+        return index / self.fps
 
     @property
     def pending(self) -> int:
@@ -94,19 +102,25 @@ class SinglePassReader:
         return self._advance_index(target)
 
     def _advance_index(self, target: int) -> int:
-        before = self.stored
-        while self._next < len(self._pending) and self._pending[self._next] <= target:
-            if self._frames is None:
-                self._frames = self._decode(self._pending[self._next :])
-            index, picture = next(self._frames)
-            assert index == self._pending[self._next], (index, self._pending[self._next])
-            self.cache.put(self._key(index), self._encode(picture))
-            self.stored += 1
-            self._next += 1
-        self.position = max(self.position, target)
-        if self._next == len(self._pending):
-            self.close()
-        return self.stored - before
+        with self._lock:
+            before = self.stored
+            while self._next < len(self._pending) and self._pending[self._next] <= target:
+                if self._closed:  # closed from another thread mid-step: stop here
+                    break
+                if self._frames is None:
+                    self._frames = self._decode(self._pending[self._next :])
+                index, picture = next(self._frames)
+                assert index == self._pending[self._next], (index, self._pending[self._next])
+                self._store.put(self._time(index), self._encode(picture))
+                self.stored += 1
+                self._next += 1
+            if not self._closed:
+                self.position = max(self.position, target)
+            if self._next == len(self._pending) or self._closed:
+                self._close_decoder()
+            if self._closed:
+                self._store.close()
+            return self.stored - before
 
     def finish(self) -> int:
         """Decode the rest of the planned frames (e.g. before closing a run)."""
@@ -122,13 +136,23 @@ class SinglePassReader:
         for t in sorted(times):
             yield self.view(t)
 
-    def close(self) -> None:
-        """Release the decoder (closes the container); safe to call twice."""
+    def _close_decoder(self) -> None:
         if self._frames is not None:
             close = getattr(self._frames, "close", None)
             if close is not None:
                 close()
             self._frames = None
+
+    def close(self) -> None:
+        """Release the decoder (closes the container) and the cache's files; safe to call
+        twice, and from another thread while a step decodes (that step ends early)."""
+        self._closed = True
+        if self._lock.acquire(blocking=False):
+            try:
+                self._close_decoder()
+                self._store.close()
+            finally:
+                self._lock.release()
 
     def __enter__(self) -> SinglePassReader:
         return self
@@ -158,23 +182,23 @@ class SinglePassReader:
     def jpeg_frames(self, indices: Sequence[int]) -> list[bytes]:
         """Cached bytes; frames the stream has not reached yet are reached first (still one pass),
         and frames nobody planned are decoded in one extra pass and counted."""
-        if indices:
+        if indices and max(indices) > self.position:
             self._advance_index(max(indices))
         out: dict[int, bytes] = {}
         missing: list[int] = []
         for i in indices:
-            data = self.cache.get(self._key(i))
+            data = self._store.get(self._time(i))
             if data is None:
                 missing.append(i)
             else:
                 out[i] = data
         if missing:
-            self.extra_passes += 1
-            todo = sorted(set(missing))
-            for index, picture in self._decode(todo):
-                out[index] = self._encode(picture)
-                self.cache.put(self._key(index), out[index])
-                self.stored += 1
+            with self._lock:
+                self.extra_passes += 1
+                for index, picture in self._decode(sorted(set(missing))):
+                    out[index] = self._encode(picture)
+                    self._store.put(self._time(index), out[index])
+                    self.stored += 1
         return [out[i] for i in indices]
 
     def array_frames(self, indices: Sequence[int]) -> list[np.ndarray]:

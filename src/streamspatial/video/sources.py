@@ -99,10 +99,26 @@ def _open(path: Path) -> av.container.InputContainer:
         ) from None
 
 
+_probes: dict[tuple[str, int, int], VideoInfo] = {}
+
+
 def probe_video(path: str | Path) -> VideoInfo:
-    """Frame rate, frame count and duration from container/stream metadata; decodes nothing."""
+    """Frame rate, frame count and duration from container/stream metadata; decodes nothing.
+
+    Memoised per (path, mtime, size): validating a benchmark probes each video, and the run
+    that follows reads the same answer instead of opening the file again.
+    """
     path = Path(path)
     _check_file(path)
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    info = _probes.get(key)
+    if info is None:
+        info = _probes[key] = _probe(path)
+    return info
+
+
+def _probe(path: Path) -> VideoInfo:
     with _open(path) as container:
         if not container.streams.video:
             kinds = sorted({s.type for s in container.streams}) or ["no"]
@@ -149,11 +165,14 @@ class PyAVSource:
     ``decoded_frames`` and ``opens`` count the work done, for tests and benchmarks.
     """
 
-    def __init__(self, path: str | Path, *, info: VideoInfo | None = None):
+    def __init__(
+        self, path: str | Path, *, info: VideoInfo | None = None, content_id: str | None = None
+    ):
         self.path = Path(path)
         self.uri = str(self.path)
         _check_file(self.path)
         self._info = info
+        self._content_id = content_id
         self.decoded_frames = 0
         self.opens = 0
 
@@ -176,7 +195,9 @@ class PyAVSource:
         return self.info.duration
 
     def content_id(self) -> str:
-        return file_content_id(self.path)
+        if self._content_id is None:
+            self._content_id = file_content_id(self.path)
+        return self._content_id
 
     def frame_time(self, index: int) -> float:
         return index / self.fps
@@ -351,8 +372,9 @@ def open_source(
     """A :class:`FrameFolderSource` for a folder (``fps`` defaults to 1), else a
     :class:`PyAVSource` (its fps comes from the file; a different ``fps`` is an error).
 
-    With a :class:`~streamspatial.video.cache.FrameCache`, a video's probe metadata is read from
-    (or saved to) the cache, so a run whose frames are all cached never opens the container.
+    With a :class:`~streamspatial.video.cache.FrameCache`, a video's content id (by what
+    ``stat`` says of the file) and probe metadata are read from (or saved to) the cache, so a run
+    whose frames are all cached neither reads the file to hash it nor opens the container.
     """
     path = Path(path)
     if not path.exists():
@@ -360,16 +382,21 @@ def open_source(
     if path.is_dir():
         return FrameFolderSource(path, fps=1.0 if fps is None else fps)
     _check_file(path)
-    if info is None and cache is not None:
-        cid = file_content_id(path)
-        stored = cache.get_video_info(cid)
-        if stored is not None:
-            info = VideoInfo(**stored)
-        else:
-            info = probe_video(path)
-            cache.put_video_info(cid, info)
+    cid = None
+    if cache is not None:
+        cid = cache.get_content_id(path)
+        if cid is None:
+            cid = file_content_id(path)
+            cache.put_content_id(path, cid)
+        if info is None:
+            stored = cache.get_video_info(cid)
+            if stored is not None:
+                info = VideoInfo(**stored)
+            else:
+                info = probe_video(path)
+                cache.put_video_info(cid, info)
     if info is None:
         info = probe_video(path)
     if fps is not None and not math.isclose(info.fps, fps, rel_tol=1e-3):
         raise _problem(path, f"fps {fps} given, but the video's frame rate is {info.fps}")
-    return PyAVSource(path, info=info)
+    return PyAVSource(path, info=info, content_id=cid)
