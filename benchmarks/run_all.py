@@ -61,12 +61,26 @@ def run(script: str, args: list[str]) -> tuple[int, dict | None, str, float]:
     return proc.returncode, result, tail, wall
 
 
-def table(results: dict[str, dict], quick: bool) -> str:
+def previous_rows(text: str) -> dict[str, str]:
+    """The measured table's rows now in the doc, by the goal each row reports (its figure
+    column): ``--only`` re-measures some benchmarks and keeps the others' last figures."""
+    block = text.split(START, 1)[1].split(END, 1)[0] if START in text else ""
+    rows = {}
+    for key, goal in GOALS.items():
+        for line in block.splitlines():
+            if line.startswith("| `") and f"| {goal.what} |" in line:
+                rows[key] = line
+    return rows
+
+
+def table(results: dict[str, dict], quick: bool, kept: dict[str, str] | None = None) -> str:
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         START,
         f"Measured {when} with `python benchmarks/run_all.py{' --quick' if quick else ''}` "
-        f"on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}.",
+        f"on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        + ("; rows of benchmarks not re-run kept from their last measurement" if kept else "")
+        + ".",
         "",
         "| benchmark | figure | goal | measured (median [range of runs]) | met | load |",
         "|---|---|---|---|---|---|",
@@ -76,6 +90,9 @@ def table(results: dict[str, dict], quick: bool) -> str:
             ((name, r["figures"][key]) for name, r in results.items() if key in r["figures"]),
             None,
         )
+        if hit is None and kept and key in kept:
+            lines.append(kept[key])
+            continue
         if hit is None:
             lines.append(f"| – | {goal.what} | {goal.text()} | not run | – | – |")
             continue
@@ -123,7 +140,8 @@ def main() -> None:
             raise SystemExit(f"{DOC}: the {START} … {END} markers are missing")
         head, rest = text.split(START, 1)
         tail = rest.split(END, 1)[1]
-        DOC.write_text(head + table(results, args.quick) + tail)
+        kept = previous_rows(text) if args.only else None
+        DOC.write_text(head + table(results, args.quick, kept) + tail)
         print(f"wrote {DOC}")
     if failed:
         print(f"missed or failed: {', '.join(failed)}", file=sys.stderr)
