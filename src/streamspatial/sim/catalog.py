@@ -74,7 +74,7 @@ TINTS: dict[str, tuple[str, ...]] = {
     "any": ("", *tuple(COLORS)),
     "paint": ("", "white", "black", "gray", "brown", "beige", "navy", "teal", "green", "red"),
     "appliance": ("", "white", "gray", "black", "beige", "red", "teal"),
-    "pot": ("", "white", "gray", "beige", "navy", "teal", "red", "orange", "yellow"),
+    "pot": ("", "green", "teal"),  # plants: the leaves are most of what is seen
     "none": ("",),
 }
 
