@@ -82,9 +82,13 @@ TINTS: dict[str, tuple[str, ...]] = {
 _SOFA = _c("sofa", (1.5, 0.70, 0.75), (2.4, 1.0, 1.0), ["fabric", "leather"])
 _ARMCHAIR = _c("armchair", (0.55, 0.6, 0.7), (1.0, 0.95, 1.05), ["fabric"], max_count=2)
 _CHAIR = _c("chair", (0.38, 0.42, 0.78), (0.58, 0.62, 1.0), ["wood", "plastic"], max_count=4)
-_PLANT = _c("potted_plant", (0.4, 0.35, 0.45), (0.85, 0.75, 1.25), ["ceramic"], tints="pot")
+_PLANT = _c(
+    "potted_plant", (0.4, 0.35, 0.45), (0.85, 0.75, 1.25), ["ceramic"], max_count=2, tints="pot"
+)
 _DESK = _c("desk", (1.0, 0.55, 0.72), (1.9, 0.85, 1.05), ["wood"], support=True, tints="paint")
-_BOOKSHELF = _c("bookshelf", (0.4, 0.3, 1.4), (1.7, 0.4, 2.25), ["wood"], tints="paint")
+_BOOKSHELF = _c(
+    "bookshelf", (0.4, 0.3, 1.4), (1.7, 0.4, 2.25), ["wood"], max_count=2, tints="paint"
+)
 _RUG = _c("rug", (0.8, 0.8, 0.01), (2.6, 2.0, 0.06), ["fabric"], "free", tints="none")
 _DINING = _c("dining_table", (1.0, 0.7, 0.72), (1.7, 1.25, 0.8), ["wood"], "free", True, 1, "paint")
 

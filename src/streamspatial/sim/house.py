@@ -415,7 +415,7 @@ def _furnish(
     for room in shell.rooms:
         k = room.room_id
         cats = catalog.FURNITURE[room.room_type]
-        want = int(np.clip(round(room.area / 2.5), 3, 9))
+        want = int(np.clip(round(room.area / 2.0), 4, 12))
         counts: Counter[str] = Counter()
         mask = plan.grid == k
         # Wall edges of this room: (row, col, side) with side the inward direction index.
@@ -509,7 +509,7 @@ def _furnish(
             continue
         (ax, ay, _), (bx, by, top) = sup.aabb()
         tops: list[tuple[float, float, float, float]] = []
-        for _ in range(int(rng.integers(2, 5))):
+        for _ in range(int(rng.integers(2, 6))):
             cat = catalog.SMALL[int(rng.integers(len(catalog.SMALL)))]
             size, model = looks.draw(cat)
             q = int(rng.integers(4))

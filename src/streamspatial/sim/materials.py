@@ -38,13 +38,16 @@ WOODS = ((0.62, 0.44, 0.28), (0.55, 0.36, 0.22), (0.72, 0.56, 0.38), (0.45, 0.30
 TILES = ((0.85, 0.84, 0.80), (0.70, 0.68, 0.64), (0.78, 0.74, 0.66), (0.62, 0.66, 0.70))
 CARPETS = ((0.60, 0.56, 0.50), (0.45, 0.48, 0.52), (0.62, 0.52, 0.44), (0.50, 0.45, 0.52))
 PAINTS = (
-    (0.90, 0.88, 0.82),
-    (0.86, 0.84, 0.76),
-    (0.80, 0.84, 0.82),
-    (0.88, 0.82, 0.74),
-    (0.78, 0.80, 0.86),
-    (0.84, 0.78, 0.70),
+    (0.95, 0.92, 0.85),
+    (0.92, 0.88, 0.76),
+    (0.84, 0.90, 0.86),
+    (0.95, 0.86, 0.74),
+    (0.86, 0.88, 0.95),
+    (0.92, 0.82, 0.72),
+    (0.80, 0.86, 0.74),
+    (0.95, 0.80, 0.78),
 )
+SKIRTING = ((0.95, 0.95, 0.93), (0.45, 0.30, 0.2), (0.3, 0.3, 0.32))
 CEILING = (0.93, 0.93, 0.91)
 
 
@@ -119,20 +122,20 @@ def carpet(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.nda
 
 
 def plaster(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.ndarray:
-    field = 1.0 + 0.05 * noise(rng, (h, w), 0) + 0.04 * noise(rng, (h, w), 1)
-    field += 0.03 * noise(rng, (h, w), 2)
+    field = 1.0 + 0.07 * noise(rng, (h, w), 0) + 0.035 * noise(rng, (h, w), 1)
+    field += 0.02 * noise(rng, (h, w), 2)
     return _rgb(base, field.astype(np.float32))
 
 
 def wallpaper(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.ndarray:
     """Vertical stripes with a small repeating motif, on paper grain."""
-    period = float(rng.uniform(0.08, 0.2)) * ppm
+    period = float(rng.uniform(0.1, 0.25)) * ppm
     cols = np.arange(w)[None, :]
     rows = np.arange(h)[:, None]
-    stripe = 0.5 + 0.5 * np.cos(2 * np.pi * cols / period)
-    motif = np.cos(2 * np.pi * cols / (period / 2)) * np.cos(2 * np.pi * rows / period)
-    field = 1.0 - 0.10 * stripe + 0.04 * motif * stripe
-    field = field + 0.04 * noise(rng, (h, w), 0) + 0.02 * noise(rng, (h, w), 1)
+    stripe = (np.mod(cols, period) < period * float(rng.uniform(0.3, 0.6))).astype(np.float32)
+    motif = (np.cos(2 * np.pi * cols / (period / 2)) * np.cos(2 * np.pi * rows / period)) > 0.6
+    field = 1.0 - 0.13 * stripe - 0.08 * (motif & (stripe > 0))
+    field = field + 0.06 * noise(rng, (h, w), 0) + 0.02 * noise(rng, (h, w), 1)
     tint = np.asarray(base, dtype=np.float32) * np.asarray(
         [1.0, float(rng.uniform(0.92, 1.0)), float(rng.uniform(0.8, 0.95))], dtype=np.float32
     )

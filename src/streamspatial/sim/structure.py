@@ -119,22 +119,28 @@ def _split(length: float, height: float, holes) -> list[tuple[float, float, floa
     return rects
 
 
+def _furniture_spans(house: House, face: Face, min_height: float = 0.95):
+    """(s0, s1) spans of a face hidden by furniture taller than ``min_height`` against it."""
+    out = []
+    d = np.subtract(face.b, face.a) / max(face.length, 1e-9)
+    for o in house.objects:
+        if o.room_id != face.room or o.kind != "furniture" or o.size[2] < min_height:
+            continue
+        (x0, y0, _), (x1, y1, _) = o.aabb()
+        corners = np.array([[x0, y0], [x1, y1], [x0, y1], [x1, y0]]) - np.array(face.a)
+        if (corners @ np.array(face.normal)).min() > 0.8:  # not against this wall
+            continue
+        s = corners @ d
+        out.append((float(s.min()) - 0.1, float(s.max()) + 0.1))
+    return out
+
+
 def _choose_windows(rng, house: House, face: Face) -> list[tuple[float, float]]:
     """Up to two windows on an exterior face, away from corners, doors and tall furniture."""
     if not face.exterior or face.length < 1.6:
         return []
     blocked = [(h[0] - 0.3, h[1] + 0.3) for h in _openings(house, face, [])]
-    d = np.subtract(face.b, face.a) / face.length
-    for o in house.objects:
-        if o.room_id != face.room or o.kind != "furniture" or o.size[2] < 0.95:
-            continue
-        (x0, y0, _), (x1, y1, _) = o.aabb()
-        corners = np.array([[x0, y0], [x1, y1], [x0, y1], [x1, y0]]) - np.array(face.a)
-        nrm = np.array(face.normal)
-        if (corners @ nrm).min() > 0.8:  # not against this wall
-            continue
-        s = corners @ d
-        blocked.append((float(s.min()) - 0.1, float(s.max()) + 0.1))
+    blocked += _furniture_spans(house, face)
     out: list[tuple[float, float]] = []
     n = 1 if face.length < 4.0 else 2
     for k in range(n):
@@ -231,7 +237,7 @@ def _window_term(points: np.ndarray, normals: np.ndarray, windows, room: int) ->
 
 
 def _shade(ao: np.ndarray, direct: np.ndarray) -> np.ndarray:
-    return np.clip(0.62 * ao + 0.55 * direct, 0.3, 1.25)[..., None]
+    return np.clip(0.8 * ao + 0.6 * direct, 0.3, 1.3)[..., None]
 
 
 def floor_image(rng, house: House, room: Room, look: mat.RoomLook, light: Lighting):
@@ -297,6 +303,10 @@ def wall_image(rng, house: House, faces: list[Face], look: mat.RoomLook, light: 
         img[:low] = mat.tile(rng, low, w, ppm, look.wainscot_rgb)
     else:
         img = mat.PATTERNS[look.wall](rng, h, w, ppm, look.wall_rgb)
+        skirt = max(3, round(0.08 * h / height))  # a skirting board with its top edge
+        board = mat.SKIRTING[int(rng.integers(len(mat.SKIRTING)))]
+        img[:skirt] = mat.plaster(rng, skirt, w, ppm, board)
+        img[skirt - 1 : skirt + 1] *= 0.6
     zs = (np.arange(h) + 0.5) * height / h
     shade = np.ones((h, w), dtype=np.float32)
     offsets = []
@@ -366,6 +376,65 @@ def _outside_image(rng) -> np.ndarray:
     grass = 0.55 + 0.08 * mat.noise(rng, (h, w), 0)
     img[lawn[:, 0]] = np.stack([0.35 * grass, 0.55 * grass, 0.25 * grass], axis=-1)[lawn[:, 0]]
     return mat.to_u8(img)
+
+
+def _art_image(rng) -> np.ndarray:
+    """A picture for a frame: an abstract of colour blocks, or a landscape."""
+    h, w = 96, 128
+    if rng.random() < 0.4:
+        return _outside_image(rng)[::2, ::2]
+    img = np.empty((h, w, 3), dtype=np.float32)
+    img[:] = rng.uniform(0.5, 0.95, size=3)
+    rows, cols = np.mgrid[0:h, 0:w]
+    for _ in range(int(rng.integers(3, 8))):
+        c = rng.uniform(0.05, 0.95, size=3)
+        if rng.random() < 0.5:
+            r0, c0 = int(rng.integers(h)), int(rng.integers(w))
+            sel = (rows >= r0) & (rows < r0 + rng.integers(8, h // 2)) & (cols >= c0)
+            sel &= cols < c0 + rng.integers(8, w // 2)
+        else:
+            cy, cx, rad = rng.uniform(0, h), rng.uniform(0, w), rng.uniform(6, h / 3)
+            sel = np.hypot(rows - cy, cols - cx) < rad
+        img[sel] = c
+    img *= 1 + 0.05 * mat.noise(rng, (h, w), 0)[..., None]
+    return mat.to_u8(img)
+
+
+def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy) -> None:
+    """At most one framed picture on a wall face, clear of openings and tall furniture."""
+    if face.length < 1.4 or rng.random() < 0.3:
+        return
+    w = float(rng.uniform(0.4, min(1.0, face.length / 2)))
+    hgt = float(rng.uniform(0.3, 0.7))
+    for _ in range(6):
+        s0 = float(rng.uniform(0.3, face.length - 0.3 - w))
+        if all(s0 + w < b0 or s0 > b1 for b0, b1 in busy):
+            break
+    else:
+        return
+    d = np.subtract(face.b, face.a) / face.length
+    nrm = np.array(face.normal)
+    c = np.array(face.at(s0 + w / 2)) + nrm * 0.015
+    z = float(rng.uniform(1.45, 1.7))
+    yaw = math.atan2(d[1], d[0])
+    frame_rgb = ((0.1, 0.1, 0.1), (0.45, 0.3, 0.18), (0.75, 0.62, 0.3), (0.93, 0.93, 0.9))[
+        int(rng.integers(4))
+    ]
+    grain = b.texture("grain", grain_texture())
+    _frame_box(b, f"{name}_frame", (c[0], c[1], z), (w / 2, 0.015, hgt / 2), yaw, frame_rgb, grain)
+    inner = 0.035
+    front = np.array([c[0], c[1], 0.0]) + np.array([nrm[0], nrm[1], 0.0]) * 0.0165
+    origin = front - np.array([d[0], d[1], 0.0]) * (w / 2 - inner)
+    v, n, uv, f = _quads(
+        [(0, w - 2 * inner, z - hgt / 2 + inner, z + hgt / 2 - inner)],
+        origin,
+        np.array([d[0], d[1], 0.0]),
+        np.array([0, 0, 1.0]),
+        [nrm[0], nrm[1], 0.0],
+        lambda s, zz: (s / (w - 2 * inner), (zz - (z - hgt / 2 + inner)) / (hgt - 2 * inner)),
+    )
+    tex = b.texture(f"{name}_art", _art_image(rng))
+    b.mesh_geom(f"{name}_art", v, n, f, uv, (1, 1, 1, 1), tex)
 
 
 # ----------------------------------------------------------------------------- assembly
@@ -441,6 +510,8 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
                 b.mesh_geom(f"s_{k}_wall{i}", v, n, f, uv, (1, 1, 1, 1), tex)
             for j, (s0, s1) in enumerate(windows[(k, i)]):
                 _window(b, f"w_{k}_{i}_{j}", face, s0, s1, grain, outside)
+            busy = [(h0 - 0.2, h1 + 0.2) for h0, h1, *_ in holes] + _furniture_spans(house, face)
+            _paintings(rng, b, house, face, f"w_{k}_{i}_art", busy)
         _lamp(b, k, light.lamps[k], house.wall_height)
     for door in house.doors:
         _door_frame(b, door, grain)
