@@ -89,7 +89,7 @@ _DESK = _c("desk", (1.0, 0.55, 0.72), (1.9, 0.85, 1.05), ["wood"], support=True,
 _BOOKSHELF = _c(
     "bookshelf", (0.4, 0.3, 1.4), (1.7, 0.4, 2.25), ["wood"], max_count=2, tints="paint"
 )
-_RUG = _c("rug", (0.8, 0.8, 0.01), (2.6, 2.0, 0.06), ["fabric"], "free", tints="none")
+_RUG = _c("rug", (0.8, 0.8, 0.01), (2.6, 2.0, 0.06), ["fabric"], "free", tints="paint")
 _DINING = _c("dining_table", (1.0, 0.7, 0.72), (1.7, 1.25, 0.8), ["wood"], "free", True, 1, "paint")
 
 FURNITURE: dict[str, tuple[Category, ...]] = {

@@ -361,7 +361,7 @@ class _Looks:
             if best is None or score < best[0]:
                 best = (score, name, rgb, key)
         assert best is not None
-        if best[0][0] and cat.max_count > 1 and len(used) >= len(catalog.COLORS):
+        if best[0][0]:  # every colour reachable is taken by this category: leave it out
             return None
         return best[1], best[2], best[3]
 
