@@ -52,6 +52,7 @@ class GenerateConfig:
     per_family: int = 3
     identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
+    furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
 
     def check(self) -> None:
         problems = []
@@ -68,6 +69,10 @@ class GenerateConfig:
             problems.append(f"--split must be train or eval, got {self.split!r}")
         if self.identity_turns < 0:
             problems.append(f"identity turns must be ≥ 0, got {self.identity_turns}")
+        if self.furniture not in ("catalog", "boxes"):
+            problems.append(f"--furniture must be catalog or boxes, got {self.furniture!r}")
+        if self.rooms is not None and not 2 <= self.rooms <= 12:
+            problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
         if problems:
             raise InputError("; ".join(problems))
 
@@ -168,7 +173,7 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
 
     first_house: House | None = None
     for hs in seeds:
-        house = generate_house(hs, n_rooms=cfg.rooms)
+        house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
         first_house = first_house or house
         traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
         name = f"house-{hs:07d}-walk"

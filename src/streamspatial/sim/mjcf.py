@@ -127,6 +127,7 @@ class SceneBuilder:
         vis.global_.offwidth = width
         vis.global_.offheight = height
         vis.quality.shadowsize = 0
+        vis.quality.offsamples = 0
         vis.map.znear = ZNEAR
         vis.map.zfar = ZFAR
         vis.headlight.ambient = [AMBIENT] * 3
