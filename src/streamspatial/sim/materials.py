@@ -122,8 +122,8 @@ def carpet(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.nda
 
 
 def plaster(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.ndarray:
-    field = 1.0 + 0.07 * noise(rng, (h, w), 0) + 0.035 * noise(rng, (h, w), 1)
-    field += 0.02 * noise(rng, (h, w), 2)
+    field = 1.0 + 0.07 * noise(rng, (h, w), 0) + 0.055 * noise(rng, (h, w), 1)
+    field += 0.025 * noise(rng, (h, w), 2)
     return _rgb(base, field.astype(np.float32))
 
 
@@ -134,7 +134,7 @@ def wallpaper(rng: np.random.Generator, h: int, w: int, ppm: float, base) -> np.
     rows = np.arange(h)[:, None]
     stripe = (np.mod(cols, period) < period * float(rng.uniform(0.3, 0.6))).astype(np.float32)
     motif = (np.cos(2 * np.pi * cols / (period / 2)) * np.cos(2 * np.pi * rows / period)) > 0.6
-    field = 1.0 - 0.13 * stripe - 0.08 * (motif & (stripe > 0))
+    field = 1.0 - 0.18 * stripe - 0.1 * (motif & (stripe > 0))
     field = field + 0.06 * noise(rng, (h, w), 0) + 0.02 * noise(rng, (h, w), 1)
     tint = np.asarray(base, dtype=np.float32) * np.asarray(
         [1.0, float(rng.uniform(0.92, 1.0)), float(rng.uniform(0.8, 0.95))], dtype=np.float32

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -402,7 +403,7 @@ def _art_image(rng) -> np.ndarray:
 
 def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy) -> None:
     """At most one framed picture on a wall face, clear of openings and tall furniture."""
-    if face.length < 1.4 or rng.random() < 0.3:
+    if face.length < 1.4 or rng.random() < 0.15:
         return
     w = float(rng.uniform(0.4, min(1.0, face.length / 2)))
     hgt = float(rng.uniform(0.3, 0.7))
@@ -619,6 +620,35 @@ def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, grain,
         lambda s, z: (s / width, z / height),
     )
     b.mesh_geom(f"{name}_outside", v, n, f, uv, (1, 1, 1, 1), outside, emission=0.9)
+    _curtains(b, name, face, s0, s1)
+
+
+CURTAIN_TINTS = ("", "beige", "white", "navy", "red", "teal", "gray", "green", "orange")
+
+
+def _curtains(b: SceneBuilder, name: str, face: Face, s0: float, s1: float) -> None:
+    """A curtain either side of a window, hung against the wall, overlapping the frame."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    tint = CURTAIN_TINTS[int(rng.integers(len(CURTAIN_TINTS)))]
+    try:
+        model = instance_model(f"Scopia#curtain|{tint}" if tint else "Scopia#curtain")
+    except KeyError:  # pragma: no cover - the model is in every copy of the library
+        return
+    nrm = np.array(face.normal)
+    width, depth, height = 0.32, 0.05, min(2.45, WINDOW_TOP + 0.3)
+    yaw = math.atan2(nrm[1], nrm[0])  # the curtain's front faces into the room
+    for k, s in enumerate((s0 - width / 2 + 0.08, s1 + width / 2 - 0.08)):
+        if s - width / 2 < 0.02 or s + width / 2 > face.length - 0.02:
+            continue
+        c = np.array(face.at(s)) + nrm * (depth / 2 + 0.02)
+        b.add_object(
+            model,
+            instance_id=k,
+            pos=(float(c[0]), float(c[1]), height / 2),
+            yaw=yaw,
+            size=(depth, width, height),
+            prefix=f"{name}_curtain",
+        )
 
 
 def _lamp(b: SceneBuilder, room: int, pos, height: float) -> None:

@@ -48,7 +48,6 @@ CHOICES: dict[str, tuple[str, ...]] = {
         "Scopia#coffee-table2",
     ),
     "tv_stand": ("Blend Swap CC-BY#tvStand", "Blend Swap CC-0#shelves", "Scopia#box_room"),
-    "tv": ("Scopia#tv", "Scopia#wall-flat-tv", "Scopia#mini_stereo"),
     "bookshelf": (
         "Blend Swap CC-0#bookcase",
         "Blend Swap CC-BY#bookcase",
@@ -217,8 +216,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "speaker": ("Blend Swap CC-0#speaker2", "Scopia#mini_stereo", "Scopia#mp3_base_for_ipad"),
     "phone": ("Scopia#phone", "Blend Swap CC-BY#wirelessOfficePhone3", "Scopia#electronicScale"),
     # structure
-    "ceiling_lamp": ("Scopia#ceiling-lamp", "Blend Swap CC-BY#hangingLight"),
-    "window": ("Scopia#window_2x4", "Scopia#window_2x3_regular", "Kator Legaz#window-08"),
+    "ceiling_lamp": ("Scopia#ceiling-lamp",),
+    "curtain": ("Scopia#curtain",),
 }
 
 
