@@ -109,6 +109,13 @@ def generate(
             help="catalog: textured catalogue models in textured rooms; boxes: flat boxes.",
         ),
     ] = "catalog",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processes rendering side by side (0: one per core from 5 min of video).",
+        ),
+    ] = 0,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig
@@ -127,6 +134,7 @@ def generate(
         identity_turns=spin_turns,
         rooms=rooms,
         furniture=furniture,
+        workers=workers,
     )
     cfg.check()
     result = run_generation(cfg)
