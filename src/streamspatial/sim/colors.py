@@ -57,6 +57,7 @@ def name_pixels(rgb_u8: np.ndarray) -> tuple[str, tuple[float, float, float]]:
     return _NAMES[k], (round(float(mean[0]), 3), round(float(mean[1]), 3), round(float(mean[2]), 3))
 
 
+COLOR_VERSION = 2  # bump when tints or studio lights change: measured colours go stale
 STUDIO_SIZE = 64
 STUDIO_VIEWS = 8
 
@@ -72,7 +73,7 @@ def studio_color(model_key: str) -> tuple[str, tuple[float, float, float]]:
 
     from streamspatial.sim.assets.convert import CONVERTER_VERSION, cache_dir
 
-    path = cache_dir() / f"colors.v{CONVERTER_VERSION}.json"
+    path = cache_dir() / f"colors.v{CONVERTER_VERSION}.{COLOR_VERSION}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
         table = json.loads(path.read_text()) if path.exists() else {}

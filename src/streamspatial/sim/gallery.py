@@ -42,8 +42,11 @@ def _best_view(house, room, renderer, rng):
         for dyaw in (-0.35, 0.0, 0.35):
             pose = CameraPose(0.0, (k.x, k.y, 1.5), yaw + dyaw, math.radians(-12))
             frame = renderer.render(pose)
-            ids = np.unique(frame.instance)
-            score = len(ids[ids > 0]) + 0.02 * float((frame.instance > 0).mean() * 100)
+            counts = np.bincount(frame.instance.ravel())
+            counts[0] = 0
+            shares = counts / frame.instance.size
+            # Many pieces in view, none filling the frame: a view of the room, not of a chair.
+            score = int((counts >= 150).sum()) - 20 * float(max(0.0, shares.max() - 0.2))
             if best is None or score > best[0]:
                 best = (score, pose)
     return None if best is None else best[1]

@@ -57,8 +57,9 @@ def tinted(model: Model, tint: str) -> Model:
     Dominant: the parts holding at least a quarter of the surface (always the largest).  An
     image keeps its grain: it becomes grey with mean 0.85 and the colour multiplies it.
     """
-    # Brighter than the palette colour: shading takes about a quarter off a lit surface.
-    rgb = tuple(min(1.0, c * 1.3) for c in catalog.COLORS[tint])
+    # A little less saturated than the palette (dyes and paints are not pure), and brighter:
+    # shading takes about a quarter off a lit surface.
+    rgb = tuple(min(1.0, (0.8 * c + 0.2 * 0.55) * 1.3) for c in catalog.COLORS[tint])
     areas = np.array([_areas(p) for p in model.parts])
     share = areas / max(areas.sum(), 1e-12)
     textures = list(model.textures)
