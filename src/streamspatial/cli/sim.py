@@ -154,7 +154,7 @@ def gallery(
         Path | None,
         typer.Option("--doc", help="Markdown file whose gallery block to rewrite."),
     ] = Path("docs/simulator.md"),
-    size: Annotated[str, typer.Option("--size", help="Frame size (as for generate).")] = "640x480",
+    size: Annotated[str, typer.Option("--size", help="Frame size (as for generate).")] = "480x360",
 ) -> None:
     """Render one frame per room type and rewrite the gallery in docs/simulator.md."""
     from streamspatial.sim.gallery import make_gallery, markdown, update_doc
