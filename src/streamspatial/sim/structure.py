@@ -516,6 +516,7 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
         _lamp(b, k, light.lamps[k], house.wall_height)
     for door in house.doors:
         _door_frame(b, door, grain)
+        _door_leaf(b, house, door, grain)
     return light
 
 
@@ -583,6 +584,71 @@ def _door_frame(b: SceneBuilder, door, grain) -> None:
             grain,
         )
         k += 1
+
+
+LEAF_THICKNESS = 0.04
+
+
+def _door_leaf(b: SceneBuilder, house: House, door, grain) -> None:
+    """The door itself, opened flat against the wall of one of its rooms.
+
+    Of the four ways it can hang (either room, either jamb) the first whose swing is all
+    inside that room and clear of furniture and of other doorways is used; a door with no such
+    way is left off (an opening without a leaf, as many homes have).
+    """
+    t = 0.1
+    along = np.array([1.0, 0.0]) if door.axis == "x" else np.array([0.0, 1.0])
+    across = np.array([0.0, 1.0]) if door.axis == "x" else np.array([1.0, 0.0])
+    centre = np.array(door.center)
+    hw = door.width / 2
+    leaf = door.width - 0.08
+    rng = np.random.default_rng([house.seed, 91, door.door_id])
+    options = [(a, s) for a in (1, -1) for s in (1, -1)]
+    rng.shuffle(options)
+    for side_across, side_along in options:
+        off = t / 2 + 0.012 + LEAF_THICKNESS / 2
+        mid = centre + along * side_along * (hw + leaf / 2) + across * side_across * off
+        room = house.room_at(*(mid + across * side_across * 0.1))
+        if room is None or room not in (door.room_a, door.room_b):
+            continue
+        probe = [
+            centre + along * side_along * (hw + k) + across * side_across * 0.15
+            for k in np.linspace(0.05, leaf + 0.05, 8)
+        ]
+        if any(house.room_at(*p) != room for p in probe):
+            continue  # a corner or another room within the swing
+        lo = np.minimum(mid - along * leaf / 2, mid + along * leaf / 2) - 0.05
+        hi = np.maximum(mid - along * leaf / 2, mid + along * leaf / 2) + 0.05
+        lo = np.minimum(lo, mid - across * 0.1)
+        hi = np.maximum(hi, mid + across * 0.1)
+        clash = False
+        for o in house.objects:
+            if o.kind != "furniture" or o.size[2] < FLAT:
+                continue
+            (ax, ay, _), (bx, by, _) = o.aabb()
+            if ax < hi[0] and bx > lo[0] and ay < hi[1] and by > lo[1]:
+                clash = True
+                break
+        for other in house.doors:
+            if other.door_id != door.door_id and np.all(np.abs(np.array(other.center) - mid) < 1.0):
+                clash = True
+        if clash:
+            continue
+        yaw = 0.0 if door.axis == "x" else math.pi / 2
+        rgb = (0.93, 0.92, 0.88) if door.door_id % 3 else (0.55, 0.38, 0.24)
+        half = (leaf / 2, LEAF_THICKNESS / 2, 1.02)
+        _frame_box(b, f"d_{door.door_id}_leaf", (*mid, 1.02), half, yaw, rgb, grain)
+        knob = mid + along * side_along * (leaf / 2 - 0.07) + across * side_across * 0.035
+        _frame_box(
+            b,
+            f"d_{door.door_id}_knob",
+            (*knob, 1.0),
+            (0.05, 0.012, 0.012),
+            yaw,
+            (0.7, 0.68, 0.6),
+            grain,
+        )
+        return
 
 
 def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, grain, outside):
