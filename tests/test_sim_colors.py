@@ -64,3 +64,16 @@ def test_colours_agree_with_the_pixels_of_the_footage():
             agree += name_pixels(np.concatenate(chunks))[0] == h.object(iid).color
     assert total >= 20
     assert agree / total >= 0.75  # measured once in a studio; lit by the house here
+
+
+def test_shipped_measurements_cover_every_key_and_reproduce_here():
+    from streamspatial.sim.colors import _measure, _shipped, every_key
+
+    table = _shipped()
+    keys = every_key()
+    assert set(keys) <= set(table)
+    rng = np.random.default_rng(0)
+    for k in rng.choice(keys, size=8, replace=False):
+        name, rgb = _measure(str(k))
+        assert table[k][0] == name
+        assert table[k][1] == pytest.approx(list(rgb), abs=0.02)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -58,20 +59,47 @@ def name_pixels(rgb_u8: np.ndarray) -> tuple[str, tuple[float, float, float]]:
 
 
 COLOR_VERSION = 2  # bump when tints or studio lights change: measured colours go stale
+CONVERTER_VERSION_AT_MEASURE = 3  # the converter version the shipped table was measured with
 STUDIO_SIZE = 64
 STUDIO_VIEWS = 8
 
 
-def studio_color(model_key: str) -> tuple[str, tuple[float, float, float]]:
-    """The measured colour of a (possibly tinted) catalogue model, cached on disk.
+MEASURED = Path(__file__).with_name("assets") / "colors.json"
 
-    ``model_key`` is ``"<catalogue id>"`` or ``"<catalogue id>|<tint>"``.
+
+@cache
+def _shipped() -> dict[str, list]:
+    """Colours measured here for every model and tint the catalogue can draw.
+
+    Shipping the measurements keeps a seed's house the same on every machine: a GPU driver
+    shading a pixel a hair differently could otherwise flip a borderline colour name, and with
+    it the recolouring choices of everything placed after.
+    """
+    import json
+
+    if not MEASURED.exists():
+        return {}
+    data = json.loads(MEASURED.read_text(encoding="utf-8"))
+    if data.get("version") != [CONVERTER_VERSION_AT_MEASURE, COLOR_VERSION]:
+        return {}
+    return data["colors"]
+
+
+def studio_color(model_key: str) -> tuple[str, tuple[float, float, float]]:
+    """The measured colour of a (possibly tinted) catalogue model.
+
+    ``model_key`` is ``"<catalogue id>"`` or ``"<catalogue id>|<tint>"``.  Looked up in the
+    shipped measurements first, then in the disk cache, else measured now and cached.
     """
     import json
 
     from filelock import FileLock
 
     from streamspatial.sim.assets.convert import CONVERTER_VERSION, cache_dir
+
+    shipped = _shipped().get(model_key)
+    if shipped is not None:
+        return shipped[0], tuple(shipped[1])  # type: ignore[return-value]
 
     path = cache_dir() / f"colors.v{CONVERTER_VERSION}.{COLOR_VERSION}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -150,8 +178,41 @@ def _measure(model_key: str) -> tuple[str, tuple[float, float, float]]:
     return name_pixels(np.concatenate(pixels))
 
 
-if __name__ == "__main__":  # pragma: no cover - maintenance: measure every model once
+def every_key() -> list[str]:
+    """Every model key the simulator can draw: each model with each tint its categories allow."""
     from streamspatial.sim.assets.manifest import manifest
+    from streamspatial.sim.structure import CURTAIN_TINTS
 
-    for mid in manifest()["models"]:
-        print(mid, studio_color(mid))
+    policy = {c.name: c.tints for group in catalog.FURNITURE.values() for c in group}
+    policy.update({c.name: c.tints for c in catalog.SMALL})
+    tints_of: dict[str, set[str]] = {}
+    for cat, ids in manifest()["categories"].items():
+        tints = set(catalog.TINTS[policy[cat]]) if cat in policy else {""}
+        if cat == "curtain":
+            tints = set(CURTAIN_TINTS)
+        for mid in ids:
+            tints_of.setdefault(mid, set()).update(tints)
+    return sorted(f"{m}|{t}" if t else m for m, ts in tints_of.items() for t in ts)
+
+
+def write_measurements() -> int:  # pragma: no cover - maintenance tool
+    """Measure every key afresh (no lookups) and write the shipped table."""
+    import json
+
+    from streamspatial.sim.assets.convert import CONVERTER_VERSION
+
+    table = {k: [n, list(rgb)] for k in every_key() for n, rgb in [_measure(k)]}
+    MEASURED.write_text(
+        json.dumps(
+            {"version": [CONVERTER_VERSION, COLOR_VERSION], "colors": table},
+            indent=0,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    return len(table)
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance: measure every model and tint
+    print(f"measured {write_measurements()} model colours into {MEASURED}")
