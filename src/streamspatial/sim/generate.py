@@ -146,6 +146,9 @@ def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Traje
 
 def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark."""
+    # Import the renderer before anything is written: without the [sim] extra this fails
+    # here, with one line naming it, and leaves no half-made output folder behind.
+    import streamspatial.sim.episode  # noqa: F401
     from streamspatial.sim.qa import QuestionGenerator
 
     cfg.check()
