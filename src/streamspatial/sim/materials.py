@@ -178,3 +178,31 @@ def room_look(rng: np.random.Generator, room_type: str) -> RoomLook:
 
 def to_u8(img: np.ndarray) -> np.ndarray:
     return (np.clip(img, 0, 1) * 255 + 0.5).astype(np.uint8)
+
+
+def door_panels(rng: np.random.Generator, base, wood: bool) -> np.ndarray:
+    """A panelled door leaf (front view, 1 px ≈ 4 mm): stiles, rails, bevelled panels, grain."""
+    h, w = 512, 232
+    if wood:
+        field = 1.0 + 0.08 * np.repeat(noise(rng, (h, w // 4 + 1), 1), 4, axis=1)[:, :w]
+        field += 0.05 * noise(rng, (h, w), 0)
+    else:
+        field = 1.0 + 0.06 * noise(rng, (h, w), 0) + 0.04 * noise(rng, (h, w), 1)
+    rows, cols = np.mgrid[0:h, 0:w]
+    n_rows = int(rng.choice([2, 3, 4]))
+    margin, gap = 28, 22
+    ph = (h - 2 * margin - (n_rows - 1) * gap) / n_rows
+    pw = (w - 2 * margin - gap) / 2
+    shade = np.ones((h, w), dtype=np.float32)
+    for i in range(n_rows):
+        for j in range(2):
+            r0, c0 = margin + i * (ph + gap), margin + j * (pw + gap)
+            r1, c1 = r0 + ph, c0 + pw
+            inside = (rows >= r0) & (rows < r1) & (cols >= c0) & (cols < c1)
+            edge = np.minimum.reduce([rows - r0, r1 - rows, cols - c0, c1 - cols])
+            bevel = inside & (edge < 6)
+            lit = bevel & ((rows - r0 < 6) | (cols - c0 < 6))  # light from the upper left
+            shade[bevel] = 0.72
+            shade[lit] = 1.15
+            shade[inside & (edge >= 6) & (edge < 8)] = 0.85
+    return _rgb(base, (field * shade).astype(np.float32))

@@ -635,9 +635,25 @@ def _door_leaf(b: SceneBuilder, house: House, door, grain) -> None:
         if clash:
             continue
         yaw = 0.0 if door.axis == "x" else math.pi / 2
-        rgb = (0.93, 0.92, 0.88) if door.door_id % 3 else (0.55, 0.38, 0.24)
+        wood = door.door_id % 3 == 0
+        rgb = (0.55, 0.38, 0.24) if wood else (0.93, 0.92, 0.88)
         half = (leaf / 2, LEAF_THICKNESS / 2, 1.02)
-        _frame_box(b, f"d_{door.door_id}_leaf", (*mid, 1.02), half, yaw, rgb, grain)
+        v, n, f = box_mesh((0, 0, 0), half)
+        uv = np.stack([(v[:, 0] + half[0]) / (2 * half[0]), (v[:, 2] + half[2]) / (2 * half[2])], 1)
+        sides = np.abs(n[:, 1]) < 0.5  # the leaf's edges: plain grain
+        uv[sides] = np.stack([v[sides, 1] * 8, v[sides, 2] * 2], 1)
+        tex = b.texture(f"door{door.door_id}", mat.to_u8(mat.door_panels(rng, rgb, wood)))
+        b.mesh_geom(
+            f"d_{door.door_id}_leaf",
+            v,
+            n,
+            f,
+            uv.astype(np.float32),
+            (1, 1, 1, 1),
+            tex,
+            pos=(*mid, 1.02),
+            yaw=yaw,
+        )
         knob = mid + along * side_along * (leaf / 2 - 0.07) + across * side_across * 0.035
         _frame_box(
             b,
