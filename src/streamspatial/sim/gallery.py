@@ -57,7 +57,7 @@ def make_gallery(out: Path, size: tuple[int, int] = (640, 480)) -> list[Shot]:
     from PIL import Image
 
     from streamspatial.sim.house import generate_house
-    from streamspatial.sim.render import HouseRenderer
+    from streamspatial.sim.render_process import RenderProcess as HouseRenderer
 
     out.mkdir(parents=True, exist_ok=True)
     wanted = list(catalog.ROOM_LABELS)
