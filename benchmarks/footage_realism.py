@@ -1,10 +1,11 @@
 """Footage realism: six per-frame figures of generated video against two real indoor clips.
 
     .venv/bin/python benchmarks/footage_realism.py [--seeds 101 202] [--seconds 30]
-        [--size 320x240] [--real DIR] [--boxes]
+        [--size 640x480] [--real DIR] [--no-boxes]
 
 Renders one walk of ``--seconds`` through each house (``generate_house(seed)`` with the
-defaults, ``plan_trajectory(seed=0)``, H.264 at crf 23 as ``sim generate`` writes it), then
+defaults, ``plan_trajectory(seed=0)``, at ``sim generate``'s default frame size unless
+``--size`` says otherwise, H.264 at crf 23 as ``sim generate`` writes it), then
 measures 40 frames spread over all the generated video, and 40 frames of each real clip,
 all resized to 320 px wide (:mod:`streamspatial.sim.realism`).  The real clips are a ScanNet
 walk-through (UCS-Bench's public demo) and a handheld bedroom video, read from ``--real``
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL
+from streamspatial.sim.generate import BENCHMARK_SIZE
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.realism import FIGURES, LABELS, Figures, mean_figures, meets, video_frames
@@ -65,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[101, 202])
     ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--size", default="320x240")
+    ap.add_argument("--size", default="{}x{}".format(*BENCHMARK_SIZE))
     ap.add_argument("--real", type=Path, default=None)
     ap.add_argument("--no-boxes", action="store_true", help="skip the box-world baseline")
     a = ap.parse_args(argv)

@@ -401,10 +401,11 @@ def _art_image(rng) -> np.ndarray:
     return mat.to_u8(img)
 
 
-def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy) -> None:
-    """At most one framed picture on a wall face, clear of openings and tall furniture."""
+def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy):
+    """A framed picture on a wall face, clear of openings, tall furniture and other pictures;
+    returns the (s0, s1) span it took, or None."""
     if face.length < 1.4 or rng.random() < 0.15:
-        return
+        return None
     w = float(rng.uniform(0.4, min(1.0, face.length / 2)))
     hgt = float(rng.uniform(0.3, 0.7))
     for _ in range(6):
@@ -412,7 +413,7 @@ def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy) 
         if all(s0 + w < b0 or s0 > b1 for b0, b1 in busy):
             break
     else:
-        return
+        return None
     d = np.subtract(face.b, face.a) / face.length
     nrm = np.array(face.normal)
     c = np.array(face.at(s0 + w / 2)) + nrm * 0.015
@@ -436,6 +437,7 @@ def _paintings(rng, b: SceneBuilder, house: House, face: Face, name: str, busy) 
     )
     tex = b.texture(f"{name}_art", _art_image(rng))
     b.mesh_geom(f"{name}_art", v, n, f, uv, (1, 1, 1, 1), tex)
+    return (s0 - 0.15, s0 + w + 0.15)
 
 
 # ----------------------------------------------------------------------------- assembly
@@ -512,7 +514,10 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
             for j, (s0, s1) in enumerate(windows[(k, i)]):
                 _window(b, f"w_{k}_{i}_{j}", face, s0, s1, grain, outside)
             busy = [(h0 - 0.2, h1 + 0.2) for h0, h1, *_ in holes] + _furniture_spans(house, face)
-            _paintings(rng, b, house, face, f"w_{k}_{i}_art", busy)
+            for j in range(1 if face.length < 3.0 else 2):  # long walls may hold two
+                span = _paintings(rng, b, house, face, f"w_{k}_{i}_art{j}", busy)
+                if span is not None:
+                    busy.append(span)
         _lamp(b, k, light.lamps[k], house.wall_height)
     for door in house.doors:
         _door_frame(b, door, grain)
