@@ -45,8 +45,12 @@ def _best_view(house, room, renderer, rng):
             counts = np.bincount(frame.instance.ravel())
             counts[0] = 0
             shares = counts / frame.instance.size
+            near = float((frame.depth < 1.0).mean())  # a wall or door in the face
             # Many pieces in view, none filling the frame: a view of the room, not of a chair.
             score = int((counts >= 150).sum()) - 20 * float(max(0.0, shares.max() - 0.2))
+            score -= 10 * near
+            depth = frame.depth[np.isfinite(frame.depth)]
+            score += 1.5 * min(3.0, float(np.median(depth))) if depth.size else 0.0  # depth
             if best is None or score > best[0]:
                 best = (score, pose)
     return None if best is None else best[1]
