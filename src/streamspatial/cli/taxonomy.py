@@ -1,4 +1,4 @@
-"""``streamspatial taxonomy RUN_DIR --judge openai:NAME``: label wrong answers (seed 000 App. C).
+"""``streamspatial taxonomy RUN_DIR --judge openai:NAME``: label wrong answers (OVO-S-Bench, App. C).
 
 Writes ``RUN_DIR/taxonomy.json`` (atomically): per-query votes and labels, counts of
 truncated traces and disagreements, the per-level distribution, and Cohen's κ when a second
