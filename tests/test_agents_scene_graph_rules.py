@@ -48,7 +48,9 @@ FAMILIES = {
 
 
 def episode(seed: int, duration: float = 50.0, fps: float = 5.0) -> EpisodeMeta:
-    house = generate_house(seed)
+    # Four rooms: no two of a type (a perception that names rooms by type cannot tell two
+    # studies apart; the generator then names them "study 1" and "study 2").
+    house = generate_house(seed, n_rooms=4)
     traj = plan_trajectory(house, duration=duration, fps=fps, seed=seed)
     records = []
     with RenderProcess(house, (160, 120)) as r:

@@ -32,16 +32,27 @@ EYE = 1.5
 @pytest.fixture(scope="module")
 def scene():
     """A renderer, its intrinsics, and a standpoint with open floor ahead (largest room)."""
+    from streamspatial.sim.occupancy import occupancy
+
     house = generate_house(11)
     room = max(house.rooms, key=lambda r: r.area)
-    xs = [p[0] for p in room.polygon]
-    ys = [p[1] for p in room.polygon]
-    # start near one short end of the room's bounding box, facing along its long axis
-    if max(xs) - min(xs) >= max(ys) - min(ys):
-        start, yaw = ((min(xs) + 1.0, (min(ys) + max(ys)) / 2), 0.0)
-    else:
-        start, yaw = (((min(xs) + max(xs)) / 2, min(ys) + 1.0), math.pi / 2)
-    assert room.contains(*start)
+    occ = occupancy(house)
+
+    def clear_ahead(x, y, yaw):
+        return sum(
+            occ.is_free(x + math.cos(yaw) * d, y + math.sin(yaw) * d)
+            for d in (0.1 * k for k in range(30))
+        )
+
+    # The free standpoint of the room with the longest run of free floor ahead (furniture
+    # stands everywhere else), facing along one of the room's axes.
+    rr, cc = (occ.room == room.room_id).nonzero()
+    cands = [occ.to_world(r, c) for r, c in zip(rr, cc, strict=True)]
+    start, yaw = max(
+        ((p, a) for p in cands for a in (0.0, math.pi / 2, math.pi, -math.pi / 2)),
+        key=lambda pa: (clear_ahead(*pa[0], pa[1]), -abs(pa[0][0]) - abs(pa[0][1])),
+    )
+    assert room.contains(*start) and clear_ahead(*start, yaw) >= 15
     with RenderProcess(house, SIZE) as r:
         k = r.intrinsics
         yield r, CameraIntrinsics(k.width, k.height, k.fx, k.fy, k.cx, k.cy), start, yaw

@@ -118,7 +118,7 @@ def test_every_figure_is_drawn_or_explained(ovos, tmp_path: Path) -> None:
     cells, text = parse(out)
     assert cells.sections == [
         "runs", "tables", "levels", "heatmap", "thinking", "interval", "trajectories",
-        "recall", "sources", "length", "taxonomy",
+        "recall", "sources", "length", "taxonomy", "footage",
     ]  # fmt: skip
     assert all(img.startswith(b"\x89PNG") for img in cells.images)
     # Drawn: levels, heatmap, both interval plots, recall, sources.
@@ -128,6 +128,7 @@ def test_every_figure_is_drawn_or_explained(ovos, tmp_path: Path) -> None:
     # Explained: no VCBench run, no taxonomy, no human run.
     assert "no VCBench run among the inputs" in section(text, "trajectories")
     assert "no error taxonomy" in section(text, "taxonomy")
+    assert "no simulator footage" in section(text, "footage")
     assert "Reference rows not among the inputs: Human" in section(text, "levels")
     # Reference rows are marked and listed first.
     levels = section(text, "levels")

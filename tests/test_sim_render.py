@@ -37,7 +37,7 @@ def _look(x: float, y: float, yaw: float, pitch: float = 0.0) -> CameraPose:
 
 
 def test_depth_and_ids_agree_with_ray_caster_on_sampled_pixels():
-    h = generate_house(5)
+    h = generate_house(5, n_rooms=4, furniture="boxes")
     tr = plan_trajectory(h, duration=12, fps=2, seed=0)
     boxes = scene_boxes(h)
     rng = np.random.default_rng(0)

@@ -24,11 +24,27 @@ sim_app = typer.Typer(
 )
 
 
+# Named frame sizes: the simulator's default, the common VGA, S3-Bench's square 768 and 720p.
+SIZE_PRESETS: dict[str, tuple[int, int]] = {
+    "qvga": (320, 240),
+    "vga": (640, 480),
+    "s3": (768, 768),
+    "768": (768, 768),
+    "720p": (1280, 720),
+}
+
+
 def parse_size(text: str) -> tuple[int, int]:
-    """``"320x240"`` → ``(320, 240)``; a user mistake is one clear line."""
-    w, sep, h = text.lower().partition("x")
+    """``"320x240"`` or a preset (``qvga``, ``vga``, ``s3``/``768``, ``720p``) → (w, h)."""
+    key = text.strip().lower()
+    if key in SIZE_PRESETS:
+        return SIZE_PRESETS[key]
+    w, sep, h = key.partition("x")
     if not sep or not w.isdigit() or not h.isdigit():
-        raise InputError(f"--size: expected WIDTHxHEIGHT such as 320x240, got {text!r}")
+        names = ", ".join(SIZE_PRESETS)
+        raise InputError(
+            f"--size: expected WIDTHxHEIGHT such as 320x240 or one of {names}, got {text!r}"
+        )
     return int(w), int(h)
 
 
@@ -62,7 +78,11 @@ def generate(
     minutes: Annotated[float, typer.Option("--minutes", help="Minutes of video per house.")] = 1.0,
     size: Annotated[
         str,
-        typer.Option("--size", help="Frame size WIDTHxHEIGHT (S3-Bench's real videos: 640x480)."),
+        typer.Option(
+            "--size",
+            help="Frame size WIDTHxHEIGHT (S3-Bench's real videos: 640x480), or a preset: "
+            "qvga, vga, s3 (768x768, S3-Bench's simulated videos), 720p.",
+        ),
     ] = "{}x{}".format(*BENCHMARK_SIZE),
     fps: Annotated[float, typer.Option("--fps", help="Frames per second.")] = 10.0,
     split: Annotated[
@@ -77,6 +97,23 @@ def generate(
             "--spin-turns",
             help="Also render VCBench's identity-persistence probe: a camera turning in place "
             "this many times, 6 s a turn, with one question per turn (0: none).",
+        ),
+    ] = 0,
+    rooms: Annotated[
+        int | None, typer.Option("--rooms", help="Rooms per house, 2–12 (default: 4–12 drawn).")
+    ] = None,
+    furniture: Annotated[
+        str,
+        typer.Option(
+            "--furniture",
+            help="catalog: textured catalogue models in textured rooms; boxes: flat boxes.",
+        ),
+    ] = "catalog",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            help="Processes rendering side by side (0: one per core from 5 min of video).",
         ),
     ] = 0,
 ) -> None:
@@ -95,6 +132,9 @@ def generate(
         split=split,  # type: ignore[arg-type]
         per_family=per_family,
         identity_turns=spin_turns,
+        rooms=rooms,
+        furniture=furniture,
+        workers=workers,
     )
     cfg.check()
     result = run_generation(cfg)
@@ -103,6 +143,36 @@ def generate(
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")
+
+
+@sim_app.command("gallery")
+def gallery(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the PNGs.")] = Path(
+        "docs/img/simulator"
+    ),
+    doc: Annotated[
+        Path | None,
+        typer.Option("--doc", help="Markdown file whose gallery block to rewrite."),
+    ] = Path("docs/simulator.md"),
+    size: Annotated[str, typer.Option("--size", help="Frame size (as for generate).")] = "480x360",
+) -> None:
+    """Render one frame per room type and rewrite the gallery in docs/simulator.md."""
+    from streamspatial.sim.gallery import make_gallery, markdown, update_doc
+
+    shots = make_gallery(out, parse_size(size))
+    console = Console()
+    for s in shots:
+        console.print(f"  {s.room_type:<12} {s.path}  (house seed {s.house_seed}, {s.room_name})")
+    if doc is not None:
+        if not doc.is_file():
+            raise InputError(f"--doc: {doc} does not exist")
+        block = markdown(shots, doc.parent)
+        if not update_doc(doc, block):
+            raise InputError(
+                f"{doc}: no gallery markers; add <!-- gallery:start --> and "
+                "<!-- gallery:end --> where the gallery goes"
+            )
+        console.print(f"gallery of {len(shots)} room types written into {doc}")
 
 
 def register(app: typer.Typer) -> None:

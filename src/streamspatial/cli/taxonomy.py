@@ -1,8 +1,9 @@
-"""``streamspatial taxonomy RUN_DIR --judge openai:NAME``: label wrong answers (seed 000 App. C).
+"""``streamspatial taxonomy RUN_DIR --judge openai:NAME``: label wrong answers.
 
-Writes ``RUN_DIR/taxonomy.json`` (atomically): per-query votes and labels, counts of
-truncated traces and disagreements, the per-level distribution, and Cohen's κ when a second
-judge is given.  ``report --html`` draws the distribution from it.
+OVO-S-Bench's error taxonomy (Appendix C).  Writes ``RUN_DIR/taxonomy.json`` (atomically):
+per-query votes and labels, counts of truncated traces and disagreements, the per-level
+distribution, and Cohen's κ when a second judge is given.  ``report --html`` draws the
+distribution from it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``streamspatial overlay`` and ``streamspatial loop``: VCBench video tools (seed 001).
+"""``streamspatial overlay`` and ``streamspatial loop``: VCBench's video tools.
 
 Both write a new benchmark folder (``OUT/videos/<source>/…`` and a VCBench data-layout
 JSONL) that ``validate`` and ``run`` accept as is, so the oracle-count and long-periodic

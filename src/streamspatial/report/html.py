@@ -505,6 +505,61 @@ def _taxonomy_section(reports: Sequence[RunReport], label: Labels) -> str:
     return out
 
 
+FOOTAGE_FRAMES = 4  # simulator frames shown, one per episode
+META_SUFFIX = ".mp4.meta.json.gz"  # what marks a video as simulator footage
+
+
+def _footage_frames(videos: Path, n: int) -> list[tuple[str, bytes]]:
+    """(episode, PNG) of the middle frame of up to ``n`` simulator episodes under ``videos``."""
+    import io
+
+    import av
+    from PIL import Image
+
+    out: list[tuple[str, bytes]] = []
+    for meta in sorted(videos.rglob(f"*{META_SUFFIX}"))[:n]:
+        video = meta.with_name(meta.name.removesuffix(".meta.json.gz"))
+        try:
+            with av.open(str(video)) as c:
+                stream = c.streams.video[0]
+                middle = max(0, (stream.frames or 1) // 2)
+                frame = None
+                for i, f in enumerate(c.decode(stream)):
+                    frame = f
+                    if i >= middle:
+                        break
+        except (OSError, av.error.FFmpegError):
+            continue
+        if frame is None:
+            continue
+        img = frame.to_image()
+        img.thumbnail((320, 320), Image.Resampling.LANCZOS)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG", optimize=True)
+        out.append((video.stem, buf.getvalue()))
+    return out
+
+
+def _footage_section(reports: Sequence[RunReport]) -> str:
+    """A few frames of the simulator footage the runs were evaluated on, if any."""
+    folders = []
+    for rep in reports:
+        v = (rep.meta.get("config") or {}).get("videos")
+        if v and Path(v).is_dir() and Path(v) not in folders:
+            folders.append(Path(v))
+    shots: list[tuple[str, bytes]] = []
+    for folder in folders:
+        shots += _footage_frames(folder, FOOTAGE_FRAMES - len(shots))
+        if len(shots) >= FOOTAGE_FRAMES:
+            break
+    if not shots:
+        return _absent("no simulator footage in these runs' video folders")
+    return "<p>Middle frames of the generated episodes the runs watched.</p>" + "".join(
+        f"<figure>{_img(png, name)}<figcaption>{_e(name)}</figcaption></figure>"
+        for name, png in shots
+    )
+
+
 Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
 
 
@@ -539,6 +594,7 @@ def build_html(
         ("sources", "Per-source accuracy", lambda: _source_section(reports)),
         ("length", "Length vs accuracy", lambda: _length_section(queries)),
         ("taxonomy", "Error taxonomy", lambda: _taxonomy_section(reports, label)),
+        ("footage", "Footage", lambda: _footage_section(reports)),
     ]
     total = len(run_dirs) + len(sections)
     for d in run_dirs:

@@ -20,6 +20,7 @@ import av
 import numpy as np
 
 from streamspatial.core.errors import InputError
+from streamspatial.sim.camera import CameraLook
 from streamspatial.sim.render import DEFAULT_VFOV
 from streamspatial.sim.render_process import RenderProcess
 from streamspatial.sim.types import (
@@ -105,6 +106,8 @@ def render_episode(
     video = out_dir / f"{name}.mp4"
     records: list[FrameRecord] = []
     total = len(trajectory.poses)
+    # Textured houses are filmed through a camera model; the box world stays exact pixels.
+    look = CameraLook(size, house.seed) if house.style == "textured" else None
     with (
         RenderProcess(house, size, vfov_deg) as renderer,
         VideoWriter(video, size, trajectory.fps, crf) as writer,
@@ -120,7 +123,7 @@ def render_episode(
                 )
             )
             t1 = time.perf_counter()
-            writer.write(frame.rgb)
+            writer.write(frame.rgb if look is None else look.apply(frame.rgb, i))
             clock["render"] += t1 - t0
             clock["encode"] += time.perf_counter() - t1
             if progress is not None:

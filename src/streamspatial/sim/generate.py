@@ -36,6 +36,7 @@ SPIN_SPEED = math.radians(60)  # rad/s for the identity-persistence probe: 6 s p
 # S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
+PARALLEL_FROM_FRAMES = 3000  # --workers 0 renders in several processes from this many frames
 
 Progress = Callable[[str, int, int], None]  # (stage description, done, total) in frames
 
@@ -52,6 +53,8 @@ class GenerateConfig:
     per_family: int = 3
     identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
+    furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
+    workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
 
     def check(self) -> None:
         problems = []
@@ -68,6 +71,12 @@ class GenerateConfig:
             problems.append(f"--split must be train or eval, got {self.split!r}")
         if self.identity_turns < 0:
             problems.append(f"identity turns must be ≥ 0, got {self.identity_turns}")
+        if self.furniture not in ("catalog", "boxes"):
+            problems.append(f"--furniture must be catalog or boxes, got {self.furniture!r}")
+        if self.workers < 0:
+            problems.append(f"--workers must be ≥ 0, got {self.workers}")
+        if self.rooms is not None and not 2 <= self.rooms <= 12:
+            problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
         if problems:
             raise InputError("; ".join(problems))
 
@@ -137,9 +146,9 @@ def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Traje
 
 def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark."""
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    # Import the renderer before anything is written: without the [sim] extra this fails
+    # here, with one line naming it, and leaves no half-made output folder behind.
+    import streamspatial.sim.episode  # noqa: F401
     from streamspatial.sim.qa import QuestionGenerator
 
     cfg.check()
@@ -159,41 +168,106 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     total = per_walk * len(seeds) + spin_frames
     done = 0
 
-    def report(stage: str) -> Callable[[int, int], None]:
-        def cb(i: int, n: int) -> None:
-            if progress is not None:
-                progress(stage, done + i, total)
+    def report(stage: str, frames_done: int) -> None:
+        if progress is not None:
+            progress(stage, frames_done, total)
 
-        return cb
-
-    first_house: House | None = None
-    for hs in seeds:
-        house = generate_house(hs, n_rooms=cfg.rooms)
-        first_house = first_house or house
-        traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
-        name = f"house-{hs:07d}-walk"
-        paths = render_episode(
-            house, traj, frames_dir, cfg.size, name=name, progress=report(f"rendering {name}")
-        )
-        done += len(traj.poses)
-        meta = load_episode_meta(paths.video)
-        items += questions.items(meta, video=video_ref(name), episode_id=name)
+    jobs = [("walk", hs) for hs in seeds]
+    if cfg.identity_turns:
+        jobs.append(("spin", seeds[0]))
+    names = _render_all(cfg, jobs, frames_dir, report)
+    done = total
+    for (kind, _hs), name in zip(jobs, names, strict=True):
+        meta = load_episode_meta(frames_dir / f"{name}.mp4")
+        if kind == "walk":
+            items += questions.items(meta, video=video_ref(name), episode_id=name)
+        else:
+            items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
         episodes.append(name)
         if progress is not None:
             progress(f"questions {name}", done, total)
-    if cfg.identity_turns and first_house is not None:
-        spin = spin_trajectory(first_house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
-        name = f"house-{first_house.seed:07d}-spin"
-        paths = render_episode(
-            first_house, spin, frames_dir, cfg.size, name=name, progress=report(f"rendering {name}")
-        )
-        done += len(spin.poses)
-        meta = load_episode_meta(paths.video)
-        items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
-        episodes.append(name)
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
+    manifest.pop("workers")  # how it was computed is no part of what was computed
     manifest.update(house_seeds=seeds, episodes=episodes)
     files = export_items(items, out, manifest=manifest)
     if progress is not None:
         progress("done", total, total)
     return GenerateResult(out=out, files=files, items=items, episodes=episodes)
+
+
+# ----------------------------------------------------------------------------- rendering jobs
+
+
+def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
+    """Build one house and render its walk (or its spin probe); returns the episode name."""
+    from streamspatial.sim.episode import render_episode
+    from streamspatial.sim.house import generate_house
+    from streamspatial.sim.nav import plan_trajectory
+
+    house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
+    if kind == "walk":
+        traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
+        name = f"house-{hs:07d}-walk"
+    else:
+        traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
+        name = f"house-{hs:07d}-spin"
+    render_episode(house, traj, frames_dir, cfg.size, name=name, progress=tick(name))
+    return name
+
+
+def _worker_episode(args) -> str:
+    cfg, kind, hs, frames_dir, queue = args
+
+    def tick(name: str):
+        def cb(i: int, n: int) -> None:
+            if i % 10 == 0 or i == n:
+                queue.put((name, i))
+
+        return cb
+
+    return _episode(cfg, kind, hs, frames_dir, tick)
+
+
+def _render_all(cfg: GenerateConfig, jobs, frames_dir: Path, report) -> list[str]:
+    """Render every job, in worker processes when there are cores and jobs to share.
+
+    Each episode is a pure function of its seed, so the files are the same whichever
+    process renders them; questions are asked afterwards, in job order, in this process.
+    """
+    import os
+
+    # Automatic: one process per core once there is enough video to pay for starting them
+    # (a few seconds each); small benchmarks (tests, the demo) render in this process.
+    frames_total = len(jobs) * cfg.minutes * 60 * cfg.fps
+    auto = (os.cpu_count() or 1) if frames_total >= PARALLEL_FROM_FRAMES else 1
+    workers = max(1, min(cfg.workers or auto, len(jobs)))
+    frames: dict[str, int] = {}
+    if workers == 1:
+
+        def tick(name: str):
+            def cb(i: int, n: int) -> None:
+                frames[name] = i
+                report(f"rendering {name}", sum(frames.values()))
+
+            return cb
+
+        return [_episode(cfg, kind, hs, frames_dir, tick) for kind, hs in jobs]
+
+    import multiprocessing as mp
+    import queue as queue_mod
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = mp.get_context("spawn")  # no GL state or threads inherited from this process
+    with ctx.Manager() as manager, ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        q = manager.Queue()
+        futures = [
+            pool.submit(_worker_episode, (cfg, kind, hs, frames_dir, q)) for kind, hs in jobs
+        ]
+        while not all(f.done() for f in futures):
+            try:
+                name, i = q.get(timeout=0.25)
+            except queue_mod.Empty:
+                continue
+            frames[name] = i
+            report(f"rendering ({workers} processes)", sum(frames.values()))
+        return [f.result() for f in futures]

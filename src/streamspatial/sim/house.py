@@ -28,14 +28,32 @@ WALL_HEIGHT = 2.6
 DOOR_CELLS = 2  # doors are two grid cells (1.0 m) wide
 DOOR_CLEARANCE = 1.0  # metres kept free on both sides of a door
 _GAP = 0.03  # between furniture and walls / other furniture
+MAX_COLOR_SHARE = 0.10  # no measured colour names more than this share of a house's objects
 
 
-def generate_house(seed: int, *, n_rooms: int | None = None, cell: float = 0.5) -> House:
-    """A house with ``n_rooms`` rooms (2–5; drawn from the seed when ``None``)."""
+FURNITURE = ("catalog", "boxes")
+
+
+def generate_house(
+    seed: int, *, n_rooms: int | None = None, cell: float = 0.5, furniture: str = "catalog"
+) -> House:
+    """A house with ``n_rooms`` rooms (2–12; 4–12 drawn from the seed when ``None``).
+
+    ``furniture="catalog"`` furnishes it with textured catalogue models (the default; needs the
+    furniture libraries, see :mod:`streamspatial.sim.assets.sh3f`); ``"boxes"`` with flat
+    coloured boxes, the old box world, for tests that want none of that.
+    """
     if n_rooms is not None and n_rooms not in catalog.PROGRAMS:
         raise InputError(f"n_rooms must be one of {sorted(catalog.PROGRAMS)}, got {n_rooms}")
+    if furniture not in FURNITURE:
+        raise InputError(f"furniture must be one of {FURNITURE}, got {furniture!r}")
+    if furniture == "catalog":
+        from streamspatial.sim.assets.sh3f import library_paths
+
+        library_paths()  # one clear line when the libraries are not installed
     rng = np.random.default_rng([seed, 4])
-    n = int(n_rooms) if n_rooms is not None else int(rng.integers(2, 6))
+    lo, hi = catalog.DEFAULT_ROOMS
+    n = int(n_rooms) if n_rooms is not None else int(rng.integers(lo, hi + 1))
     programs = catalog.PROGRAMS[n]
     program = programs[int(rng.integers(len(programs)))]
     types = [t for t, _ in program]
@@ -58,7 +76,7 @@ def generate_house(seed: int, *, n_rooms: int | None = None, cell: float = 0.5) 
             wall_height=WALL_HEIGHT,
             cell=cell,
         )
-        objects = _furnish(rng, shell, plan)
+        objects = _furnish(rng, shell, plan, furniture)
         return House(
             house_id=shell.house_id,
             seed=seed,
@@ -68,6 +86,7 @@ def generate_house(seed: int, *, n_rooms: int | None = None, cell: float = 0.5) 
             objects=objects,
             wall_height=WALL_HEIGHT,
             cell=cell,
+            style="textured" if furniture == "catalog" else "boxes",
         )
     raise RuntimeError(f"no floor plan found for seed {seed}")  # pragma: no cover
 
@@ -285,34 +304,118 @@ def _walkable(house: House) -> bool:
     return True
 
 
-def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneObject, ...]:
-    zones = _door_zones(shell)
-    colors_used: dict[str, set[str]] = {}
-    color_names = list(catalog.COLORS)
-    placed: list[SceneObject] = []
-    rects: list[tuple[float, float, float, float]] = []
-    next_id = 1
+class _Looks:
+    """How objects look: catalogue models with measured colours, or named-colour boxes.
 
-    def pick_color(category: str) -> str | None:
-        used = colors_used.setdefault(category, set())
-        free = [c for c in color_names if c not in used]
-        if not free:
-            return None
-        c = free[int(rng.integers(len(free)))]
-        used.add(c)
-        return c
+    Catalogue mode draws a model of the category and its real size times 0.92–1.08, then
+    chooses among up to eight recolourings (the category's tint policy) the one whose
+    *measured* colour is rarest in the house so far and unused by the category, which keeps
+    instances of a category apart by colour and no colour common.
+    """
 
-    def draw_size(cat: catalog.Category) -> tuple[float, float, float]:
+    def __init__(self, rng: np.random.Generator, furniture: str):
+        self.rng = rng
+        self.catalog = furniture == "catalog"
+        self.by_category: dict[str, set[str]] = {}
+        self.in_house: Counter[str] = Counter()
+        self._pending: dict[int, tuple[str, str]] = {}
+
+    def draw(self, cat: catalog.Category) -> tuple[tuple[float, float, float], str]:
+        """(size, model id or "") for a new instance of ``cat``."""
+        rng = self.rng
+        if self.catalog:
+            from streamspatial.sim.assets.manifest import models_for
+            from streamspatial.sim.mjcf import instance_model
+
+            ids = models_for(cat.name)
+            mid = ids[int(rng.integers(len(ids)))]
+            s = float(rng.uniform(0.92, 1.08))
+            d, w, h = instance_model(mid).size
+            return (round(d * s, 3), round(w * s, 3), round(h * s, 3)), mid
         w, d, h = (
             round(float(rng.uniform(a, b)), 2)
             for a, b in zip(cat.size_min, cat.size_max, strict=True)
         )
-        return (d, w, h)  # local x is the depth axis (the object faces local +x)
+        return (d, w, h), ""  # local x is the depth axis (the object faces local +x)
+
+    def color(
+        self, cat: catalog.Category, model: str
+    ) -> tuple[str, tuple[float, float, float], str] | None:
+        """(colour name, rgb, model key) for an instance, or None when none is left."""
+        used = self.by_category.setdefault(cat.name, set())
+        if not self.catalog:
+            free = [c for c in catalog.COLORS if c not in used]
+            if not free:
+                return None
+            c = free[int(self.rng.integers(len(free)))]
+            return c, catalog.COLORS[c], ""
+        from streamspatial.sim.colors import studio_color
+
+        tints = list(catalog.TINTS[cat.tints])
+        order = [tints[int(i)] for i in self.rng.permutation(len(tints))[:8]]
+        best = None
+        for tint in order:
+            key = f"{model}|{tint}" if tint else model
+            name, rgb = studio_color(key)
+            score = (name in used, self.in_house[name])
+            if best is None or score < best[0]:
+                best = (score, name, rgb, key)
+        assert best is not None
+        if best[0][0]:  # every colour reachable is taken by this category: leave it out
+            return None
+        return best[1], best[2], best[3]
+
+    def commit(self, category: str, color: str) -> None:
+        self.by_category.setdefault(category, set()).add(color)
+        self.in_house[color] += 1
+
+    def rebalance(self, objects: list[SceneObject], share: float = MAX_COLOR_SHARE) -> None:
+        """Recolour instances of over-common colours until none exceeds ``share`` of objects.
+
+        Only the tint changes (never the model or its size), in the order objects were
+        placed, to the rarest measured colour its category's policy reaches.
+        """
+        if not self.catalog or not objects:
+            return
+        from streamspatial.sim.colors import studio_color
+
+        cats = {c.name: c for group in catalog.FURNITURE.values() for c in group}
+        cats.update({c.name: c for c in catalog.SMALL})
+        budget = int(share * len(objects))
+        counts = Counter(o.color for o in objects)
+        for i, o in enumerate(objects):
+            if counts[o.color] <= budget:
+                continue
+            base = o.model.partition("|")[0]
+            same_cat = {p.color for p in objects if p.category == o.category and p is not o}
+            best = None
+            for tint in catalog.TINTS[cats[o.category].tints]:
+                key = f"{base}|{tint}" if tint else base
+                name, rgb = studio_color(key)
+                if name in same_cat or counts[name] >= budget:
+                    continue
+                if best is None or counts[name] < counts[best[0]]:
+                    best = (name, rgb, key)
+            if best is not None:
+                counts[o.color] -= 1
+                counts[best[0]] += 1
+                objects[i] = replace(o, color=best[0], rgb=best[1], model=best[2])
+
+
+def _furnish(
+    rng: np.random.Generator, shell: House, plan: Plan, furniture: str = "boxes"
+) -> tuple[SceneObject, ...]:
+    zones = _door_zones(shell)
+    looks = _Looks(rng, furniture)
+    placed: list[SceneObject] = []
+    rects: list[tuple[float, float, float, float]] = []
+    rugs: list[tuple[float, float, float, float]] = []
+    next_id = 1
 
     for room in shell.rooms:
         k = room.room_id
         cats = catalog.FURNITURE[room.room_type]
-        want = int(np.clip(round(room.area / 2.5), 3, 9))
+        want = int(np.clip(round(room.area / 2.0), 4, 12))
         counts: Counter[str] = Counter()
         mask = plan.grid == k
         # Wall edges of this room: (row, col, side) with side the inward direction index.
@@ -335,7 +438,8 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
             cat = cats[int(rng.integers(len(cats)))]
             if counts[cat.name] >= cat.max_count:
                 continue
-            size = draw_size(cat)
+            size, model = looks.draw(cat)
+            flat = size[2] < 0.08  # rugs lie under other furniture
             if cat.placement == "wall":
                 r, c, q = edges[int(rng.integers(len(edges)))]
                 off = float(rng.uniform(0, 1)) * plan.cell
@@ -358,12 +462,14 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
             rect = _footprint(cx, cy, size, q)
             if not _rect_in_room(plan, k, rect, WALL_THICKNESS / 2 + _GAP - 1e-9):
                 continue
-            if any(_overlaps(rect, z) for z in zones):
+            if not flat and any(_overlaps(rect, z) for z in zones):
                 continue
-            if any(_overlaps(rect, o, _GAP) for o in rects):
+            if not flat and any(_overlaps(rect, o, _GAP) for o in rects):
                 continue
-            color = pick_color(cat.name)
-            if color is None:
+            if flat and any(_overlaps(rect, o) for o in rugs):
+                continue
+            look = looks.color(cat, model)
+            if look is None:
                 continue
             obj = SceneObject(
                 instance_id=next_id,
@@ -372,9 +478,10 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
                 position=(cx, cy, size[2] / 2),
                 size=size,
                 yaw=_yaw(q),
-                color=color,
-                rgb=catalog.COLORS[color],
+                color=look[0],
+                rgb=look[1],
                 material=cat.materials[int(rng.integers(len(cat.materials)))],
+                model=look[2],
             )
             trial = House(
                 house_id=shell.house_id,
@@ -386,10 +493,10 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
                 cell=shell.cell,
             )
             if not _walkable(trial):
-                colors_used[cat.name].discard(color)
                 continue
+            looks.commit(cat.name, obj.color)
             placed.append(obj)
-            rects.append(rect)
+            (rugs if flat else rects).append(rect)
             counts[cat.name] += 1
             n_placed += 1
             next_id += 1
@@ -402,9 +509,9 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
             continue
         (ax, ay, _), (bx, by, top) = sup.aabb()
         tops: list[tuple[float, float, float, float]] = []
-        for _ in range(int(rng.integers(2, 5))):
+        for _ in range(int(rng.integers(2, 6))):
             cat = catalog.SMALL[int(rng.integers(len(catalog.SMALL)))]
-            size = draw_size(cat)
+            size, model = looks.draw(cat)
             q = int(rng.integers(4))
             sx, sy = (size[0], size[1]) if q % 2 == 0 else (size[1], size[0])
             if sx > bx - ax - 0.04 or sy > by - ay - 0.04:
@@ -417,9 +524,10 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
             rect = _footprint(cx, cy, size, q)
             if any(_overlaps(rect, o, 0.02) for o in tops):
                 continue
-            color = pick_color(cat.name)
-            if color is None:
+            look = looks.color(cat, model)
+            if look is None:
                 continue
+            looks.commit(cat.name, look[0])
             tops.append(rect)
             small.append(
                 SceneObject(
@@ -429,17 +537,19 @@ def _furnish(rng: np.random.Generator, shell: House, plan: Plan) -> tuple[SceneO
                     position=(cx, cy, round(top + size[2] / 2, 4)),
                     size=size,
                     yaw=_yaw(q),
-                    color=color,
-                    rgb=catalog.COLORS[color],
+                    color=look[0],
+                    rgb=look[1],
                     material=cat.materials[int(rng.integers(len(cat.materials)))],
                     kind="small",
                     support_id=sup.instance_id,
+                    model=look[2],
                 )
             )
     out = list(placed)
     for s in small:
         out.append(_with_id(s, next_id))
         next_id += 1
+    looks.rebalance(out)
     return tuple(out)
 
 

@@ -3,9 +3,15 @@
 Keypoints sit at room corners, at the centres of each room's largest inscribed circle and in
 front of target objects.  The walk visits them in a coverage-seeking order (each next stop is
 the one that reveals the most not-yet-covered floor per metre walked, with some randomness),
-connects them with A* on the occupancy grid, smooths each leg with a B-spline (kept only if
-every sample stays on free cells, otherwise the A* polyline is used), turns in place to face
-the path, walks at a human pace, and sweeps around at each stop.
+now and then going back to a room already seen (a revisit), connects them with A* on the
+occupancy grid, smooths each leg with a B-spline (kept only if every sample stays on free
+cells, otherwise the A* polyline is used), turns in place to face the path, walks at a human
+pace, sometimes pauses at a stop, and sweeps around.
+
+On top of that path the head moves as a person's does: it bobs with each step while walking,
+glances aside now and then (a smooth turn of up to ~40° and back), looks down at a stop, and
+never holds perfectly still (a slow drift of a degree or two).  These only change the head
+(height, yaw, pitch), never where the camera stands, so the walk stays on free floor.
 """
 
 from __future__ import annotations
@@ -36,6 +42,13 @@ class Motion:
     full_sweep_prob: float = 0.6  # at room centres
     pitch: float = math.radians(-10)  # slight look-down, like a hand-held camera
     eye_height: float = EYE_HEIGHT
+    bob_amplitude: float = 0.02  # m, vertical head bob while walking
+    bob_hz: float = 1.9  # steps per second
+    glance_rate: float = 0.08  # glances aside per second of walking
+    glance_angle: float = math.radians(40)  # the largest glance
+    drift: float = math.radians(1.5)  # standard deviation of the slow head drift
+    pause_prob: float = 0.25  # a stop starts with standing still for 0.5–2 s
+    revisit_prob: float = 0.2  # the next stop goes back to a room already seen
 
 
 @dataclass(frozen=True)
@@ -166,6 +179,59 @@ def smooth_path(occ: Occupancy, cells: list[tuple[int, int]]) -> np.ndarray:
     return pts
 
 
+# ----------------------------------------------------------------------------- the head
+
+
+def _smooth_noise(rng: np.random.Generator, n: int, fps: float, seconds: float) -> np.ndarray:
+    """Unit-variance noise low-passed to a correlation time of ``seconds``."""
+    k = max(1, round(seconds * fps))
+    raw = rng.normal(size=n + 4 * k)
+    win = np.hanning(4 * k + 1)
+    out = np.convolve(raw, win / win.sum(), mode="same")[2 * k : 2 * k + n]
+    return out / max(float(out.std()), 1e-9)
+
+
+def _head(poses, motion: Motion, fps: float, rng: np.random.Generator):
+    """Eye height, yaw offset and pitch offset per pose: bob, glances, look-downs, drift."""
+    n = len(poses)
+    moving = np.array([p[3] == "move" for p in poses], dtype=float)
+    # Bob: a step-rate sine whose amplitude follows walking (eased in and out over ~0.3 s).
+    ease = np.convolve(
+        moving, np.ones(max(1, round(0.3 * fps))) / max(1, round(0.3 * fps)), mode="same"
+    )
+    phase = np.cumsum(moving) / fps * 2 * math.pi * motion.bob_hz
+    z = (
+        motion.eye_height
+        + motion.bob_amplitude * ease * np.abs(np.sin(phase / 2)) * 2
+        - (motion.bob_amplitude * ease)
+    )
+    dyaw = motion.drift * _smooth_noise(rng, n, fps, 1.5) if n > 1 else np.zeros(n)
+    dpitch = motion.drift * _smooth_noise(rng, n, fps, 2.0) if n > 1 else np.zeros(n)
+    # Glances: raised-cosine turns of the head, only while walking.
+    i = 0
+    while i < n:
+        if moving[i] and rng.random() < motion.glance_rate / fps:
+            length = max(2, round(float(rng.uniform(1.5, 2.5)) * fps))
+            amp = float(rng.uniform(0.4, 1.0)) * motion.glance_angle * rng.choice([-1.0, 1.0])
+            j = np.arange(min(length, n - i))
+            dyaw[i : i + len(j)] += amp * 0.5 * (1 - np.cos(2 * math.pi * j / length))
+            i += length
+        i += 1
+    # Look-downs: at a stop, now and then, at what stands on the furniture.
+    still = np.array([p[3] in ("still", "sweep") for p in poses])
+    i = 0
+    while i < n:
+        if still[i] and rng.random() < 0.3 / fps:
+            length = max(2, round(float(rng.uniform(1.5, 3.0)) * fps))
+            j = np.arange(min(length, n - i))
+            dpitch[i : i + len(j)] -= (
+                math.radians(15) * 0.5 * (1 - np.cos(2 * math.pi * j / length))
+            )
+            i += length
+        i += 1
+    return z, dyaw, dpitch
+
+
 # ----------------------------------------------------------------------------- the walk
 
 
@@ -213,6 +279,9 @@ def plan_trajectory(
         # sweep centred on the open side of the room, towards its centre.
         full = kind == "center" and rng.random() < motion.full_sweep_prob
         angle = motion.sweep_angle if full else float(rng.uniform(math.pi / 2, math.pi))
+        if rng.random() < motion.pause_prob:
+            for _ in range(max(1, round(float(rng.uniform(0.5, 2.0)) / dt))):
+                poses.append((x, y, yaw0, "still", kp))
         sign = 1 if rng.random() < 0.5 else -1
         total = min(angle, motion.sweep_angle) * sign
         c = centre_of.get(room_id)
@@ -275,6 +344,9 @@ def plan_trajectory(
         best.sort(key=lambda b: -b[0])
         top = best[: min(3, len(best))]
         nxt = top[int(rng.integers(len(top)))][1]
+        seen_rooms = [c for c in centres if c.room_id != cur.room_id and (c.x, c.y) in visited]
+        if seen_rooms and order_index >= 3 and rng.random() < motion.revisit_prob:
+            nxt = seen_rooms[int(rng.integers(len(seen_rooms)))]  # back to a room seen before
         cells = astar(occ.free, start, occ.to_cell(nxt.x, nxt.y))
         if len(cells) < 2:
             visited.append((nxt.x, nxt.y))
@@ -287,14 +359,16 @@ def plan_trajectory(
         cur = nxt
         cur = Keypoint(float(path[-1][0]), float(path[-1][1]), nxt.room_id, nxt.kind)
 
+    poses = poses[:n_frames]
+    z, dyaw, dpitch = _head(poses, motion, fps, rng)
     out = []
-    for i, (x, y, yw, mo, kp) in enumerate(poses[:n_frames]):
+    for i, (x, y, yw, mo, kp) in enumerate(poses):
         out.append(
             CameraPose(
                 time=round(i * dt, 5),
-                position=(round(float(x), 4), round(float(y), 4), motion.eye_height),
-                yaw=round(wrap_angle(yw), 5),
-                pitch=round(motion.pitch, 5),
+                position=(round(float(x), 4), round(float(y), 4), round(float(z[i]), 4)),
+                yaw=round(wrap_angle(yw + float(dyaw[i])), 5),
+                pitch=round(motion.pitch + float(dpitch[i]), 5),
                 motion=mo,
                 keypoint=kp,
             )

@@ -1,7 +1,8 @@
 """Where a walking camera can stand: a metric occupancy grid of a house.
 
 A cell is *free* when its centre is inside a room and at least ``radius`` metres from every
-wall and piece of furniture (small objects stand on furniture, so they never block).  House
+wall and piece of furniture (small objects stand on furniture, so they never block; rugs are
+walked over).  House
 generation uses it to keep the house walkable, trajectories stay on it, and the exploration
 environment uses it for collisions, so "walkable" means one thing everywhere.
 """
@@ -18,6 +19,7 @@ from streamspatial.sim.types import House
 
 RESOLUTION = 0.1
 RADIUS = 0.25
+FLAT = 0.08  # furniture lower than this (rugs, mats) does not block walking
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def occupancy(house: House, resolution: float = RESOLUTION, radius: float = RADI
         (cx, cy, _), (sx, sy, _) = w.box()
         blocked |= _in_rect(gx, gy, cx - sx / 2, cy - sy / 2, cx + sx / 2, cy + sy / 2)
     for o in house.objects:
-        if o.kind != "furniture":
+        if o.kind != "furniture" or o.size[2] < FLAT:  # rugs are walked over
             continue
         (ax, ay, _), (bx, by, _) = o.aabb()
         blocked |= _in_rect(gx, gy, ax, ay, bx, by)

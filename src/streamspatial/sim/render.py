@@ -3,9 +3,17 @@
 Each frame takes two GL passes: the normal shaded pass for RGB, and one segmentation pass
 from which both the ids *and* the depth are read (depth from the shaded pass is 1–4 cm off at
 4–5 m; the segmentation pass is exact to float precision).  The camera is a mocap body moved
-with ``mj_forward``; lights cast no shadows (shadows cost 4–5× and add nothing to the ground
-truth).  ``MUJOCO_GL`` defaults to ``egl``; set it to ``osmesa`` before importing this module
-to use Mesa's software renderer instead.
+with ``mj_forward``; lights cast no shadows (shadow maps cost ~65 ms a frame on a software
+renderer; shading is baked into the room textures instead, see
+:mod:`streamspatial.sim.structure`).
+
+A house with ``style == "textured"`` is drawn as catalogue models in textured, lit rooms; a
+``"boxes"`` house as flat coloured boxes (the fallback tests can select).  For textured
+houses each frame draws only what can be in view: the rooms within two doors of the camera's
+room, and of those only the geoms whose bounding sphere meets the view frustum (the rest are
+moved to a hidden geom group), and the lamps of the nearest rooms (fixed-function GL lights
+at most eight).  ``MUJOCO_GL`` defaults to ``egl``; set it to ``osmesa`` before importing
+this module to use Mesa's software renderer instead.
 """
 
 from __future__ import annotations
@@ -92,6 +100,39 @@ def camera_quat(pose: CameraPose) -> np.ndarray:
     return q
 
 
+HIDDEN_GROUP = 3  # geoms culled for this view are moved here; the scene option hides it
+MAX_LIGHTS = 8  # fixed-function GL lights; the directional fills take two
+PVS_DOORS = 2  # rooms up to this many doors from the camera's room may be in view
+
+
+def textured_model(house: House, width: int, height: int, vfov_deg: float) -> mujoco.MjModel:
+    """The MuJoCo model of a textured house: rooms, windows, lamps and catalogue models."""
+    from streamspatial.sim.mjcf import SceneBuilder, instance_model
+    from streamspatial.sim.structure import build_structure
+
+    (x0, y0), (x1, y1) = house.bounds
+    b = SceneBuilder(width, height, extent_center=((x0 + x1) / 2, (y0 + y1) / 2, 1.3))
+    build_structure(b, house)
+    for o in house.objects:
+        if o.model:
+            b.add_object(
+                instance_model(o.model),
+                instance_id=o.instance_id,
+                pos=o.position,
+                yaw=o.yaw,
+                size=o.size,
+            )
+        else:
+            from streamspatial.sim.mjcf import grain_texture
+            from streamspatial.sim.structure import _frame_box
+
+            grain = b.texture("grain", grain_texture())
+            half = (o.size[0] / 2, o.size[1] / 2, o.size[2] / 2)
+            _frame_box(b, f"obj_{o.instance_id}_0", o.position, half, o.yaw, o.rgb, grain)
+    b.add_camera(vfov_deg)
+    return b.compile()
+
+
 class HouseRenderer:
     """Renders one house from arbitrary camera poses; use as a context manager (GL cleanup)."""
 
@@ -101,7 +142,11 @@ class HouseRenderer:
         width, height = size
         self.house = house
         self.intrinsics = Intrinsics.from_vfov(width, height, vfov_deg)
-        self.model = mujoco.MjModel.from_xml_string(scene_xml(house, width, height, vfov_deg))
+        self.textured = house.style == "textured"
+        if self.textured:
+            self.model = textured_model(house, width, height, vfov_deg)
+        else:
+            self.model = mujoco.MjModel.from_xml_string(scene_xml(house, width, height, vfov_deg))
         self.data = mujoco.MjData(self.model)
         try:
             self._renderer = mujoco.Renderer(self.model, height=height, width=width)
@@ -112,11 +157,34 @@ class HouseRenderer:
                 "imports mujoco, and install Mesa's EGL or OSMesa libraries"
             ) from None
         lut = np.zeros(self.model.ngeom, dtype=np.int32)
+        rooms = np.full(self.model.ngeom, -1, dtype=np.int32)
+        door_rooms = {d.door_id: (d.room_a, d.room_b) for d in house.doors}
+        obj_room = {o.instance_id: o.room_id for o in house.objects}
+        self._geom_door = np.full(self.model.ngeom, -1, dtype=np.int32)
         for g in range(self.model.ngeom):
             name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
-            if name.startswith("obj_"):
-                lut[g] = int(name[4:])
+            head, _, rest = name.partition("_")
+            key = int(rest.split("_")[0]) if rest[:1].isdigit() else -1
+            if head == "obj":
+                lut[g] = key
+                rooms[g] = obj_room.get(key, -1)
+            elif head in ("s", "w"):
+                rooms[g] = key
+            elif head == "d":
+                self._geom_door[g] = key
         self._geom_instance = lut
+        self._geom_room = rooms
+        self._door_rooms = door_rooms
+        self._opt = mujoco.MjvOption()
+        self._opt.geomgroup[HIDDEN_GROUP] = 0
+        self._pvs = _room_pvs(house)
+        self._lamp_ids = {
+            int(name[4:]): i
+            for i in range(self.model.nlight)
+            if (
+                name := mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_LIGHT, i) or ""
+            ).startswith("lamp")
+        }
         self._rgb_buf = np.empty((height, width, 3), dtype=np.uint8)
         self._seg_buf = np.empty((height, width, 3), dtype=np.uint8)
         self._depth_buf = np.empty((height, width), dtype=np.float32)
@@ -139,10 +207,42 @@ class HouseRenderer:
         self.data.mocap_pos[0] = pose.position
         self.data.mocap_quat[0] = camera_quat(pose)
         mujoco.mj_forward(self.model, self.data)
-        r.update_scene(self.data, camera="eye")
+        if self.textured:
+            self._cull(pose)
+        r.update_scene(self.data, camera="eye", scene_option=self._opt)
         rgb = r.render().copy()
         depth, instance = self._segment_and_depth()
         return RenderedFrame(rgb=rgb, depth=depth, instance=instance)
+
+    def _cull(self, pose: CameraPose) -> None:
+        """Hide geoms of rooms that cannot be in view and geoms outside the view frustum."""
+        m = self.model
+        x, y, _ = pose.position
+        here = self.house.room_at(x, y)
+        if here is None:  # standing in a doorway: the nearest room's view
+            here = min(self.house.rooms, key=lambda r: math.dist(r.centroid, (x, y))).room_id
+        near = self._pvs[here]
+        room_ok = np.isin(self._geom_room, list(near))
+        for door_id, (a, b) in self._door_rooms.items():
+            if a in near or b in near:
+                room_ok |= self._geom_door == door_id
+        right, up, forward = camera_axes(pose)
+        rel = m.geom_pos - np.asarray(pose.position)
+        zc = rel @ forward
+        tan_v = math.tan(math.radians(self.intrinsics.vfov_deg) / 2)
+        tan_h = tan_v * self.intrinsics.width / self.intrinsics.height
+        rb = m.geom_rbound
+        in_view = (zc > -rb) & (np.abs(rel @ right) <= zc * tan_h + rb * math.hypot(1, tan_h))
+        in_view &= np.abs(rel @ up) <= zc * tan_v + rb * math.hypot(1, tan_v)
+        visible = room_ok & in_view
+        visible[self._geom_room == -2] = True
+        m.geom_group[:] = np.where(visible, 0, HIDDEN_GROUP)
+        # Lamps of the nearest rooms in the visible set, up to the GL limit.
+        m.light_active[:] = 1
+        if len(self._lamp_ids) > MAX_LIGHTS - 2:
+            order = sorted(near, key=lambda k: (near[k], k))[: MAX_LIGHTS - 2]
+            for k, i in self._lamp_ids.items():
+                m.light_active[i] = k in order
 
     def _segment_and_depth(self) -> tuple[np.ndarray, np.ndarray]:
         # One segmentation-mode pass read back as ids and depth together (the public API
@@ -180,6 +280,25 @@ class HouseRenderer:
         c_coef = np.float32(-0.5) * c_coef - np.float32(0.5)
         d_coef = np.float32(-0.5) * d_coef
         return (d_coef / (buf.astype(np.float64) + c_coef)).astype(np.float32)
+
+
+def _room_pvs(house: House) -> dict[int, dict[int, int]]:
+    """Room → {room: doors away} for rooms at most :data:`PVS_DOORS` doors away."""
+    adj = house.adjacency()
+    out = {}
+    for r in house.rooms:
+        seen = {r.room_id: 0}
+        frontier = [r.room_id]
+        for depth in range(1, PVS_DOORS + 1):
+            nxt = []
+            for k in frontier:
+                for j in adj[k]:
+                    if j not in seen:
+                        seen[j] = depth
+                        nxt.append(j)
+            frontier = nxt
+        out[r.room_id] = seen
+    return out
 
 
 def visibility(instance: np.ndarray, depth: np.ndarray) -> tuple[Visible, ...]:

@@ -197,6 +197,7 @@ class SceneObject:
     material: str  # "wood", "fabric", "metal", ...
     kind: str = "furniture"  # "furniture" (on the floor) or "small" (on a support)
     support_id: int = 0  # instance id of the supporting furniture for small objects, else 0
+    model: str = ""  # catalogue model drawn ("<id>" or "<id>|<tint>"); "" draws the box
 
     @property
     def name(self) -> str:
@@ -235,6 +236,7 @@ class SceneObject:
             "material": self.material,
             "kind": self.kind,
             "support_id": self.support_id,
+            "model": self.model,
         }
 
     @classmethod
@@ -251,6 +253,7 @@ class SceneObject:
             material=str(d["material"]),
             kind=str(d.get("kind", "furniture")),
             support_id=int(d.get("support_id", 0)),
+            model=str(d.get("model", "")),
         )
 
 
@@ -267,6 +270,7 @@ class House:
     wall_height: float = 2.6
     north_yaw: float = math.pi / 2
     cell: float = 0.5  # floor-plan grid cell size (m); room polygons lie on this grid
+    style: str = "boxes"  # "textured" (catalogue models, textured rooms) or "boxes" (flat)
 
     def room(self, room_id: int) -> Room:
         for r in self.rooms:
@@ -310,6 +314,7 @@ class House:
             "wall_height": self.wall_height,
             "north_yaw": float(self.north_yaw),
             "cell": self.cell,
+            "style": self.style,
             "rooms": [r.to_dict() for r in self.rooms],
             "doors": [d.to_dict() for d in self.doors],
             "walls": [w.to_dict() for w in self.walls],
@@ -329,6 +334,7 @@ class House:
                 wall_height=_f(d.get("wall_height", 2.6)),
                 north_yaw=_f(d.get("north_yaw", math.pi / 2)),
                 cell=_f(d.get("cell", 0.5)),
+                style=str(d.get("style", "boxes")),
             )
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise InputError(

@@ -1,0 +1,119 @@
+"""Footage realism: six per-frame figures of generated video against two real indoor clips.
+
+    .venv/bin/python benchmarks/footage_realism.py [--seeds 101 202] [--seconds 30]
+        [--size 640x480] [--real DIR] [--no-boxes]
+
+Renders one walk of ``--seconds`` through each house (``generate_house(seed)`` with the
+defaults, ``plan_trajectory(seed=0)``, at ``sim generate``'s default frame size unless
+``--size`` says otherwise, H.264 at crf 23 as ``sim generate`` writes it), then
+measures 40 frames spread over all the generated video, and 40 frames of each real clip,
+all resized to 320 px wide (:mod:`streamspatial.sim.realism`).  The real clips are a ScanNet
+walk-through (UCS-Bench's public demo) and a handheld bedroom video, read from ``--real``
+(default: the ``shared/data/real_indoor`` folder found above the repository); they are
+measured, never copied.
+
+Goal (docs/performance.md): every figure at least half of *each* real clip's (the most
+common colour's share at most twice), exit 1 otherwise.  The baseline printed beside is the
+box world (``--furniture boxes``) of the same houses and walks, the simulator before
+textured houses: the fair comparison for what the furniture, materials and light add.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL
+from streamspatial.sim.generate import BENCHMARK_SIZE
+from streamspatial.sim.house import generate_house
+from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.realism import FIGURES, LABELS, Figures, mean_figures, meets, video_frames
+
+REAL = {"walk-through": "scannet_walk_panel.mp4", "bedroom": "bedroom.mp4"}
+
+
+def _find_real() -> Path | None:
+    here = Path(__file__).resolve().parent
+    for d in (here, *here.parents):
+        cand = d / "shared" / "data" / "real_indoor"
+        if cand.is_dir():
+            return cand
+    return None
+
+
+def _generated(seeds, seconds, size, furniture, tmp: Path) -> Figures:
+    frames = []
+    per = 40 // len(seeds)
+    for seed in seeds:
+        house = generate_house(seed, furniture=furniture)
+        walk = plan_trajectory(house, duration=seconds, fps=10, seed=0)
+        paths = render_episode(house, walk, tmp, size, name=f"{furniture}-{seed}")
+        frames += video_frames(paths.video, per, 320)
+    return mean_figures(frames)
+
+
+def _fmt(k: str, v: float) -> str:
+    if k in ("top_share", "edges"):
+        return f"{100 * v:.1f} %"
+    return f"{v:.2f}" if k in ("entropy", "texture") else f"{v:.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[101, 202])
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--size", default="{}x{}".format(*BENCHMARK_SIZE))
+    ap.add_argument("--real", type=Path, default=None)
+    ap.add_argument("--no-boxes", action="store_true", help="skip the box-world baseline")
+    a = ap.parse_args(argv)
+    real_dir = a.real or _find_real()
+    if real_dir is None or not all((real_dir / f).is_file() for f in REAL.values()):
+        print(f"real clips not found (looked for {list(REAL.values())} in {real_dir})")
+        return 2
+    size = tuple(int(v) for v in a.size.lower().split("x"))
+    real = {k: mean_figures(video_frames(real_dir / f)) for k, f in REAL.items()}
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = _generated(a.seeds, a.seconds, size, "catalog", Path(tmp))
+        took = time.perf_counter() - t0
+        boxes = None if a.no_boxes else _generated(a.seeds, a.seconds, size, "boxes", Path(tmp))
+    head = f"| per frame | {' | '.join(REAL)} | generated {a.size} |"
+    if boxes:
+        head += f" box world {a.size} |"
+    print(f"houses {a.seeds}, {a.seconds:.0f} s each, {took:.0f} s to generate and measure\n")
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    ok = True
+    verdicts = {k: meets(ours, r) for k, r in real.items()}
+    for k in FIGURES:
+        row = [LABELS[k], *(_fmt(k, getattr(r, k)) for r in real.values())]
+        mark = "" if all(v[k] for v in verdicts.values()) else " ✗"
+        ok &= not mark
+        row.append(_fmt(k, getattr(ours, k)) + mark)
+        if boxes:
+            row.append(_fmt(k, getattr(boxes, k)))
+        print("| " + " | ".join(row) + " |")
+    ratios = {
+        name: [
+            (getattr(r, k) / max(getattr(ours, k), 1e-9))
+            if k == "top_share"
+            else getattr(ours, k) / max(getattr(r, k), 1e-9)
+            for k in FIGURES
+        ]
+        for name, r in real.items()
+    }
+    for name, rs in ratios.items():
+        print(f"\nratio to {name} (≥ 0.5 passes): " + ", ".join(f"{v:.2f}" for v in rs))
+        print(f"  weakest {min(rs):.2f}")
+    print("\nPASS" if ok else "\nFAIL: a figure is below half of a real clip's")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Render speed of furnished, textured houses: RGB + metric depth + instance ids per frame.
+
+    .venv/bin/python benchmarks/render_speed.py [--seed 4] [--frames 150] [--rounds 3]
+
+Renders the poses of a walk through a default house (catalogue furniture, textured rooms,
+4–12 rooms) with ``HouseRenderer.render(pose).visibility()`` — everything ``sim generate``
+needs per frame — at 320×240 and 640×480, ``--rounds`` times each, and prints frames per
+second (median and best round) with the load average, since the machine may be shared.
+
+Baseline, measured in the same run on the same model and poses: MuJoCo's public
+``mujoco.Renderer`` doing the same work the way its documentation shows (an RGB, a depth and
+a segmentation render per frame, every geom drawn).  It is what a user would write first, so
+the ratio is what our one-pass depth+ids readback and per-view culling buy.
+
+Goal (docs/performance.md): the best round ≥ 60 fps at 320×240 and ≥ 25 fps at 640×480 on
+the project's 2-core machine without a GPU (software GL).  The best round is the one least
+disturbed by other work on a shared machine; exit 1 if it misses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from streamspatial.sim.house import generate_house
+from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
+
+GOALS = {(320, 240): 60.0, (640, 480): 25.0}
+
+
+def _ours(r: HouseRenderer, poses) -> float:
+    r.render(poses[0])
+    t = time.perf_counter()
+    for p in poses:
+        r.render(p).visibility()
+    return len(poses) / (time.perf_counter() - t)
+
+
+def _public(r: HouseRenderer, poses, size) -> float:
+    import mujoco
+
+    model, data, lut = r.model, r.data, r._geom_instance
+    model.geom_group[:] = 0
+    pub = mujoco.Renderer(model, height=size[1], width=size[0])
+    try:
+        t = time.perf_counter()
+        for p in poses:
+            data.mocap_pos[0] = p.position
+            data.mocap_quat[0] = camera_quat(p)
+            mujoco.mj_forward(model, data)
+            pub.update_scene(data, camera="eye")
+            pub.render()
+            pub.enable_depth_rendering()
+            depth = pub.render()
+            pub.disable_depth_rendering()
+            pub.enable_segmentation_rendering()
+            seg = pub.render()
+            pub.disable_segmentation_rendering()
+            ids = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), lut[seg[..., 0]], 0)
+            visibility(ids.astype(np.int32), depth)
+        return len(poses) / (time.perf_counter() - t)
+    finally:
+        pub.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--frames", type=int, default=150)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args(argv)
+    house = generate_house(a.seed)
+    walk = plan_trajectory(house, duration=a.frames / 10, fps=10, seed=0)
+    tris = None
+    print(
+        f"house {house.house_id}: {len(house.rooms)} rooms, {len(house.objects)} objects; "
+        f"{len(walk.poses)} poses of a walk; load average {os.getloadavg()[0]:.2f} "
+        f"on {os.cpu_count()} cores"
+    )
+    ok = True
+    for size, goal in GOALS.items():
+        with HouseRenderer(house, size) as r:
+            if tris is None:
+                tris = int(r.model.mesh_facenum.sum())
+                print(f"scene: {r.model.ngeom} geoms, {tris} triangles, {r.model.ntex} textures")
+            rounds = [_ours(r, walk.poses) for _ in range(a.rounds)]
+            base = _public(r, walk.poses[: max(20, len(walk.poses) // 3)], size)
+        best, med = max(rounds), statistics.median(rounds)
+        passed = best >= goal
+        ok &= passed
+        print(
+            f"{size[0]}x{size[1]}: ours median {med:5.1f} fps, best {best:5.1f} "
+            f"(rounds {', '.join(f'{v:.1f}' for v in rounds)}) | public 3-pass API "
+            f"{base:5.1f} fps -> ours {med / base:.2f}x | goal {goal:.0f} fps: "
+            f"{'met' if passed else 'MISSED'} | load average {os.getloadavg()[0]:.2f}"
+        )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
