@@ -13,10 +13,10 @@ pytest.importorskip("mujoco")
 
 from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.extract import extract_choice, extract_number
-from streamspatial.eval.metrics import score_prediction
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
+from streamspatial.scoring.extract import extract_choice, extract_number
+from streamspatial.scoring.metrics import score_prediction
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.qa.build import QuestionGenerator

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.eval.aggregate import (
+from streamspatial.scoring.aggregate import (
     VCBENCH_SUBCATEGORIES,
     ScoredQuery,
     ovos_table,

@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import CausalityError
-from streamspatial.eval.metrics import (
+from streamspatial.scoring.metrics import (
     MRA_THRESHOLDS,
     accuracy,
     compression_ratio,

@@ -21,7 +21,7 @@ class ScoringSpec:
     """How a benchmark scores and tabulates.
 
     These are the *paper* scorer's rules (``--scorer paper``); ``--scorer official`` follows
-    the code named by ``official`` (see :mod:`streamspatial.eval.scoring`).
+    the code named by ``official`` (see :mod:`streamspatial.scoring.scorers`).
 
     ``invalid``: what an unparseable answer counts as — ``"wrong"`` (OVO-S-Bench: it stays in
     every denominator) or ``"exclude"`` (VCBench: left out of the metric, invalid rate

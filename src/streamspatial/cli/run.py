@@ -256,9 +256,9 @@ class _Job:
 
 
 def _resolve_scorer(cfg: RunConfig, items: list[Item], agent: Any, agent_for: Any) -> Any:
-    """``--scorer auto``: official for a released benchmark file (eval.scoring); the run's
+    """``--scorer auto``: official for a released benchmark file (scoring.scorers); the run's
     summary line says which."""
-    from streamspatial.eval.scoring import default_scorer
+    from streamspatial.scoring.scorers import default_scorer
 
     if cfg.scorer != "auto":
         return cfg, agent

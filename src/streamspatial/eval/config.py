@@ -81,7 +81,7 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = None
     frame_size: int = Field(default=448, ge=16, le=4096)
     variant: str = "default"
-    # official | paper; auto: official for a released benchmark file (eval.scoring)
+    # official | paper; auto: official for a released benchmark file (scoring.scorers)
     scorer: Literal["auto", "official", "paper"] = "auto"
     # Sampling: None = not sent (the server's default holds); see GenerationParams.
     temperature: float | None = Field(default=None, ge=0.0)

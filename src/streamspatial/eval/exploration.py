@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.eval.extract import extract_action
 from streamspatial.models.types import ImagePart, ModelRequest, ModelResponse, Part, TextPart
+from streamspatial.scoring.extract import extract_action
 
 OFFER = (
     "Active exploration: if the observations so far are not enough to answer, you may reply "

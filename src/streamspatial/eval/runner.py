@@ -36,11 +36,11 @@ from streamspatial.agents.base import Agent, MemoryCallError
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
-from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
-from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, score_all, score_response
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
+from streamspatial.scoring.metrics import compression_ratio, evidence_recall
+from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
 from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
 
@@ -70,42 +70,6 @@ class RunStats:
         return {k: v for k, v in self.__dict__.items() if k != "started"}
 
 
-# --------------------------------------------------------------------------------------------
-# extraction and scoring
-
-
-def extract(item: Item, text: str) -> str | float | None:
-    """The item's answer in the model's text under the paper rules (a letter, a number, or
-    the direction classes of an open-ended item)."""
-    return score_response(item, item.queries[0], text, "paper").extracted
-
-
-def score(
-    adapter: BenchmarkAdapter, answer: str | float, extracted: str | float | None
-) -> float | None:
-    """Per the adapter's scoring spec; an unparseable answer is 0 or excluded (None)."""
-    spec = adapter.scoring
-    if extracted is None:
-        return 0.0 if spec.invalid == "wrong" else None
-    return score_prediction(extracted, answer, number_metric=spec.number_metric)
-
-
-def prior_text(record: Record, item: Item) -> str:
-    """How a model's earlier answer enters a dependant's prompt: what it committed to.
-
-    A chosen letter becomes that option's text (the dependant's question names the object the
-    model picked, not a letter); a number prints plainly; an unparseable answer passes on the
-    raw output, so error propagation is measured rather than hidden.
-    """
-    ans = record.extracted
-    if ans is None:
-        return record.raw_output.strip()
-    if isinstance(ans, str):
-        option = next((o for o in item.options if o.letter == ans), None)
-        return option.text if option is not None and option.text is not None else ans
-    return f"{float(ans):g}"
-
-
 def make_record(
     pq: PlannedQuery,
     adapter: BenchmarkAdapter,
@@ -116,7 +80,7 @@ def make_record(
     scorer: str = "paper",
 ) -> Record:
     """The record of one answered query point: ``extracted``/``score``/``valid`` are the run
-    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (eval.scoring)."""
+    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (scoring.scorers)."""
     item, query = pq.item, pq.query
     verdicts = score_all(item, query, "" if response.error else response.text)
     own = verdicts[scorer]
@@ -195,7 +159,7 @@ class Runner:
         )
         self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
         self.retry_errors = retry_errors
-        self.scorer = scorer  # whose verdict a record's own fields hold (eval.scoring)
+        self.scorer = scorer  # whose verdict a record's own fields hold (scoring.scorers)
         # Active exploration (seed 004 §4.3): explorable items may act in the simulator.
         self.explorer = None
         if explore_steps > 0:

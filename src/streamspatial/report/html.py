@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.analysis.taxonomy import TAXONOMY_JSON
-from streamspatial.eval.aggregate import Table, vcbench_trajectories
 from streamspatial.eval.results import iter_records
 from streamspatial.report import RunReport, plots, write_report
 from streamspatial.report.queries import (
@@ -40,6 +39,7 @@ from streamspatial.report.runs import (
     thinking_flag,
 )
 from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
+from streamspatial.scoring.aggregate import Table, vcbench_trajectories
 
 REPORT_HTML = "report.html"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
@@ -371,7 +371,7 @@ def _trajectory_section(reports: Sequence[RunReport], label: Labels) -> str:
 
 def _recall_section(reports: Sequence[RunReport], queries: Sequence[RunQueries]) -> str:
     """OVO-S-Bench, Fig. 5, once per benchmark.  CR / ER per level are the runs' scores.json
-    ``diagnostics`` tables (eval.aggregate.diagnostics_table); the Pearson r and the
+    ``diagnostics`` tables (scoring.aggregate.diagnostics_table); the Pearson r and the
     retained-time density are computed here from the same records."""
     by_run = {rep.run_dir: q for rep, q in zip(reports, queries, strict=True)}
     with_diag = [rep for rep in reports if rep.diagnostics]

@@ -1,6 +1,6 @@
 """Markdown rendering of the per-paper tables, and the headline numbers of a table.
 
-The numbers come from :mod:`streamspatial.eval.aggregate` unchanged (DESIGN: ``report`` must not
+The numbers come from :mod:`streamspatial.scoring.aggregate` unchanged (DESIGN: ``report`` must not
 recompute metrics differently from ``eval``); this module only lays them out: fractions print as
 percentages with two decimals, as the papers print them, and a missing cell is "–".
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from streamspatial.eval.aggregate import Table
+from streamspatial.scoring.aggregate import Table
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
 # VCBench's three metrics as its paper prints them (VCBench, §3.3).

@@ -39,7 +39,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record, RunFolder, read_run_json
-from streamspatial.eval.runner import score
+from streamspatial.scoring.scorers import score
 
 Mode = Literal["streaming", "offline"]
 MODES: tuple[str, ...] = ("streaming", "offline")

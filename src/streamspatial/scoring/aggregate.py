@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Literal
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.eval.metrics import (
+from streamspatial.scoring.metrics import (
     gaussian_precision_accuracy,
     mean,
     monotonicity_consistency,
@@ -60,7 +60,7 @@ class ScoredQuery:
     prediction: str | float | None = None
     answer: str | float | None = None
     error: str | None = None  # the model call failed (official OVO-S skips such records)
-    rule: str | None = None  # the scorer rule that scored it (eval.scoring); None: paper
+    rule: str | None = None  # the scorer rule that scored it (scoring.scorers); None: paper
 
     @classmethod
     def from_mapping(cls, record: Mapping[str, Any] | Any) -> ScoredQuery:

@@ -1,6 +1,6 @@
 """Results tables as the official scoring scripts average, for ``--scorer official``.
 
-The per-query verdicts come from :mod:`streamspatial.eval.scoring`; these functions only
+The per-query verdicts come from :mod:`streamspatial.scoring.scorers`; these functions only
 average them the way each script does, which is not always the papers' way:
 
 * OVO-S-Bench ``score.py`` ``calculate_scores``: records with an error (and no response) are
@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from streamspatial.core.errors import InputError
-from streamspatial.eval.aggregate import (
+from streamspatial.scoring.aggregate import (
     TABLES,
     Record,
     ScoredQuery,
@@ -39,7 +39,7 @@ from streamspatial.eval.aggregate import (
     ucs_table,
     vcbench_table,
 )
-from streamspatial.eval.metrics import mean
+from streamspatial.scoring.metrics import mean
 
 VSI_DIRECTION_PARTS = (
     "object_rel_direction_easy",
@@ -220,7 +220,7 @@ OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
 
 def results_table(table: str, records: Iterable[Record], scorer: str = "paper") -> Table:
     """The table of a run under ``scorer``; records must already carry that scorer's verdicts
-    (:func:`streamspatial.eval.scoring.rescored`)."""
+    (:func:`streamspatial.scoring.scorers.rescored`)."""
     if table not in TABLES:
         raise InputError(
             f"unknown results table {table!r}; expected one of {', '.join(sorted(TABLES))}"
