@@ -230,7 +230,7 @@ def test_cli_agent_folding_with_fold_every(bench, tmp_path: Path) -> None:
 @pytest.mark.parametrize("fails", [False, True])
 def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> None:
     from streamspatial.models.types import ModelResponse
-    from streamspatial.scoring.metrics import compression_ratio
+    from streamspatial.video.coverage import compression_ratio
 
     class Model(EchoBackend):
         async def generate(self, request):
@@ -290,7 +290,7 @@ def test_folds_go_through_the_response_cache(bench, tmp_path: Path) -> None:
 
 def _reference_diagnostics(agent, st_, folds, dense, query):
     """CR / ER by enumerating every folded second (the definition, at O(stream) cost)."""
-    from streamspatial.scoring.metrics import compression_ratio, evidence_recall
+    from streamspatial.video.coverage import compression_ratio, evidence_recall
 
     t_q = float(query.time)
     kept = {f.time for f in dense} | {f.frame_time for f in folds}

@@ -244,10 +244,10 @@ class FoldingAgent:
 
         Counted over intervals of seconds, never second by second: the cost per query stays
         flat however long the stream (the folded seconds of an hour are one interval)."""
-        from streamspatial.scoring.metrics import evidence_bins, retained_bins
+        from streamspatial.video.coverage import evidence_bins, retained_bins
 
         t_q = float(query.time)
-        n = max(1, math.ceil(t_q - 1e-9))  # the prefix's 1-s bins (scoring.metrics)
+        n = max(1, math.ceil(t_q - 1e-9))  # the prefix's 1-s bins (video.coverage)
         shown = retained_bins({f.time for f in dense} | {f.frame_time for f in folds}, t_q)
         spans = self._folded_bins(st, folds[-1].time, n) if folds else []
         starts = [a for a, _ in spans]

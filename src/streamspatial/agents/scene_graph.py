@@ -1057,7 +1057,7 @@ def diagnostics(
     """CR and ER (seed 000 §4.3.3) for a memory agent: a second of the prefix "reaches the
     model" when a keyframe from it is shown, or when a shown node was observed in it (its
     first and last sightings — the evidence the node's facts rest on)."""
-    from streamspatial.scoring.metrics import compression_ratio, evidence_recall
+    from streamspatial.video.coverage import compression_ratio, evidence_recall
 
     t_q = float(query.time)
     kept = {float(t) for t in frame_times}

@@ -166,7 +166,7 @@ class SpatialCaptionAgent:
     def _diagnostics(
         self, frames: list[Any], captioned: int, st: CaptionState, query: Any
     ) -> dict[str, Any]:
-        from streamspatial.scoring.metrics import compression_ratio, evidence_recall
+        from streamspatial.video.coverage import compression_ratio, evidence_recall
 
         kept = [f.time for f in frames]
         return {

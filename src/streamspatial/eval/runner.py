@@ -39,9 +39,9 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
-from streamspatial.scoring.metrics import compression_ratio, evidence_recall
 from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
 from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
+from streamspatial.video.coverage import compression_ratio, evidence_recall
 from streamspatial.video.prefix import query_frame_index
 
 # Query points a video's decoding may run ahead of its requests (frames go to the frame cache

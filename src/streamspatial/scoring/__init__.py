@@ -39,8 +39,6 @@ from streamspatial.scoring.extract import (
 from streamspatial.scoring.metrics import (
     MRA_THRESHOLDS,
     accuracy,
-    compression_ratio,
-    evidence_recall,
     gaussian_precision_accuracy,
     mean_relative_accuracy,
     monotonicity_consistency,
@@ -59,9 +57,7 @@ __all__ = [
     "Table",
     "Trajectory",
     "accuracy",
-    "compression_ratio",
     "default_scorer",
-    "evidence_recall",
     "extract_action",
     "extract_choice",
     "extract_choice_detailed",
