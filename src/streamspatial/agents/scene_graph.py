@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from streamspatial.agents.base import answer_request
+from streamspatial.bench.tasks import primitive_of
 from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
@@ -655,36 +656,6 @@ class QueryIntent:
     task: str | None = None
 
 
-PRIMITIVE_OF_TASK = {
-    "count": "count",
-    "transient_count": "count",
-    "absolute_distance": "distance",
-    "spatial_distance": "distance",
-    "cam_obj_distance": "distance",
-    "depth_ordering": "distance",
-    "identification_closest": "distance",
-    "spatial_proximity": "distance",
-    "camera_motion_target": "distance",
-    "behind_camera": "direction",
-    "ego_position": "direction",
-    "revisit_detection": "locate",
-    "revisit_counting": "count",
-    "temporal_depth": "order",
-    "reachability": "locate",
-    "optimal_path": "locate",
-    "topology": "locate",
-    "relative_orientation": "direction",
-    "allocentric_direction": "direction",
-    "sequence": "order",
-    "sequence_identification": "order",
-    "chronological_recall": "order",
-    "out_of_view": "locate",
-    "attribute": "attribute",
-    "ego_translation": "ego",
-    "ego_rotation": "ego",
-    "camera_displacement": "ego",
-}
-
 _KEYWORDS = (
     ("count", r"\bhow many\b|\bnumber of\b|\bcount\b"),
     ("order", r"\bfirst\b|\border\b|\bchronolog|\bbefore\b|\bafter\b|\bearlier\b"),
@@ -745,8 +716,9 @@ def parse_intent(item: Any, labels: Iterable[str], attributes: Iterable[str] = (
     task = None
     if item.intent and isinstance(item.intent, Mapping):
         task = str(item.intent.get("task") or "") or None
-    if task and task in PRIMITIVE_OF_TASK:
-        return QueryIntent(PRIMITIVE_OF_TASK[task], mentions, task)
+    primitive = primitive_of(task)
+    if primitive is not None:
+        return QueryIntent(primitive, mentions, task)
     low = item.question.lower()
     for primitive, pattern in _KEYWORDS:
         if re.search(pattern, low):

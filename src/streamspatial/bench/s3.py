@@ -32,33 +32,10 @@ from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
 from .base import LoadResult, ScoringSpec
+from .tasks import S3_GENERATED_TASKS, S3_TASKS
 
 PREV_ANSWER = "{prev_answer}"
 
-# Table 1 of seed 004: task → (domain, answer format).
-TASKS: dict[str, tuple[str, Literal["num", "mc"]]] = {
-    "camera_displacement": ("Ego-centric", "num"),
-    "current_room_area": ("Ego-centric", "num"),
-    "cam_obj_distance": ("Ego-centric", "num"),
-    "identification_closest": ("Ego-centric", "mc"),
-    "camera_motion_target": ("Ego-centric", "mc"),
-    "attribute": ("Spatial Relation", "num"),
-    "spatial_distance": ("Spatial Relation", "num"),
-    "area": ("Spatial Relation", "num"),
-    "count": ("Spatial Relation", "num"),
-    "sequence": ("Spatial Relation", "mc"),
-    "spatial_proximity": ("Spatial Relation", "mc"),
-    "relative_orientation": ("Spatial Relation", "mc"),
-    "sequence_identification": ("Spatial Relation", "mc"),
-    "tem_spatial_distance_ref": ("Temporal Dependency", "num"),
-    "tem_cam_obj_distance_ref": ("Temporal Dependency", "num"),
-    "tem_horizontal_direction": ("Temporal Dependency", "mc"),
-}
-# Tasks streamspatial's simulator adds to the paper's 16 (docs/simulator.md), kept apart so
-# TASKS stays the paper's table: the active-exploration count of seed 004 §3.
-GENERATED_TASKS: dict[str, tuple[str, Literal["num", "mc"]]] = {
-    "explore_room_count": ("Spatial Relation", "num"),
-}
 # App. 3.2: the second turn of each chain and the task its first turn must be.
 CHAINS: dict[str, str] = {
     "tem_horizontal_direction": "sequence_identification",  # chronological dependency
@@ -89,7 +66,7 @@ class S3Line(BaseModel):
     @field_validator("task")
     @classmethod
     def _known_task(cls, v: str) -> str:
-        if v not in TASKS and v not in GENERATED_TASKS:
+        if v not in S3_TASKS and v not in S3_GENERATED_TASKS:
             raise ValueError(f"expected one of the 16 S3-Bench tasks, got {v!r}")
         return v
 
@@ -202,7 +179,7 @@ def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
             row.problem(where, msg)
         return None
     ids.check(row, "id", line.id)
-    domain, fmt = TASKS.get(line.task) or GENERATED_TASKS[line.task]
+    domain, fmt = S3_TASKS.get(line.task) or S3_GENERATED_TASKS[line.task]
     if line.format != fmt:
         row.problem(
             "format",
@@ -338,4 +315,4 @@ def write_s3_jsonl(items: Iterable[Item], path: Path) -> None:
             f.write(json.dumps(to_s3_record(item), ensure_ascii=False) + "\n")
 
 
-__all__ = ["CHAINS", "PREV_ANSWER", "TASKS", "S3Adapter", "S3Line", "write_s3_jsonl"]
+__all__ = ["CHAINS", "PREV_ANSWER", "S3Adapter", "S3Line", "write_s3_jsonl"]

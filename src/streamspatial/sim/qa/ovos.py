@@ -12,6 +12,7 @@ import math
 import random
 from collections import deque
 
+from streamspatial.bench.tasks import OVOS_TASKS as TASKS
 from streamspatial.core.schema import TaskLabels
 
 from .common import clear_margin, count_options, intent, ladder, name, nameable
@@ -20,25 +21,6 @@ from .naming import plural, room_ref
 from .prefix import Prefix, object_distance, wrap
 from .registry import Episode, family
 from .search import class_first
-
-TASKS = {
-    "1.1.1": "Object-to-Object Absolute Distance",
-    "1.1.3": "Object Depth Ordering",
-    "1.3.1": "Ego-motion Translation",
-    "1.3.2": "Ego-motion Rotation",
-    "2.1.1": "Revisit Detection",
-    "2.1.2": "Revisit Counting",
-    "2.2.1": "Out-of-View Localization",
-    "2.2.2": "Behind-Camera Inference",
-    "2.2.3": "Transient Count Memory",
-    "2.3.1": "Chronological Recall",
-    "2.3.2": "Temporal Depth Estimation",
-    "3.3.1": "Optimal Path Reasoning",
-    "3.3.3": "Reachability Judgment",
-    "4.1.1": "Allocentric Direction Reasoning",
-    "4.2.1": "Topological Structure Reasoning",
-    "4.3.1": "Trajectory Map Alignment",
-}
 
 
 def labels(code: str) -> TaskLabels:
