@@ -21,16 +21,29 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
-from streamspatial.agents.base import answer_request
+from streamspatial.agents.contract import (
+    Agent,
+    AgentOptions,
+    Ask,
+    Decision,
+    Diagnostics,
+    QueryContext,
+    VideoStream,
+)
 from streamspatial.bench.tasks import primitive_of
 from streamspatial.core.errors import CausalityError
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
+from streamspatial.perception.stream import PerceptionProvider
 from streamspatial.perception.types import EgoPose, Observation, wrap
+from streamspatial.video.coverage import within_prefix
+from streamspatial.video.prefix import PrefixView
 
 # -- nodes ---------------------------------------------------------------------------------
 
@@ -814,15 +827,15 @@ def render_subgraph(memory: SceneGraphMemory, nodes: Sequence[ObjectNode]) -> st
 class SceneGraphState:
     """One video's memory plus the perception stream feeding it."""
 
-    def __init__(self, provider: Any, config: MemoryConfig | None = None):
+    def __init__(self, provider: PerceptionProvider, config: MemoryConfig | None = None):
         self.provider = provider
         config = config or MemoryConfig()
-        if getattr(provider, "stable_tracks", False):
+        if provider.stable_tracks:
             # two mugs side by side, seen at different times, are two mugs
             config = replace(config, merge_tracked=False)
         self.memory = SceneGraphMemory(config)
 
-    def catch_up(self, view: Any, t_q: float, sample_fps: float) -> None:
+    def catch_up(self, view: PrefixView | None, t_q: float, sample_fps: float) -> None:
         """Ingest every observation up to ``t_q``; frames at ``sample_fps`` feed keyframes."""
         if self.memory.time > t_q + 1e-6:  # an earlier query after a later one: rebuild
             self.provider.reset()
@@ -832,7 +845,7 @@ class SceneGraphState:
         pending = list(prov.pending(t_q))
         if not pending:
             return
-        fps = getattr(view, "fps", prov.fps) if view is not None else prov.fps
+        fps = view.fps if view is not None else prov.fps
         step = max(1, round(fps / sample_fps)) if sample_fps > 0 else 0
         wanted = (
             [i for i in range(pending[0], pending[-1] + 1) if step and i % step == 0]
@@ -842,12 +855,11 @@ class SceneGraphState:
         jpegs: dict[int, bytes] = {}
         images: dict[int, Any] = {}
         if view is not None and wanted:
-            n_q = getattr(view, "n_q", None)
-            wanted = [i for i in wanted if n_q is None or i <= n_q]
+            wanted = [i for i in wanted if i <= view.n_q]
             if prov.needs_images:
                 for f in view.arrays(wanted):
                     images[f.index] = f.image
-            for f in _jpeg_frames(view, wanted):
+            for f in view.get(wanted):
                 jpegs[f.index] = f.jpeg
         for i in pending:
             if prov.needs_images:
@@ -859,53 +871,35 @@ class SceneGraphState:
             self.memory.ingest(obs, jpegs.get(i))
 
 
-def _jpeg_frames(view: Any, indices: list[int]) -> list[Any]:
-    """JPEG frames from a PrefixView (``get``), tolerating missing frames in sparse stores."""
-    getter = getattr(view, "get", None) or view.jpeg_frames
-    try:
-        return list(getter(indices))
-    except (KeyError, LookupError):
-        out = []
-        for i in indices:
-            try:
-                out.extend(getter([i]))
-            except (KeyError, LookupError):
-                continue
-        return out
+ProviderFactory = Callable[[Item], PerceptionProvider]
 
 
-class SceneGraphAgent:
+class SceneGraphAgent(Agent):
     """``--agent scene-graph``: the model sees the retrieved subgraph as text plus keyframes.
 
-    Perception is advanced lazily to each query time (O(1) per frame, frames in time order),
-    so the agent works with or without the runner calling :meth:`ingest`.  The model never
+    Perception is advanced to each query time as the query is decided (O(1) per frame, frames
+    in time order), reading keyframes through the query's own PrefixView.  The model never
     sees a frame, node or relation from after t_q: the memory refuses later observations and
     each query checks the memory time and every keyframe time against t_q.
     """
 
     name: ClassVar[str] = "scene-graph"
-    streaming: ClassVar[bool] = True
 
     def __init__(
         self,
         perception: str = "ground-truth",
         *,
-        videos: Any = None,
-        provider_factory: Any = None,
-        params: Any = None,
+        provider_factory: ProviderFactory | None = None,
+        params: GenerationParams | None = None,
         variant: str = "default",
         top_k: int = 12,
         max_keyframes: int = 8,
         sample_fps: float = 1.0,
         config: MemoryConfig | None = None,
-        max_videos: int = 16,
-        **_: Any,
     ):
-        from streamspatial.models.types import GenerationParams
         from streamspatial.perception.spec import parse_perception
 
         self.spec = parse_perception(perception)
-        self.videos = videos
         self._factory = provider_factory
         self.params = params or GenerationParams()
         self.variant = variant
@@ -913,92 +907,62 @@ class SceneGraphAgent:
         self.max_keyframes = max_keyframes
         self.sample_fps = sample_fps
         self.config = config or MemoryConfig()
-        self.max_videos = max_videos
-        self._states: dict[str, SceneGraphState] = {}
-        self.last_diagnostics: dict[str, Any] | None = None
+        self._stream: VideoStream | None = None
+        self._state: SceneGraphState | None = None
 
-    # -- Agent protocol -----------------------------------------------------------------------
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> SceneGraphAgent:
+        return cls(
+            options.perception or "ground-truth", params=options.params, variant=options.variant
+        )
+
     @property
     def label(self) -> str:
         return f"scene-graph[{self.spec.label}]"
 
-    @property
-    def offline(self) -> bool:
-        return False
-
-    def frames_needed(self, item: Any, query: Any, fps: float, n_frames: int) -> list[int]:
+    def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """Frames at ``sample_fps`` up to t_q: keyframes (and pixels for image-based
         perception).  Ground-truth perception reads metadata for every frame regardless."""
-        if n_frames <= 0 or self.sample_fps <= 0:
+        if stream.n_frames <= 0 or self.sample_fps <= 0:
             return []
-        n_q = min(math.floor(query.time * fps + 1e-9), n_frames - 1)
-        step = max(1, round(fps / self.sample_fps))
+        n_q = min(math.floor(query.time * stream.fps + 1e-9), stream.n_frames - 1)
+        step = max(1, round(stream.fps / self.sample_fps))
         return list(range(0, n_q + 1, step))
 
-    def reset(self, video: str) -> None:
-        self._states.pop(video, None)
+    def reset(self, stream: VideoStream) -> None:
+        self._stream = stream
+        self._state = None
 
-    def ingest(self, frame: Any, t: float) -> None:
-        """Nothing to do here: memory catches up lazily in :meth:`build_request`.
-
-        ``ingest`` carries no video, and the runner interleaves videos; reading frames through
-        each query's own PrefixView is what keeps every video's memory causal and separate.
-        """
-        return None
-
-    def state(self, item: Any, adapter: Any = None, view: Any = None) -> SceneGraphState:
+    def state(self, item: Item) -> SceneGraphState:
         """This video's memory and perception stream (opened on first use)."""
-        st = self._states.get(item.video)
-        if st is None:
-            if len(self._states) >= self.max_videos:
-                self._states.pop(next(iter(self._states)))
-            provider = self._provider(item, adapter, view)
-            st = self._states[item.video] = SceneGraphState(provider, self.config)
-        return st
+        if self._state is None:
+            self._state = SceneGraphState(self._provider(item), self.config)
+        return self._state
 
-    def _provider(self, item: Any, adapter: Any, view: Any) -> Any:
+    def _provider(self, item: Item) -> PerceptionProvider:
         if self._factory is not None:
             return self._factory(item)
-        from pathlib import Path
-
         from streamspatial.perception.spec import open_perception
 
-        base = Path(self.videos) if self.videos is not None else Path(".")
-        path = (
-            adapter.video_path(item, base) if hasattr(adapter, "video_path") else base / item.video
-        )
+        stream = self._stream
+        if stream is None:
+            raise RuntimeError("SceneGraphAgent.reset(stream) must come before its first query")
         return open_perception(
-            self.spec,
-            path,
-            fps=getattr(view, "fps", None),
-            n_frames=int(getattr(view, "n_frames", 0) or 0),
+            self.spec, stream.path, fps=stream.fps or None, n_frames=stream.n_frames
         )
 
-    def memory_at(self, view: Any, item: Any, query: Any, adapter: Any = None) -> SceneGraphMemory:
+    def memory_at(self, view: PrefixView | None, item: Item, query: QueryPoint) -> SceneGraphMemory:
         """The memory caught up to t_q, after checking that nothing in it is later."""
-        st = self.state(item, adapter, view)
+        st = self.state(item)
         st.catch_up(view, query.time, self.sample_fps)
         st.memory.check_causal(query.time)
         return st.memory
 
-    def build_request(
-        self,
-        view: Any,
-        item: Any,
-        query: Any,
-        adapter: Any,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-    ) -> Any:
-        from streamspatial.models.types import ImagePart, TextPart
-
-        memory = self.memory_at(view, item, query, adapter)
+    async def decide(self, ctx: QueryContext) -> Decision:
+        item, query = ctx.item, ctx.query
+        memory = self.memory_at(ctx.view, item, query)
         provider = self.state(item).provider
-        intent = parse_intent(
-            item,
-            set(getattr(provider, "labels", ())) | memory.labels(),
-            getattr(provider, "attributes", ()),
-        )
+        intent = parse_intent(item, set(provider.labels) | memory.labels(), provider.attributes)
         nodes = retrieve(memory, intent, self.top_k)
         text = render_subgraph(memory, nodes)
         frames = []
@@ -1008,40 +972,36 @@ class SceneGraphAgent:
                     frames.append((kf.time, kf.jpeg, n))
             if len(frames) >= self.max_keyframes:
                 break
-        parts: list[Any] = [TextPart(text)]
+        parts: list[Part] = [TextPart(text)]
         for t, jpeg, n in sorted(frames, key=lambda x: x[0]):
             parts.append(TextPart(f"Keyframe at {t:.1f}s showing {n.name} #{n.node_id}:"))
             parts.append(ImagePart(jpeg=jpeg, time=t))
-        prompt = adapter.prompt(
-            item, query, variant=self.variant, text_only=not frames, prior_answers=prior_answers
-        )
-        parts.append(TextPart(prompt))
-        self.last_diagnostics = diagnostics(memory, nodes, query, [t for t, _, _ in frames])
-        return answer_request(item, query, parts, params=self.params)
-
-    def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
-        return self.last_diagnostics
+        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not frames)))
+        request = ctx.request(parts, params=self.params)
+        return Ask(request, diagnostics(memory, nodes, query, [t for t, _, _ in frames]))
 
 
 def diagnostics(
-    memory: SceneGraphMemory, nodes: Sequence[ObjectNode], query: Any, frame_times: Sequence[float]
-) -> dict[str, Any]:
-    """CR and ER (seed 000 §4.3.3) for a memory agent: a second of the prefix "reaches the
+    memory: SceneGraphMemory,
+    nodes: Sequence[ObjectNode],
+    query: QueryPoint,
+    frame_times: Sequence[float],
+    **extra: Any,
+) -> Diagnostics:
+    """CR and ER (OVO-S-Bench §4.3.3) for a memory agent: a second of the prefix "reaches the
     model" when a keyframe from it is shown, or when a shown node was observed in it (its
     first and last sightings — the evidence the node's facts rest on)."""
-    from streamspatial.video.coverage import compression_ratio, evidence_recall
-
     t_q = float(query.time)
     kept = {float(t) for t in frame_times}
     for n in nodes:
         kept.add(min(n.first_seen, t_q))
         kept.add(min(n.last_seen, t_q))
-    kept = {t for t in kept if 0 <= t <= t_q}
-    return {
-        "compression_ratio": compression_ratio(kept, t_q),
-        "evidence_recall": evidence_recall(kept, query.evidence, t_q),
-        "memory_objects": len(memory.objects),
-        "subgraph_nodes": len(nodes),
-        "keyframes_sent": len(frame_times),
-        "memory_time": memory.time,
-    }
+    return Diagnostics.of_times(
+        within_prefix(kept, t_q),
+        query,
+        memory_objects=len(memory.objects),
+        subgraph_nodes=len(nodes),
+        keyframes_sent=len(frame_times),
+        memory_time=memory.time,
+        **extra,
+    )

@@ -18,8 +18,6 @@ VCBench file) is not run on it, and the report says so instead of showing a row 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import sys
 from collections.abc import Callable
@@ -32,11 +30,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from streamspatial.agents.registry import agent_entry
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
-from streamspatial.eval.config import RULES_MODEL
 
 MODEL_ENV = "STREAMSPATIAL_MODEL"
+RULES_AGENT = "scene-graph-rules"
+RULES_MODEL = agent_entry(RULES_AGENT).answers_as or ""  # the model name it answers as
 DEMO_SIZE = (320, 240)  # frames a person can look at; a minute renders in seconds
 NOISY = "ground-truth:noise=1"  # the documented unit noise: drift, depth error, misses, …
 FORMAT_TITLES = {"s3": "S3", "ovos": "OVO-S", "vcbench": "VCBench"}
@@ -69,14 +69,14 @@ RULE_AGENTS = (
     Contender(
         "rules-perfect",
         RULES_MODEL,
-        agent="scene-graph-rules",
+        agent=RULES_AGENT,
         perception="ground-truth",
         note="scene-graph memory + rules, perfect perception (upper bound)",
     ),
     Contender(
         "rules-noisy",
         RULES_MODEL,
-        agent="scene-graph-rules",
+        agent=RULES_AGENT,
         perception=NOISY,
         note=f"scene-graph memory + rules, perception {NOISY}",
     ),
@@ -118,8 +118,9 @@ def evaluate(
 
     The runner's one-line summary of each run is kept back (the demo's own table says it
     all) unless the run ends with errors, when it is printed."""
-    from streamspatial.cli.run import execute
+    from streamspatial.api import run
     from streamspatial.eval.config import build_config
+    from streamspatial.eval.outcome import summary_line
     from streamspatial.report import write_report
 
     runs = []
@@ -138,13 +139,13 @@ def evaluate(
                 **c.options(),
             }
         )
-        lines = io.StringIO()
-        with contextlib.redirect_stderr(lines):
-            status = execute(cfg)
-            write_report(run_dir)
-        if status:
-            sys.stderr.write(lines.getvalue())
-        runs.append(DemoRun(data.stem, c, run_dir, status))
+        lines: list[str] = []
+        outcome = run(cfg, notify=lines.append)
+        lines.append(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer))
+        write_report(run_dir)
+        if outcome.exit_status:
+            sys.stderr.write("\n".join(lines) + "\n")
+        runs.append(DemoRun(data.stem, c, run_dir, outcome.exit_status))
     return runs
 
 
@@ -169,7 +170,7 @@ def summary_markdown(
         "numbers), left out of its scores.",
         "",
     ]
-    if any(c.agent == "scene-graph-rules" for c in contenders.values()):
+    if any(c.agent == RULES_AGENT for c in contenders.values()):
         lines += [
             "Tasks the rule agents have no rule for are left blank and scored wrong (the "
             "`invalid` count of each run's report).",

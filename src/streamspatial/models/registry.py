@@ -55,6 +55,20 @@ def check_spec(spec: str) -> tuple[str, str]:
     return kind, arg
 
 
+def options_for(spec: str, offer: dict[str, Any]) -> dict[str, Any]:
+    """The options in ``offer`` that the backend kind of ``spec`` takes (a run offers every
+    option it has: endpoint, key, seed, items, device…; each kind keeps its own)."""
+    kind = spec.partition(":")[0].strip().lower()
+    wanted = _COMMON | _ALLOWED.get(kind, set())
+    return {k: v for k, v in offer.items() if k in wanted}
+
+
+def caches_responses(spec: str) -> bool:
+    """Whether the response cache (``--cache-dir``) keeps this model's answers: real models
+    do; the baselines answer instantly and deterministically, so caching them buys nothing."""
+    return spec.partition(":")[0].strip().lower() in ("openai", "hf")
+
+
 def load_backend(spec: str, **options: Any) -> Backend:
     """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
     kind, arg = check_spec(spec)
