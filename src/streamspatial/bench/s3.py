@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,7 +31,7 @@ from . import prompts
 from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
-from .base import LoadResult, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 from .tasks import S3_GENERATED_TASKS, S3_TASKS
 
 PREV_ANSWER = "{prev_answer}"
@@ -92,8 +92,10 @@ class S3Line(BaseModel):
         return v
 
 
-class S3Adapter:
+class S3Adapter(BenchmarkAdapter):
     name = "s3"
+    title = "S3-Bench"
+    short_title = "S3"
     scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="s3")
 
     def sniff(self, path: Path) -> bool:
@@ -111,35 +113,23 @@ class S3Adapter:
                 earlier[item.id] = item
         return result
 
-    def video_path(self, item: Item, videos: Path) -> Path:
-        return videos / item.video
-
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # S3-Bench publishes no evaluation code: both scorers send the same words.
         question = item.question
         if item.depends_on is not None:
-            if prior_answers is None or item.depends_on not in prior_answers:
+            if options.prior_answers is None or item.depends_on not in options.prior_answers:
                 raise StreamspatialError(
                     f"item {item.id}: its prompt needs the model's answer to item "
                     f"{item.depends_on}, which was not given (run the earlier turn first)"
                 )
-            question = question.replace(PREV_ANSWER, str(prior_answers[item.depends_on]))
+            question = question.replace(PREV_ANSWER, str(options.prior_answers[item.depends_on]))
         return prompts.s3_prompt(
             question,
             item.options,
             query.time,
             numeric=item.answer_type is AnswerType.NUMBER,
-            cot=variant == "cot",
-            text_only=text_only,
+            cot=options.cot,
+            text_only=options.text_only,
         )
 
     def system_prompt(self, item: Item) -> str | None:

@@ -39,9 +39,6 @@ RULES_AGENT = "scene-graph-rules"
 RULES_MODEL = agent_entry(RULES_AGENT).answers_as or ""  # the model name it answers as
 DEMO_SIZE = (320, 240)  # frames a person can look at; a minute renders in seconds
 NOISY = "ground-truth:noise=1"  # the documented unit noise: drift, depth error, misses, …
-FORMAT_TITLES = {"s3": "S3", "ovos": "OVO-S", "vcbench": "VCBench"}
-# The one headline number per format the closing summary shows (the paper's main metric).
-SUMMARY_METRIC = {"s3": "Overall", "ovos": "Overall", "vcbench": "GPA"}
 
 
 @dataclass(frozen=True)
@@ -85,10 +82,11 @@ RULE_AGENTS = (
 
 @dataclass(frozen=True)
 class DemoRun:
-    format: str
+    format: str  # the benchmark file's name (s3, ovos, …)
     contender: Contender
     run_dir: Path
-    status: int  # execute()'s exit status: 0 clean, 1 some records hold errors
+    status: int  # the run's exit status: 0 clean, 1 some records hold errors
+    benchmark: str = ""  # its adapter (--format); the file's name when not given
 
     @property
     def model(self) -> str:
@@ -113,6 +111,7 @@ def evaluate(
     *,
     seed: int = 0,
     on_run: Callable[[str], None] | None = None,
+    benchmark: str | None = None,
 ) -> list[DemoRun]:
     """Run each contender on one benchmark file through the runner; one run folder each.
 
@@ -145,7 +144,7 @@ def evaluate(
         write_report(run_dir)
         if outcome.exit_status:
             sys.stderr.write("\n".join(lines) + "\n")
-        runs.append(DemoRun(data.stem, c, run_dir, outcome.exit_status))
+        runs.append(DemoRun(data.stem, c, run_dir, outcome.exit_status, benchmark or data.stem))
     return runs
 
 
@@ -207,14 +206,18 @@ def headline_table(runs: list[DemoRun]) -> Table:
     the contender was asked: the rule agents leave tasks they have no rule for blank, which is
     why they can sit below chance on a format whose tasks they mostly do not cover.
     """
+    from streamspatial.bench.registry import get_adapter
     from streamspatial.report import load_run
     from streamspatial.report.tables import headline
 
-    formats = [f for f in SUMMARY_METRIC if any(r.format == f for r in runs)]
+    # The benchmark's own main number (its adapter's headline metric), in the order run.
+    formats = list(dict.fromkeys(r.benchmark for r in runs))
+    adapters = {f: get_adapter(f) for f in formats}
     table = Table(title="headline (percent; – not run)", title_justify="left")
     table.add_column("contender")
     for f in formats:
-        table.add_column(f"{FORMAT_TITLES[f]} {SUMMARY_METRIC[f]}", justify="right")
+        a = adapters[f]
+        table.add_column(f"{a.short_title} {a.headline_metric}", justify="right")
     table.add_column("unanswered", justify="right")
     labels = list(dict.fromkeys(r.contender.label for r in runs))
     cells: dict[tuple[str, str], str] = {}
@@ -222,8 +225,8 @@ def headline_table(runs: list[DemoRun]) -> Table:
     asked = dict.fromkeys(labels, 0)
     for r in runs:
         rep = load_run(r.run_dir)
-        value = headline(rep.table).get(SUMMARY_METRIC[r.format])
-        cells[(r.contender.label, r.format)] = "–" if value is None else f"{100 * value:.1f}"
+        value = headline(rep.table).get(adapters[r.benchmark].headline_metric)
+        cells[(r.contender.label, r.benchmark)] = "–" if value is None else f"{100 * value:.1f}"
         invalid[r.contender.label] += rep.counts["invalid"]
         asked[r.contender.label] += rep.counts["records"]
     for label in labels:
@@ -270,6 +273,7 @@ def run_demo(
     console: Console | None = None,
 ) -> DemoResult:
     """Generate, evaluate and report; returns the summary report's path and the runs."""
+    from streamspatial.bench.registry import ADAPTERS
     from streamspatial.cli.sim import run_generation
     from streamspatial.sim.generate import GenerateConfig
 
@@ -297,10 +301,9 @@ def run_demo(
         )
     n_items: dict[str, tuple[int, int]] = {}
     skipped: dict[str, list[str]] = {}
-    plan: list[tuple[Path, list[Contender]]] = []
-    for fmt in ("s3", "ovos", "vcbench"):
-        path = result.files.get(fmt)
-        if path is None:
+    plan: list[tuple[str, Path, list[Contender]]] = []
+    for fmt, path in result.files.items():  # the benchmark files, in the generator's order
+        if fmt not in ADAPTERS:
             continue
         items = [it for it in result.items if it.benchmark == fmt]
         n_items[path.stem] = (len(items), sum(len(it.queries) for it in items))
@@ -311,19 +314,21 @@ def run_demo(
                 chosen.append(c)
             else:
                 skipped.setdefault(path.stem, []).append(f"{c.label} ({why})")
-        plan.append((path, chosen))
+        plan.append((fmt, path, chosen))
     console.print(f"[2/3] evaluating {', '.join(c.label for c in contenders)}")
     runs: list[DemoRun] = []
     with _bar(console, "runs") as bar:
-        task = bar.add_task("starting", total=sum(len(chosen) for _, chosen in plan))
+        task = bar.add_task("starting", total=sum(len(chosen) for _, _, chosen in plan))
         started_runs = [0]
 
         def started(name: str) -> None:
             bar.update(task, description=name, completed=started_runs[0])
             started_runs[0] += 1
 
-        for path, chosen in plan:
-            runs += evaluate(path, result.videos, out / "runs", chosen, seed=seed, on_run=started)
+        for fmt, path, chosen in plan:
+            runs += evaluate(
+                path, result.videos, out / "runs", chosen, seed=seed, on_run=started, benchmark=fmt
+            )
         bar.update(task, description="done", completed=len(runs))
     console.print("[3/3] writing the report")
     report = out / "report.md"

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.analysis.taxonomy import TAXONOMY_JSON
+from streamspatial.bench.base import TRAJECTORIES
+from streamspatial.bench.registry import ADAPTERS
 from streamspatial.eval.results import iter_records
 from streamspatial.report import RunReport, plots, write_report
 from streamspatial.report.queries import (
@@ -39,7 +41,8 @@ from streamspatial.report.runs import (
     thinking_flag,
 )
 from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
-from streamspatial.scoring.aggregate import Table, vcbench_trajectories
+from streamspatial.scoring.aggregate import Table
+from streamspatial.scoring.vcbench_tables import vcbench_trajectories
 
 REPORT_HTML = "report.html"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
@@ -344,9 +347,10 @@ def _percent_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> st
 
 
 def _trajectory_section(reports: Sequence[RunReport], label: Labels) -> str:
-    vc = [r for r in reports if r.table.name == "VCBench"]
+    vc = [r for r in reports if TRAJECTORIES in r.figures]
     if not vc:
-        return _absent("no VCBench run among the inputs: no prediction trajectories")
+        having = " / ".join(a.title for a in ADAPTERS.values() if TRAJECTORIES in a.figures)
+        return _absent(f"no {having} run among the inputs: no prediction trajectories")
     out = ""
     for rep in vc:
         records = list(iter_records(rep.run_dir))

@@ -14,7 +14,7 @@ from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.report.tables import VCBENCH_METRICS
-from streamspatial.scoring.aggregate import Trajectory
+from streamspatial.scoring.vcbench_tables import Trajectory
 
 try:
     import matplotlib

@@ -17,16 +17,9 @@ The public names here are the stable surface; submodules hold the details.
 from streamspatial.scoring.aggregate import (
     ScoredQuery,
     Table,
-    Trajectory,
+    diagnostics_table,
     generic_table,
-    ovos_table,
-    paper_table,
     per_source_table,
-    s3_table,
-    ucs_table,
-    vcbench_table,
-    vcbench_trajectories,
-    vsibench_table,
 )
 from streamspatial.scoring.extract import (
     ChoiceExtraction,
@@ -45,8 +38,10 @@ from streamspatial.scoring.metrics import (
     score_prediction,
     update_direction_accuracy,
 )
-from streamspatial.scoring.official_tables import results_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.scorers import SCORERS, Scored, default_scorer, score_all, score_response
+from streamspatial.scoring.tables import headline, paper_table, results_table
+from streamspatial.scoring.vcbench_tables import Trajectory, vcbench_table, vcbench_trajectories
 
 __all__ = [
     "MRA_THRESHOLDS",
@@ -58,12 +53,14 @@ __all__ = [
     "Trajectory",
     "accuracy",
     "default_scorer",
+    "diagnostics_table",
     "extract_action",
     "extract_choice",
     "extract_choice_detailed",
     "extract_number",
     "gaussian_precision_accuracy",
     "generic_table",
+    "headline",
     "mean_relative_accuracy",
     "monotonicity_consistency",
     "ovos_table",
