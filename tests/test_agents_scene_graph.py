@@ -489,7 +489,7 @@ def test_place_clustering_matches_scikit_learn_dbscan():
     sklearn = pytest.importorskip("sklearn.cluster")
     import numpy as np
 
-    from streamspatial.agents.scene_graph import _cluster
+    from streamspatial.agents.scene_graph.memory import _cluster
 
     rng = np.random.default_rng(0)
     xy = np.concatenate([rng.normal(c, 0.4, (30, 2)) for c in ((0, 0), (6, 0), (0, 7))])
