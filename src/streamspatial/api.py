@@ -204,7 +204,10 @@ def _agent_name(agent: AgentSpec) -> str:
         agent_entry(agent)  # an unknown name is a one-line error now
         return agent
     if isinstance(agent, type) and issubclass(agent, Agent):
-        name = getattr(agent, "name", None)
+        try:
+            name = agent.name
+        except AttributeError:  # the ClassVar declared on Agent, never given a value
+            name = None
         if not isinstance(name, str) or not name:
             raise StreamspatialError(f"{agent.__name__}: an Agent subclass needs a `name`")
         if name not in agent_names() or agent_entry(name).target is not agent:

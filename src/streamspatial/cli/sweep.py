@@ -85,12 +85,14 @@ def run_sweep(
         if flag is not None:
             cell["extra_body"] = _extra_body(base_extra, flag)
         configs.append(build_config(cell, config))
-    from streamspatial.models.registry import _ALLOWED, SPECS
+    from streamspatial.models.registry import check_spec
     from streamspatial.video.policies import parse_policy
 
     for cfg in configs:  # a bad spec stops the sweep before its first cell
-        if cfg.model.partition(":")[0].strip().lower() not in _ALLOWED:
-            raise StreamspatialError(f"sweep: unknown model spec {cfg.model!r}; expected {SPECS}")
+        try:
+            check_spec(cfg.model)
+        except StreamspatialError as exc:
+            raise StreamspatialError(f"sweep: {exc}") from None
         if cfg.agent == "policy":
             parse_policy(cfg.policy)
     worst = 0

@@ -12,6 +12,8 @@ SPECS = "random | frequent | openai:<model-name> | hf:<local-path>"
 
 # Options any spec accepts (the runner passes them uniformly); None values are ignored.
 _COMMON = {"params", "concurrency", "timeout"}
+# The papers' reference rows that a baseline model stands for (tables and plots name them so).
+REFERENCE_ROWS = {"random": "Random", "frequent": "Frequent"}
 _ALLOWED = {
     "random": {"seed"},
     "frequent": {"records", "items"},
