@@ -22,7 +22,8 @@ from streamspatial.agents.exploration import ANSWER_NOW, EnvSession, Explorer
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.errors import InputError
 from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_records
-from streamspatial.eval.runner import Runner, VideoTools
+from streamspatial.eval.runner import Runner
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
 from streamspatial.sim.episode import render_episode
 from streamspatial.sim.exploration import EpisodeWorld

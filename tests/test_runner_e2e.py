@@ -20,7 +20,8 @@ from streamspatial.agents import Ask, Diagnostics, PolicyAgent, StreamingAgent
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.errors import CausalityError
 from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_records
-from streamspatial.eval.runner import Runner, VideoTools
+from streamspatial.eval.runner import Runner
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
 from streamspatial.models.types import GenerationParams
 from streamspatial.testing.openai_server import FakeOpenAIServer

@@ -10,6 +10,10 @@ that.
 
 A task it has no rule for is answered with an empty text (scored invalid, as a model that
 declined would be) and counted in :attr:`SceneGraphRulesAgent.unsupported`.
+
+Over 400 lines on purpose: one rule per task of the shared task vocabulary
+(:mod:`streamspatial.bench.tasks`), each a few lines over the same memory queries; a table
+of rules reads best in one place.
 """
 
 from __future__ import annotations

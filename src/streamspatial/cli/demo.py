@@ -14,6 +14,9 @@ video they ignore would only cost time.  The configured model is probed text-onl
 exactly the blind test that shows whether questions can be answered without the video.
 A contender that cannot answer any item of a file by design (random on the all-numeric
 VCBench file) is not run on it, and the report says so instead of showing a row of zeros.
+
+Over 400 lines on purpose: the demo is one script a newcomer reads top to bottom —
+generate, evaluate, report — rather than a hop through several modules.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ Shape of a run (DESIGN.md data flow):
 Resume is the same code path: query points already in ``predictions.jsonl`` are skipped, and
 multi-turn dependants read their dependency's answer from the stored record, so a killed run
 resumes to the scores of an uninterrupted one.
+
+Over 400 lines on purpose: scheduling a video (the decoding task, request slots, chains
+waiting on earlier answers, recording) is one idea whose parts share one state; agent calls
+live in :mod:`.agent_thread`, video plumbing in :mod:`.video_tools`.
 """
 
 from __future__ import annotations
@@ -24,8 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -49,9 +51,10 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.agent_thread import AgentThread
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
 from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
-from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
+from streamspatial.video import PrefixView, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
 
 # Query points a video's decoding may run ahead of its requests (frames go to the frame cache
@@ -460,8 +463,6 @@ class Runner:
         if not done.done():
             done.set_result(record)
 
-    # -- video plumbing -------------------------------------------------------------------
-
     # -- progress -------------------------------------------------------------------------
 
     def _progress_bar(self) -> Any:
@@ -522,52 +523,3 @@ def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:
             raise CausalityError(
                 f"request for item {pq.item.id} at t={pq.query.time} holds a frame at t={t}"
             )
-
-
-class VideoTools:
-    """How the runner touches video: open a source, and make its single-pass reader.
-
-    Frames live in the frame cache (``--cache-dir``) or, without one, in a temporary folder
-    removed with this object; either way the reader decodes each video once, in time order,
-    and a re-run with a cache decodes nothing.  One object so tests can count opens and passes.
-    """
-
-    def __init__(self, *, frame_size: int = 448, cache_dir: Path | None = None):
-        self.frame_size = frame_size
-        self.cache_dir = cache_dir
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._frame_cache: FrameCache | None = None
-        self._lock = threading.Lock()
-
-    def open(self, path: Path) -> Any:
-        """The video's source; its content id and probe come from the frame cache when known,
-        so a cached re-run neither hashes nor probes the file."""
-        from streamspatial.video.sources import open_source
-
-        return open_source(path, cache=self._cache())
-
-    def _cache(self) -> FrameCache:
-        with self._lock:  # sources and readers are made in worker threads, several at once
-            if self._frame_cache is None:
-                if self.cache_dir is not None:
-                    root = self.cache_dir
-                else:
-                    # A run stopped mid-video (a dead endpoint, Ctrl-C) may still have a
-                    # decoding thread writing here: its cleanup must not mask why it stopped.
-                    self._tmp = tempfile.TemporaryDirectory(
-                        prefix="streamspatial-frames-", ignore_cleanup_errors=True
-                    )
-                    root = Path(self._tmp.name)
-                self._frame_cache = FrameCache(root)
-            return self._frame_cache
-
-    def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
-        return SinglePassReader(
-            source, self._cache(), ResizeSpec(short_side=self.frame_size), needed
-        )
-
-    def close(self) -> None:
-        self._frame_cache = None
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None

@@ -7,6 +7,9 @@ write ``scores.json`` (:func:`streamspatial.report.load_run`, the eval tables an
 ``data-value`` so a test can check the page against ``scores.json``.  A figure that cannot be
 drawn for lack of data is replaced by one sentence saying what is missing, never left out
 silently.
+
+Over 400 lines on purpose: one self-contained page whose sections share the same cell and
+figure helpers; each section is a short function.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Which families exist here is decided by App. D's boundary rules: L1 cues are vis
 query frame, L2 cues were seen and are gone, L3 operates on the explored room graph, L4 asks
 about the allocentric map.  Rooms enter L3/L4 questions only once the camera has stood in them,
 and the room graph is the *explored* one: doorways the camera actually walked through.
+
+Over 400 lines on purpose: one short generator per OVO-S-Bench family over shared helpers,
+in the level order of the paper's appendix; splitting them would scatter one table.
 """
 
 from __future__ import annotations
