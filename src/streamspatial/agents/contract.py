@@ -226,16 +226,3 @@ class AgentOptions:
     perception: str | None = None
     fold_every: float = 10.0
 
-
-__all__ = [
-    "Agent",
-    "AgentOptions",
-    "Answer",
-    "Ask",
-    "Decision",
-    "Diagnostics",
-    "MemoryCallError",
-    "QueryContext",
-    "StreamingAgent",
-    "VideoStream",
-]

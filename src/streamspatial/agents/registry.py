@@ -142,15 +142,3 @@ def make_agent(name: str, options: AgentOptions | None = None) -> Agent:
     """One agent ``name`` (a run makes one per video through :func:`agent_factory`)."""
     return agent_factory(name, options)()
 
-
-__all__ = [
-    "ENTRY_POINT_GROUP",
-    "AgentEntry",
-    "AgentFactory",
-    "agent_entry",
-    "agent_factory",
-    "agent_names",
-    "make_agent",
-    "perception_agents",
-    "register_agent",
-]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable, Iterable
 
 from streamspatial.bench.tasks import OVOS_TASKS as TASKS
 from streamspatial.core.schema import TaskLabels
@@ -135,25 +136,35 @@ def _translation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
     return None
 
 
-@ovos("ego_translation", "1.3.1")
-def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    got = class_first(ep, k, rng, (TRANSLATION[0], TRANSLATION[2]), _translation)
+def _ego_motion(
+    ep: Episode,
+    k: int,
+    rng: random.Random,
+    task: str,
+    question: str,
+    options: tuple[str, ...],
+    classes: tuple[str, ...],
+    label_of: Callable[[Prefix, random.Random], tuple[str, None] | None],
+) -> list[Draft]:
+    """A camera-motion question over the last second of the prefix (L1 ego-motion tasks)."""
+    got = class_first(ep, k, rng, classes, label_of)
     if got is None:
         return []
     p, label, _ = got
     j = p.k - p.frames_back(1.0)
+    evidence = [(p.t(j), p.t(p.k))]
     return [
         _choice(
-            p,
-            "ego_translation",
-            "Is the camera currently moving forward, moving backward, or staying in place?",
-            label,
-            TRANSLATION,
-            [(p.t(j), p.t(p.k))],
-            intent("ego_translation", window_s=1.0),
-            classes=(TRANSLATION[0], TRANSLATION[2]),
+            p, task, question, label, options, evidence, intent(task, window_s=1.0), classes=classes
         )
     ]
+
+
+@ovos("ego_translation", "1.3.1")
+def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    question = "Is the camera currently moving forward, moving backward, or staying in place?"
+    classes = (TRANSLATION[0], TRANSLATION[2])
+    return _ego_motion(ep, k, rng, "ego_translation", question, TRANSLATION, classes, _translation)
 
 
 ROTATION = ("Panning left", "Panning right", "Not panning")
@@ -176,23 +187,8 @@ def _rotation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
 
 @ovos("ego_rotation", "1.3.2")
 def ego_rotation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    got = class_first(ep, k, rng, ROTATION, _rotation)
-    if got is None:
-        return []
-    p, label, _ = got
-    j = p.k - p.frames_back(1.0)
-    return [
-        _choice(
-            p,
-            "ego_rotation",
-            "Which direction is the camera currently panning?",
-            label,
-            ROTATION,
-            [(p.t(j), p.t(p.k))],
-            intent("ego_rotation", window_s=1.0),
-            classes=ROTATION,
-        )
-    ]
+    question = "Which direction is the camera currently panning?"
+    return _ego_motion(ep, k, rng, "ego_rotation", question, ROTATION, ROTATION, _rotation)
 
 
 # -- L2 ------------------------------------------------------------------------------------
@@ -302,18 +298,26 @@ def ego_direction(bearing_rad: float) -> tuple[str, float]:
     return label, margin
 
 
+def pick_in_direction(
+    p: Prefix, objects: Iterable[int], want: str, rng: random.Random
+) -> int | None:
+    """One of ``objects`` clearly in egocentric direction ``want`` (10° from the sector's
+    edges) and over a metre from the camera; None when there is none."""
+    cands = []
+    for o in objects:
+        label, margin = ego_direction(p.bearing(o))
+        if label == want and margin >= 10 and math.dist(p.camera_xy(), p.obj(o).position[:2]) > 1:
+            cands.append(o)
+    return rng.choice(cands) if cands else None
+
+
 @ovos("behind_camera", "2.2.2")
 def behind_camera(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
     want = rng.choice(EGO_DIRS)
-    cands = []
-    for o in out_of_view(p):
-        label, margin = ego_direction(p.bearing(o))
-        if label == want and margin >= 10 and math.dist(p.camera_xy(), p.obj(o).position[:2]) > 1:
-            cands.append(o)
-    if not cands:
+    o = pick_in_direction(p, out_of_view(p), want, rng)
+    if o is None:
         return []
-    o = rng.choice(cands)
     return [
         _choice(
             p,
