@@ -27,6 +27,14 @@ def answer_from_frames(req) -> str:
     return "ABCD"[(max(seen) if seen else 0) % 4]
 
 
+@pytest.fixture(autouse=True)
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Agents these tests register stay in them (other tests list every registered agent)."""
+    from streamspatial.agents import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("api")
