@@ -225,4 +225,3 @@ class AgentOptions:
     scorer: str = "paper"
     perception: str | None = None
     fold_every: float = 10.0
-

@@ -38,7 +38,7 @@ from .contract import (
     QueryContext,
     VideoStream,
 )
-from .model_memory import clip, image_parts, sample_grid, side_params, side_request, system_for
+from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
 
 FOLD_INSTRUCTION = (
     "Memory folding at {t} s. Describe the scene in the frames above: the room, the salient "
@@ -119,12 +119,7 @@ class FoldingAgent(Agent):
 
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """Every frame of the 1 fps grid up to t_q: folds summarise the whole prefix."""
-        if stream.n_frames <= 0:
-            return []
-        from streamspatial.video.prefix import query_frame_index
-
-        n_q = query_frame_index(query.time, stream.fps, stream.n_frames)
-        return sample_grid(stream.fps, n_q, self.dense_fps)
+        return prefix_grid(stream, query, self.dense_fps)
 
     def reset(self, stream: VideoStream) -> None:
         self.state = FoldState()
@@ -283,4 +278,3 @@ class FoldingAgent(Agent):
             else:
                 merged.append((a, b))
         return merged
-

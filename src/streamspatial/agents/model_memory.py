@@ -14,9 +14,11 @@ from collections.abc import Iterable
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.prompts import frame_caption
-from streamspatial.core.schema import Item
+from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
-from streamspatial.video.prefix import JpegFrame
+from streamspatial.video.prefix import JpegFrame, query_frame_index
+
+from .contract import VideoStream
 
 # Seed 004 App. 1.1: the system prompt AMF-VLM is evaluated with.
 AMF_SYSTEM = (
@@ -31,6 +33,14 @@ def sample_grid(fps: float, n_q: int, rate: float) -> list[int]:
         return []
     step = max(1, round(fps / rate)) if rate > 0 else 1
     return list(range(0, n_q + 1, step))
+
+
+def prefix_grid(stream: VideoStream, query: QueryPoint, rate: float) -> list[int]:
+    """The sampling grid at ``rate`` frames per second over the prefix of ``query`` (empty
+    when the run reads no video)."""
+    if stream.n_frames <= 0:
+        return []
+    return sample_grid(stream.fps, query_frame_index(query.time, stream.fps, stream.n_frames), rate)
 
 
 def image_parts(frames: Iterable[JpegFrame]) -> list[Part]:

@@ -141,4 +141,3 @@ def agent_factory(name: str, options: AgentOptions | None = None) -> AgentFactor
 def make_agent(name: str, options: AgentOptions | None = None) -> Agent:
     """One agent ``name`` (a run makes one per video through :func:`agent_factory`)."""
     return agent_factory(name, options)()
-

@@ -32,7 +32,7 @@ from .contract import (
     QueryContext,
     VideoStream,
 )
-from .model_memory import clip, image_parts, sample_grid, side_params, side_request, system_for
+from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
 
 CAPTION_INSTRUCTION = (
     "Write a spatial caption of this frame: the salient objects with their colours, where each "
@@ -88,12 +88,7 @@ class SpatialCaptionAgent(Agent):
 
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """The buffer at t_q: the ``buffer`` most recent frames of the sampling grid."""
-        if stream.n_frames <= 0:
-            return []
-        from streamspatial.video.prefix import query_frame_index
-
-        n_q = query_frame_index(query.time, stream.fps, stream.n_frames)
-        return sample_grid(stream.fps, n_q, self.sample_fps)[-self.buffer :]
+        return prefix_grid(stream, query, self.sample_fps)[-self.buffer :]
 
     def reset(self, stream: VideoStream) -> None:
         self.state = CaptionState()

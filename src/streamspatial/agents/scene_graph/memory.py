@@ -458,4 +458,3 @@ def _cluster(
                     todo.append(int(q))
         g += 1
     return labels
-

@@ -140,4 +140,3 @@ class MemoryConfig:
     knn: int = 3
     blip_ttl_s: float = 5.0  # an untracked node seen fewer than keep_after times by then…
     keep_after: int = 3  # … is dropped (false detections are independent per frame)
-

@@ -44,7 +44,6 @@ def describe_direction(rel: Mapping[str, Any]) -> str:
     return f"{rel['sector']} ({fb}, {lr})"
 
 
-
 def render_subgraph(memory: SceneGraphMemory, nodes: Sequence[ObjectNode]) -> str:
     """The subgraph as text, relations in the *current* egocentric frame."""
     pose = memory.pose
@@ -86,4 +85,3 @@ def render_subgraph(memory: SceneGraphMemory, nodes: Sequence[ObjectNode]) -> st
             f"{f'; near {near}' if near else ''}"
         )
     return "\n".join(lines)
-

@@ -146,4 +146,3 @@ def retrieve(memory: SceneGraphMemory, intent: QueryIntent, k: int = 12) -> list
         scored.setdefault(n.node_id, 0.5 * n.last_seen / horizon)
     ranked = sorted(scored, key=lambda nid: (-scored[nid], nid))
     return [memory.objects[nid] for nid in ranked[:k]]
-

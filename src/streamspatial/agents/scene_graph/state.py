@@ -63,4 +63,3 @@ class SceneGraphState:
             else:
                 obs = prov.observe(i)
             self.memory.ingest(obs, jpegs.get(i))
-
