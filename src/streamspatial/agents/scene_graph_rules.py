@@ -10,6 +10,10 @@ that.
 
 A task it has no rule for is answered with an empty text (scored invalid, as a model that
 declined would be) and counted in :attr:`SceneGraphRulesAgent.unsupported`.
+
+Over 400 lines on purpose: one rule per task of the shared task vocabulary
+(:mod:`streamspatial.bench.tasks`), each a few lines over the same memory queries; a table
+of rules reads best in one place.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from streamspatial.agents.base import answer_request
+from streamspatial.agents import contract
+from streamspatial.agents.contract import AgentOptions, QueryContext
 from streamspatial.agents.scene_graph import (
     Mention,
     ObjectNode,
@@ -30,7 +35,6 @@ from streamspatial.agents.scene_graph import (
     ego_relation,
     find_mentions,
     parse_intent,
-    render_subgraph,
     resolve,
     retrieve,
 )
@@ -487,10 +491,9 @@ def answer(
 class SceneGraphRulesAgent(SceneGraphAgent):
     """``--agent scene-graph-rules``: the rule reasoner answers; no model is called.
 
-    The request it builds is honest (the subgraph text and the question) so it can be logged
-    and checked for causality like any other; the answer is handed to the runner through
-    :meth:`backend`, a :class:`~streamspatial.models.types.Backend` that returns what the
-    reasoner concluded for that request.
+    Each query point's decision is a :class:`~streamspatial.agents.contract.Answer`: what the
+    reasoner concluded from the memory as it stood at t_q, recorded and scored like a model's
+    answer, with the rule it used in the diagnostics.
     """
 
     name: ClassVar[str] = "scene-graph-rules"
@@ -503,66 +506,26 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         pixels = parse_perception(perception).kind != "ground-truth"
         kw.setdefault("sample_fps", 1.0 if pixels else 0.0)
         super().__init__(perception, **kw)
-        self._answers: dict[tuple[str, float], tuple[str, str | None]] = {}
         self.unsupported: dict[str, int] = {}
+
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> SceneGraphRulesAgent:
+        return cls(options.perception or "ground-truth")
 
     @property
     def label(self) -> str:
         return f"scene-graph-rules[{self.spec.label}]"
 
-    def build_request(
-        self,
-        view: Any,
-        item: Any,
-        query: Any,
-        adapter: Any,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-    ) -> Any:
-        from streamspatial.models.types import GenerationParams, TextPart
-
-        memory = self.memory_at(view, item, query, adapter)
+    async def decide(self, ctx: QueryContext) -> contract.Answer:
+        item, query = ctx.item, ctx.query
+        memory = self.memory_at(ctx.view, item, query)
         provider = self.state(item).provider
-        labels = set(getattr(provider, "labels", ())) | memory.labels()
-        attrs = list(getattr(provider, "attributes", ()))
+        labels = set(provider.labels) | memory.labels()
+        attrs = list(provider.attributes)
         text, rule = answer(memory, item, labels=labels, attributes=attrs)
         if not text:
             key = item.intent.get("task") if item.intent else item.task.task
             self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1
-        self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
         intent = parse_intent(item, labels, attrs)
         nodes = retrieve(memory, intent, self.top_k)
-        self.last_diagnostics = diagnostics(memory, nodes, query, [])
-        self.last_diagnostics["rule"] = rule
-        return answer_request(
-            item,
-            query,
-            (TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
-            params=GenerationParams(),
-            system="scene-graph-rules",
-        )
-
-    def answer_for(self, item_id: str, query_time: float) -> str:
-        return self._answers.get((item_id, round(float(query_time), 6)), ("", None))[0]
-
-    def backend(self) -> RuleAnswerBackend:
-        return RuleAnswerBackend(self)
-
-
-class RuleAnswerBackend:
-    """The "model" of the rules agent: returns the reasoner's answer for each request."""
-
-    def __init__(self, agent: SceneGraphRulesAgent):
-        self.agent = agent
-        self.name = "rules"
-
-    async def generate(self, request: Any) -> Any:
-        from streamspatial.models.types import ModelResponse
-
-        text = self.agent.answer_for(request.item_id, request.query_time)
-        if not text:
-            return ModelResponse(text="", error=None)
-        return ModelResponse(text=text)
-
-    async def aclose(self) -> None:
-        return None
+        return contract.Answer(text, diagnostics(memory, nodes, query, [], rule=rule))

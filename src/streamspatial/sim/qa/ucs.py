@@ -8,14 +8,13 @@ own subcategory code, so tables keep it apart from OVO-S's 2.2.2.
 
 from __future__ import annotations
 
-import math
 import random
 
 from streamspatial.core.schema import TaskLabels
 
 from .common import intent, name, nameable
 from .draft import Draft, DraftQuery
-from .ovos import ego_direction
+from .ovos import pick_in_direction
 from .registry import Episode, family
 
 UCS_CODE = "2.2.9"
@@ -38,14 +37,9 @@ UCS_DIRS = {
 def ego_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
     want = rng.choice(list(UCS_DIRS))
-    cands = []
-    for o in nameable(p, p.seen):
-        label, margin = ego_direction(p.bearing(o))
-        if label == want and margin >= 10 and math.dist(p.camera_xy(), p.obj(o).position[:2]) > 1:
-            cands.append(o)
-    if not cands:
+    o = pick_in_direction(p, nameable(p, p.seen), want, rng)
+    if o is None:
         return []
-    o = rng.choice(cands)
     return [
         Draft(
             family="ucs.ego_position",
