@@ -22,7 +22,8 @@ from streamspatial.sim.types import House, Room
 DOOR_HEIGHT = 2.1
 WINDOW_SILL, WINDOW_TOP = 0.9, 2.15
 OUTSIDE_GAP = 0.6  # the outside picture stands this far beyond an exterior wall
-BACKDROP_REACH = 1.0  # and reaches this far past each side of the opening where it can
+BACKDROP_REACH = 3.0  # and reaches this far past each side of the opening where it can
+# (rays through an opening at a grazing angle land up to ~2 m to the side)
 WINDOW_MARGIN = 0.35  # a window keeps this far from the ends of the outside behind its wall
 
 

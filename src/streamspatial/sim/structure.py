@@ -599,9 +599,11 @@ def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, reach,
     ]
     for j, (p, z, half) in enumerate(parts):
         _frame_box(b, f"{name}_{j}", (float(p[0]), float(p[1]), z), half, yaw, white, grain)
-    # The outside: an emissive picture a little beyond the wall, wider than the opening.
+    # The outside: an emissive picture a little beyond the wall, wider than the opening; the
+    # image spans the opening and a metre either side, repeating further out.
     back = np.array(face.at(reach[0])) - nrm * (t + OUTSIDE_GAP)
     width, height = reach[1] - reach[0], 3.0
+    u0, u_len = reach[0] - (s0 + s1) / 2, (s1 - s0) + 2.0
     origin = np.array([*back, WINDOW_SILL - 1.0])
     v, n, uv, f = _quads(
         [(0, width, 0, height)],
@@ -609,7 +611,7 @@ def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, reach,
         np.array([d[0], d[1], 0.0]),
         np.array([0, 0, 1.0]),
         [nrm[0], nrm[1], 0.0],
-        lambda s, z: (s / width, z / height),
+        lambda s, z: ((u0 + s) / u_len + 0.5, z / height),
     )
     b.mesh_geom(f"{name}_outside", v, n, f, uv, (1, 1, 1, 1), outside, emission=0.9)
     _curtains(b, name, face, s0, s1)
