@@ -7,7 +7,8 @@ image *is* the lit surface.  Walls are drawn per room as the inner faces of the 
 boxes (half a thickness in from the polygon edge), so depth and ids agree with the box
 geometry the tests ray-cast.  Geom names carry the room they belong to (``s_<room>_…``,
 ``w_<room>_…``; ``d_<door>_…`` for door frames, which belong to both sides) for per-view
-culling.  Everything is a pure function of the house.
+culling.  Where doors, windows and the house's outer walls go is decided in
+:mod:`streamspatial.sim.facade`.  Everything is a pure function of the house.
 
 Over 400 lines on purpose: floors, walls with openings, ceilings, frames and lamps are
 baked into the same per-room images from the same lighting, so the surfaces of a room are
