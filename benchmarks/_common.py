@@ -50,6 +50,26 @@ GOALS: dict[str, Goal] = {
         Goal("bench_load", "benchmark load ÷ bare json.loads", "<=", 25.0),
         Goal("extraction", "extraction time per answer ÷ one re.search", "<=", 60.0),
         Goal("render_vs_public_api", "our renderer fps ÷ MuJoCo's 3-pass Renderer", ">=", 1.0),
+        Goal(
+            "render_320",
+            "RGB + depth + ids of a furnished, textured house, 320×240 (best round)",
+            ">=",
+            60.0,
+            " fps",
+        ),
+        Goal(
+            "render_640",
+            "RGB + depth + ids of a furnished, textured house, 640×480 (best round)",
+            ">=",
+            25.0,
+            " fps",
+        ),
+        Goal(
+            "footage_realism",
+            "weakest of six footage figures ÷ each real clip's (top colour: its share ÷ ours)",
+            ">=",
+            0.5,
+        ),
     )
 }
 
@@ -75,10 +95,14 @@ class Report:
     figures: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def figure(self, key: str, values: list[float], detail: str = "") -> bool:
-        """Record a goal's figure (the median of ``values``); print it; True when met."""
+    def figure(self, key: str, values: list[float], detail: str = "", best: bool = False) -> bool:
+        """Record a goal's figure (the median of ``values``; with ``best``, the best of them,
+        for speeds a shared machine can only lower); print it; True when met."""
         goal = GOALS[key]
-        value = statistics.median(values)
+        if best:
+            value = max(values) if goal.op == ">=" else min(values)
+        else:
+            value = statistics.median(values)
         ok = goal.met(value)
         self.figures[key] = {
             "value": round(value, 4),
@@ -89,7 +113,8 @@ class Report:
             "load": load(),
         }
         verdict = "meets" if ok else "MISSES"
-        print(f"==> {goal.what}: {spread(values)} — {verdict} the goal {goal.text()}", flush=True)
+        shown = f"{value:.3g}, the best of {spread(values)}" if best else spread(values)
+        print(f"==> {goal.what}: {shown} — {verdict} the goal {goal.text()}", flush=True)
         return ok
 
     def finish(self) -> None:

@@ -44,6 +44,8 @@ BENCHMARKS = [
     ("bench_load.py", [], ["--quick"]),
     ("eval_extraction.py", [], ["--quick"]),
     ("sim.py", [], ["--frames", "40", "--episode-seconds", "10"]),
+    ("render_speed.py", [], ["--quick"]),
+    ("footage_realism.py", [], ["--quick"]),
 ]
 
 

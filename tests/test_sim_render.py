@@ -114,6 +114,23 @@ def test_visibility_on_a_hand_made_id_image():
     assert visibility(np.zeros((3, 3), dtype=np.int32), np.ones((3, 3))) == ()
 
 
+def test_visibility_matches_a_per_object_reference_on_scattered_ids():
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        ids = rng.choice([0, 0, 0, 3, 9, 41], size=(37, 53)).astype(np.int32)
+        ids[rng.random((37, 53)) < 0.5] = 0  # objects broken into pieces, with gaps
+        depth = rng.uniform(0.3, 6.0, size=(37, 53)).astype(np.float32)
+        depth[rng.random((37, 53)) < 0.1] = np.inf
+        got = {v.instance_id: v for v in visibility(ids, depth)}
+        assert set(got) == set(np.unique(ids)) - {0}
+        for i, v in got.items():
+            ys, xs = np.nonzero(ids == i)
+            assert v.pixels == len(ys)
+            assert v.bbox == (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
+            d = depth[ids == i]
+            assert v.mean_depth == pytest.approx(np.where(np.isfinite(d), d, 0.0).mean())
+
+
 def test_rgb_shows_object_colour_and_renderer_closes():
     h = single_room_house(6.0, 4.0, (_obj(1, 3.0, 2.0, (0.6, 1.0, 2.0)),))
     r = RenderProcess(h, SIZE)

@@ -26,6 +26,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 
 import mujoco
 import numpy as np
+from scipy import ndimage
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.sim.scene import Box, camera_axes, scene_boxes
@@ -303,7 +304,6 @@ def _room_pvs(house: House) -> dict[int, dict[int, int]]:
 
 def visibility(instance: np.ndarray, depth: np.ndarray) -> tuple[Visible, ...]:
     """Visible pixel count, 2D box and mean depth of every object in an instance-id image."""
-    h, w = instance.shape
     flat = instance.ravel()
     n = int(flat.max()) + 1 if flat.size else 1
     counts = np.bincount(flat, minlength=n)
@@ -313,21 +313,15 @@ def visibility(instance: np.ndarray, depth: np.ndarray) -> tuple[Visible, ...]:
     ids = ids[ids > 0]
     if ids.size == 0:
         return ()
-    rows_has = np.zeros((n, h), dtype=bool)
-    cols_has = np.zeros((n, w), dtype=bool)
-    rows_has[instance, np.arange(h)[:, None]] = True
-    cols_has[instance, np.arange(w)[None, :]] = True
+    boxes = ndimage.find_objects(instance)  # one C pass: each id's bounding slices
     out = []
     for i in ids:
-        r = rows_has[i]
-        c = cols_has[i]
-        y0, y1 = int(np.argmax(r)), h - int(np.argmax(r[::-1]))
-        x0, x1 = int(np.argmax(c)), w - int(np.argmax(c[::-1]))
+        rows, cols = boxes[i - 1]
         out.append(
             Visible(
                 instance_id=int(i),
                 pixels=int(counts[i]),
-                bbox=(x0, y0, x1, y1),
+                bbox=(int(cols.start), int(rows.start), int(cols.stop), int(rows.stop)),
                 mean_depth=float(depth_sum[i] / counts[i]),
             )
         )

@@ -7,7 +7,8 @@ image *is* the lit surface.  Walls are drawn per room as the inner faces of the 
 boxes (half a thickness in from the polygon edge), so depth and ids agree with the box
 geometry the tests ray-cast.  Geom names carry the room they belong to (``s_<room>_…``,
 ``w_<room>_…``; ``d_<door>_…`` for door frames, which belong to both sides) for per-view
-culling.  Everything is a pure function of the house.
+culling.  Where doors, windows and the house's outer walls go is decided in
+:mod:`streamspatial.sim.facade`.  Everything is a pure function of the house.
 
 Over 400 lines on purpose: floors, walls with openings, ceilings, frames and lamps are
 baked into the same per-room images from the same lighting, so the surfaces of a room are
@@ -16,7 +17,6 @@ built and lit in one place.
 
 from __future__ import annotations
 
-import itertools
 import math
 import zlib
 from dataclasses import dataclass, field
@@ -25,16 +25,28 @@ import numpy as np
 from scipy import ndimage
 
 from streamspatial.sim import materials as mat
+from streamspatial.sim.facade import (
+    DOOR_HEIGHT,
+    OUTSIDE_GAP,
+    WINDOW_SILL,
+    WINDOW_TOP,
+    Face,
+    backdrop_span,
+    choose_windows,
+    furniture_spans,
+    openings,
+    room_faces,
+    skin_spans,
+    split_wall,
+)
 from streamspatial.sim.mjcf import SceneBuilder, grain_texture, instance_model
 from streamspatial.sim.occupancy import FLAT, _in_polygon
 from streamspatial.sim.scene import _rectangles
 from streamspatial.sim.types import House, Room
 
-DOOR_HEIGHT = 2.1
-WINDOW_SILL, WINDOW_TOP = 0.9, 2.15
 FRAME = 0.06  # width of door casings and window frames
 LAMP_DROP = 0.15  # lamp light sits this far below the ceiling
-OUTSIDE_GAP = 0.6  # the outside picture stands this far beyond an exterior wall
+EXTERIOR = (0.82, 0.8, 0.74)  # render colour of the house's outer walls
 
 
 @dataclass
@@ -45,120 +57,6 @@ class Lighting:
     windows: list[tuple[int, tuple[float, float], tuple[float, float], float]] = field(
         default_factory=list
     )  # (room, centre xy, inward normal xy, width)
-
-
-@dataclass(frozen=True)
-class Face:
-    """One wall face of a room: from ``a`` to ``b`` (world xy), ``normal`` into the room."""
-
-    room: int
-    a: tuple[float, float]
-    b: tuple[float, float]
-    normal: tuple[float, float]
-    exterior: bool
-
-    @property
-    def length(self) -> float:
-        return math.dist(self.a, self.b)
-
-    def at(self, s: float) -> tuple[float, float]:
-        t = s / max(self.length, 1e-9)
-        return (self.a[0] + (self.b[0] - self.a[0]) * t, self.a[1] + (self.b[1] - self.a[1]) * t)
-
-
-def room_faces(house: House, room: Room) -> list[Face]:
-    """The inner wall faces of a room, corners trimmed or extended by half a thickness."""
-    t = house.walls[0].thickness if house.walls else 0.1
-    poly = room.polygon
-    n = len(poly)
-    out = []
-    for i in range(n):
-        p0, p1 = np.array(poly[i]), np.array(poly[(i + 1) % n])
-        d = (p1 - p0) / np.linalg.norm(p1 - p0)
-        nrm = np.array([-d[1], d[0]])  # interior is on the left of a CCW polygon
-        prev_d = np.array(poly[i]) - np.array(poly[i - 1])
-        next_d = np.array(poly[(i + 2) % n]) - p1
-        convex0 = prev_d[0] * d[1] - prev_d[1] * d[0] > 0
-        convex1 = d[0] * next_d[1] - d[1] * next_d[0] > 0
-        a = p0 + nrm * t / 2 + d * (t / 2 if convex0 else -t / 2)
-        b = p1 + nrm * t / 2 - d * (t / 2 if convex1 else -t / 2)
-        mid = (p0 + p1) / 2 - nrm * 0.05
-        exterior = house.room_at(float(mid[0]), float(mid[1])) is None
-        out.append(Face(room.room_id, tuple(a), tuple(b), tuple(nrm), exterior))
-    return out
-
-
-def _openings(house: House, face: Face, windows: list[tuple[float, float]]):
-    """(s0, s1, z0, z1) openings on a face: its doors and the windows chosen for it."""
-    out = []
-    d = np.subtract(face.b, face.a) / max(face.length, 1e-9)
-    for door in house.doors:
-        if face.room not in (door.room_a, door.room_b):
-            continue
-        rel = np.subtract(door.center, face.a)
-        off = abs(rel[0] * d[1] - rel[1] * d[0])  # distance of the door centre from the face
-        s = float(rel @ d)
-        if off < 0.1 and 0 < s < face.length:
-            out.append((s - door.width / 2, s + door.width / 2, 0.0, DOOR_HEIGHT))
-    for s0, s1 in windows:
-        out.append((s0, s1, WINDOW_SILL, WINDOW_TOP))
-    return out
-
-
-def _split(length: float, height: float, holes) -> list[tuple[float, float, float, float]]:
-    """Rectangles covering [0, length]×[0, height] minus the holes."""
-    cuts = sorted({0.0, length, *(max(0.0, min(length, v)) for h in holes for v in h[:2])})
-    rects = []
-    for s0, s1 in itertools.pairwise(cuts):
-        if s1 - s0 < 1e-6:
-            continue
-        mid = (s0 + s1) / 2
-        zs = [(h[2], h[3]) for h in holes if h[0] <= mid <= h[1]]
-        z = 0.0
-        for z0, z1 in sorted(zs):
-            if z0 > z:
-                rects.append((s0, s1, z, z0))
-            z = max(z, z1)
-        if z < height:
-            rects.append((s0, s1, z, height))
-    return rects
-
-
-def _furniture_spans(house: House, face: Face, min_height: float = 0.95):
-    """(s0, s1) spans of a face hidden by furniture taller than ``min_height`` against it."""
-    out = []
-    d = np.subtract(face.b, face.a) / max(face.length, 1e-9)
-    for o in house.objects:
-        if o.room_id != face.room or o.kind != "furniture" or o.size[2] < min_height:
-            continue
-        (x0, y0, _), (x1, y1, _) = o.aabb()
-        corners = np.array([[x0, y0], [x1, y1], [x0, y1], [x1, y0]]) - np.array(face.a)
-        if (corners @ np.array(face.normal)).min() > 0.8:  # not against this wall
-            continue
-        s = corners @ d
-        out.append((float(s.min()) - 0.1, float(s.max()) + 0.1))
-    return out
-
-
-def _choose_windows(rng, house: House, face: Face) -> list[tuple[float, float]]:
-    """Up to two windows on an exterior face, away from corners, doors and tall furniture."""
-    if not face.exterior or face.length < 1.6:
-        return []
-    blocked = [(h[0] - 0.3, h[1] + 0.3) for h in _openings(house, face, [])]
-    blocked += _furniture_spans(house, face)
-    out: list[tuple[float, float]] = []
-    n = 1 if face.length < 4.0 else 2
-    for k in range(n):
-        w = float(rng.uniform(0.9, 1.4))
-        lo, hi = face.length * k / n + 0.35, face.length * (k + 1) / n - 0.35 - w
-        for _ in range(8):
-            if hi <= lo:
-                break
-            s0 = float(rng.uniform(lo, hi))
-            if all(s0 + w < b0 or s0 > b1 for b0, b1 in blocked):
-                out.append((round(s0, 3), round(s0 + w, 3)))
-                break
-    return out
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -463,12 +361,13 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
             house.wall_height - LAMP_DROP,
         )
         for i, f in enumerate(faces[r.room_id]):
-            windows[(r.room_id, i)] = ws = _choose_windows(rng, house, f)
+            windows[(r.room_id, i)] = ws = choose_windows(rng, house, f)
             for s0, s1 in ws:
                 c = f.at((s0 + s1) / 2)
                 light.windows.append((r.room_id, c, f.normal, s1 - s0))
     grain = b.texture("grain", grain_texture())
     outside = b.texture("outside", _outside_image(rng))
+    skin = b.texture("skin", _skin_image(np.random.default_rng([house.seed, 78])))
     for r in house.rooms:
         k = r.room_id
         look = looks[k]
@@ -497,7 +396,7 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
         img, offsets, total = wall_image(rng, house, faces[k], look, light)
         tex = b.texture(f"wall{k}", img[::-1])
         for i, face in enumerate(faces[k]):
-            holes = _openings(house, face, windows[(k, i)])
+            holes = openings(house, face, windows[(k, i)])
             along = np.array([*np.subtract(face.b, face.a) / face.length, 0.0])
             origin = np.array([face.a[0], face.a[1], 0.0])
             nrm = [face.normal[0], face.normal[1], 0.0]
@@ -506,7 +405,7 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
                 return ((off + s) / total, z / house.wall_height)
 
             v, n, uv, f = _quads(
-                _split(face.length, house.wall_height, holes),
+                split_wall(face.length, house.wall_height, holes),
                 origin,
                 along,
                 np.array([0, 0, 1.0]),
@@ -516,8 +415,10 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
             if len(f):
                 b.mesh_geom(f"s_{k}_wall{i}", v, n, f, uv, (1, 1, 1, 1), tex)
             for j, (s0, s1) in enumerate(windows[(k, i)]):
-                _window(b, f"w_{k}_{i}_{j}", face, s0, s1, grain, outside)
-            busy = [(h0 - 0.2, h1 + 0.2) for h0, h1, *_ in holes] + _furniture_spans(house, face)
+                reach = backdrop_span(house, face, s0, s1)
+                _window(b, f"w_{k}_{i}_{j}", face, s0, s1, reach, grain, outside)
+            _skin(b, house, faces[k], i, holes, skin)
+            busy = [(h0 - 0.2, h1 + 0.2) for h0, h1, *_ in holes] + furniture_spans(house, face)
             for j in range(1 if face.length < 3.0 else 2):  # long walls may hold two
                 span = _paintings(rng, b, house, face, f"w_{k}_{i}_art{j}", busy)
                 if span is not None:
@@ -676,8 +577,9 @@ def _door_leaf(b: SceneBuilder, house: House, door, grain) -> None:
         return
 
 
-def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, grain, outside):
-    """Frame, sill, mullion and the picture of an outside beyond the opening."""
+def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, reach, grain, outside):
+    """Frame, sill, mullion and the picture of an outside beyond the opening, reaching
+    ``reach`` = (s0, s1) along the face (see :func:`~streamspatial.sim.facade.backdrop_span`)."""
     t = 0.1
     d = np.subtract(face.b, face.a) / face.length
     nrm = np.array(face.normal)
@@ -698,20 +600,51 @@ def _window(b: SceneBuilder, name: str, face: Face, s0: float, s1: float, grain,
     ]
     for j, (p, z, half) in enumerate(parts):
         _frame_box(b, f"{name}_{j}", (float(p[0]), float(p[1]), z), half, yaw, white, grain)
-    # The outside: an emissive picture a little beyond the wall, wider than the opening.
-    back = wall_mid - nrm * (t / 2 + OUTSIDE_GAP)
-    width, height = (s1 - s0) + 2.0, 3.0
-    origin = np.array([*(back - d * width / 2), WINDOW_SILL - 1.0])
+    # The outside: an emissive picture a little beyond the wall, wider than the opening; the
+    # image spans the opening and a metre either side, repeating further out.
+    back = np.array(face.at(reach[0])) - nrm * (t + OUTSIDE_GAP)
+    width, height = reach[1] - reach[0], 3.0
+    u0, u_len = reach[0] - (s0 + s1) / 2, (s1 - s0) + 2.0
+    origin = np.array([*back, WINDOW_SILL - 1.0])
     v, n, uv, f = _quads(
         [(0, width, 0, height)],
         origin,
         np.array([d[0], d[1], 0.0]),
         np.array([0, 0, 1.0]),
         [nrm[0], nrm[1], 0.0],
-        lambda s, z: (s / width, z / height),
+        lambda s, z: ((u0 + s) / u_len + 0.5, z / height),
     )
     b.mesh_geom(f"{name}_outside", v, n, f, uv, (1, 1, 1, 1), outside, emission=0.9)
     _curtains(b, name, face, s0, s1)
+
+
+SKIN_PPM = 32  # texels per metre of the outer walls' render
+
+
+def _skin_image(rng) -> np.ndarray:
+    """A render for the house's outer walls: 2 m square, tiled by its uvs."""
+    side = 2 * SKIN_PPM
+    return mat.to_u8(mat.plaster(rng, side, side, SKIN_PPM, EXTERIOR))
+
+
+def _skin(b: SceneBuilder, house: House, faces: list[Face], i: int, holes, skin) -> None:
+    """The outer surface of face ``i``'s exterior stretches, with its window openings."""
+    face = faces[i]
+    t = house.walls[0].thickness if house.walls else 0.1
+    along = np.array([*face.along, 0.0])
+    nrm = np.array([-face.normal[0], -face.normal[1], 0.0])  # facing out of the house
+    origin = np.array([*(np.asarray(face.a) - np.asarray(face.normal) * t), 0.0])
+    windows = [h for h in holes if h[2] > 0]
+    for j, (s0, s1) in enumerate(skin_spans(house, faces, i)):
+        cut = [(h0 - s0, h1 - s0, z0, z1) for h0, h1, z0, z1 in windows if s0 < h0 and h1 < s1]
+        rects = [
+            (r0 + s0, r1 + s0, z0, z1)
+            for r0, r1, z0, z1 in split_wall(s1 - s0, house.wall_height, cut)
+        ]
+        v, n, uv, f = _quads(
+            rects, origin, along, np.array([0, 0, 1.0]), nrm, lambda s, z: (s / 2.0, z / 2.0)
+        )
+        b.mesh_geom(f"s_{face.room}_skin{i}_{j}", v, n, f, uv, (1, 1, 1, 1), skin)
 
 
 CURTAIN_TINTS = ("", "beige", "white", "navy", "red", "teal", "gray", "green", "orange")
