@@ -77,6 +77,7 @@ def test_evaluate_gives_the_headline_the_cli_reports(bench, tmp_path: Path) -> N
     assert json.loads(json.dumps(result.tables["results"].to_dict())) == scores["table"]
     assert result.benchmark == "OVO-S-Bench" and result.scorer == scores["scorer"]
     assert len(result.records) == scores["counts"]["records"] == 15
+    pytest.importorskip("pandas")
     frame = result.to_frame()
     assert len(frame) == 15 and {"item_id", "score", "diagnostics.compression_ratio"} <= set(
         frame.columns
