@@ -260,17 +260,21 @@ class HouseRenderer:
             mujoco.mjr_readPixels(self._seg_buf, self._depth_buf, rect, ctx)
         finally:
             np.copyto(scene.flags, flags)
-        seg = self._seg_buf.astype(np.uint32)
-        segimage = seg[..., 0] + (seg[..., 1] << 8) + (seg[..., 2] << 16)
+        # GL rows run bottom-up: read the buffers flipped, so every array below is built
+        # once, in image order (no flip-and-copy afterwards).
+        seg = self._seg_buf[::-1]
+        segimage = seg[..., 0].astype(np.int32)
+        segimage |= seg[..., 1].astype(np.int32) << 8
+        segimage |= seg[..., 2].astype(np.int32) << 16
         lut = np.zeros(scene.ngeom + 1, dtype=np.int32)
         geom_type = int(mujoco.mjtObj.mjOBJ_GEOM)
         for g in scene.geoms[: scene.ngeom]:
             if g.segid != -1 and g.objtype == geom_type and 0 <= g.objid < len(self._geom_instance):
                 lut[g.segid + 1] = self._geom_instance[g.objid]
-        instance = np.flipud(lut[segimage])
-        depth = np.flipud(self._metric_depth(self._depth_buf))
-        depth = np.where(segimage[::-1] == 0, np.float32(np.inf), depth)
-        return np.ascontiguousarray(depth), np.ascontiguousarray(instance)
+        instance = lut[segimage]
+        depth = self._metric_depth(self._depth_buf[::-1])
+        depth[segimage == 0] = np.inf  # background: nothing was drawn there
+        return depth, instance
 
     def _metric_depth(self, buf: np.ndarray) -> np.ndarray:
         extent = self.model.stat.extent
