@@ -72,13 +72,16 @@ class TaskResult:
     strict: bool = False
     reason: str = ""
     item_bias: dict[str, float] = field(default_factory=dict)
+    item_median: dict[str, float] = field(default_factory=dict)  # numbers: the median's MRA
 
     @property
     def gap(self) -> float | None:
         return None if self.blind is None else self.blind - self.chance
 
     def as_dict(self, *, items: bool = True) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "item_bias" or items}
+        out = {
+            k: v for k, v in self.__dict__.items() if items or k not in ("item_bias", "item_median")
+        }
         out["gap"] = self.gap
         return out
 
@@ -228,6 +231,11 @@ def probe_task(task: str, points: list[Point], cfg: ProbeConfig) -> TaskResult:
     for p, b in zip(points, bias, strict=True):
         per_item[p.item_id].append(float(b))
     res.item_bias = {i: float(np.mean(v)) for i, v in per_item.items()}
+    if not choice:
+        med: dict[str, list[float]] = defaultdict(list)
+        for p, m in zip(points, chance, strict=True):
+            med[p.item_id].append(float(m))
+        res.item_median = {i: float(np.mean(v)) for i, v in med.items()}
     res.judged = items >= cfg.min_items
     gap = res.blind - res.chance
     reasons = []

@@ -36,11 +36,13 @@ class QuestionGenerator:
         seed: int,
         *,
         per_family: int = 3,
+        reserve: int = 0,
         families: Iterable[str] | None = None,
         min_pixels: int | None = None,
     ):
         self.seed = seed
         self.per_family = per_family
+        self.reserve = reserve  # extra questions per family per episode, marked meta["reserve"]
         keys = sorted(FAMILIES) if families is None else list(families)
         unknown = [k for k in keys if k not in FAMILIES]
         if unknown:
@@ -69,14 +71,19 @@ class QuestionGenerator:
             rng.shuffle(cands)
             seen: set[str] = set()
             made = 0
-            for k in cands[: self.per_family * 8]:
-                if made >= self.per_family:
+            want = self.per_family + self.reserve
+            for k in cands[: want * 8]:
+                if made >= want:
                     break
                 batch = fam.generate(ep, k, random.Random(rng.random()))
                 sig = "|".join(_signature(d) for d in batch)
                 if not batch or sig in seen or not self._admit(batch[-1]):
                     continue
                 seen.add(sig)
+                for d in batch:
+                    d.meta["family"] = fam.key
+                    if made >= self.per_family:
+                        d.meta["reserve"] = True
                 out.extend(batch)
                 made += 1
         return out
@@ -122,6 +129,8 @@ class QuestionGenerator:
         ep = Episode(meta, min_pixels=self.min_pixels)
         rng = random.Random(f"{self.seed}:{episode_id}:{IDENTITY_KEY}")
         drafts = identity_persistence(ep, len(meta.frames) - 1, rng)
+        for d in drafts:
+            d.meta["family"] = IDENTITY_KEY
         return self._finish(drafts, video=video, episode_id=episode_id)
 
     def _finish(self, drafts: list[Draft], *, video: str, episode_id: str) -> list[Item]:
