@@ -94,6 +94,19 @@ def names(meta) -> dict[str, int]:
     return out
 
 
+def counted(meta, params) -> set[int]:
+    """Instance ids a counting question's target covers: one category, or a group's."""
+    if "categories" in params:
+        cats = set(params["categories"])
+        kind = {"furniture": "furniture", "small": "small"}[params["group"]]
+        return {
+            o.instance_id
+            for o in meta.house.objects
+            if o.category.replace("_", " ") in cats and o.kind == kind
+        }
+    return {o.instance_id for o in meta.house.objects if o.category == params["category"]}
+
+
 def name_of(meta, oid) -> str:
     return next(k for k, v in names(meta).items() if v == oid)
 
@@ -172,6 +185,7 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
     ans = q.answer if item.answer_type is AnswerType.NUMBER else correct_text(item)
 
     if task == "camera_displacement":
+        assert f"{params['seconds']} seconds ago" in item.question
         then = [f for f in frames if f.time <= now.time - params["seconds"] + 1e-6][-1]
         assert ans == pytest.approx(math.dist(then.pose.position, now.pose.position), abs=0.006)
     elif task == "current_room_area":
@@ -224,12 +238,11 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         x, y, _ = now.pose.position
         room = next(r for r in meta.house.rooms if r.contains(x, y))
         mine = {o.instance_id for o in meta.house.objects if o.room_id == room.room_id}
-        counted = {i for i in mine if obj(meta, i).category == params["category"]}
-        assert item.explorable and set(ids) == counted and ans == len(counted) >= 1
-        assert set(params["hidden"]) == counted - seen and counted - seen
+        here = mine & counted(meta, params)
+        assert item.explorable and set(ids) == here and ans == len(here) >= 1
+        assert set(params["hidden"]) == here - seen and here - seen
     elif task == "count":
-        cat = params["category"]
-        assert ans == len({i for i in seen if obj(meta, i).category == cat})
+        assert ans == len(seen & counted(meta, params))
     elif task == "sequence":
         order = sorted(ids, key=lambda i: first_time(meta, frames, i))
         assert ans == " → ".join(name_of(meta, i) for i in order)
@@ -277,11 +290,9 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         then = [f for f in frames if f.time <= now.time - 1 + 1e-6][-1]
         dx = np.subtract(now.pose.position[:2], then.pose.position[:2])
         fwd = dx @ [math.cos(then.pose.yaw), math.sin(then.pose.yaw)]
-        want = (
-            "Staying in place"
-            if np.hypot(*dx) < 0.05
-            else ("Moving forward" if fwd > 0 else "Moving backward")
-        )
+        assert {o.text for o in item.options} == {"Moving forward", "Staying in place"}
+        moving = "Moving forward" if fwd > 0 else None
+        want = "Staying in place" if np.hypot(*dx) < 0.05 else moving
         assert ans == want
     elif task == "Ego-motion Rotation":
         window = [f for f in frames if f.time >= now.time - 1 - 1e-6]
@@ -296,10 +307,12 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert s[-1] == params["room_id"]
         assert ans == ("Yes" if params["room_id"] in s[:-1] else "No")
     elif task == "Revisit Counting":
+        answers = []
         for i, qp in enumerate(item.queries):
             s = stays(before(meta, qp.time))
-            assert s[-1] == params["room_id"]
             assert correct_text(item, i) == str(s.count(params["room_id"]))
+            answers.append(int(correct_text(item, i)))
+        assert answers == sorted(answers) and answers[-1] <= len(item.options)
     elif task == "Out-of-View Localization":
         assert ids[0] not in {v.instance_id for v in now.visible}
         assert ans == room_name(meta, obj(meta, ids[0]).room_id)
@@ -328,6 +341,7 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert ans == room_name(meta, a if s.index(a) < s.index(b) else b)
     elif task == "Temporal Depth Estimation":
         a, b = params["room_ids"]
+        assert item.question.index(room_name(meta, a)) < item.question.index(room_name(meta, b))
         ta = sum(f.room_id == a for f in frames)
         tb = sum(f.room_id == b for f in frames)
         if ans == "About the same":
@@ -369,15 +383,13 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
     elif task == "Trajectory Map Alignment":
         check_map(item)
     elif task == "O1-Snap":
-        cat = params["category"]
         for qp in item.queries:
             f = before(meta, qp.time)[-1]
-            assert qp.answer == sum(obj(meta, i).category == cat for i in seen_in(meta, f))
+            assert qp.answer == len(seen_in(meta, f) & counted(meta, params))
     elif task == "O2-Unique":
-        cat = params["category"]
         for qp in item.queries:
             fs = before(meta, qp.time)
-            got = {i for f in fs for i in seen_in(meta, f) if obj(meta, i).category == cat}
+            got = {i for f in fs for i in seen_in(meta, f)} & counted(meta, params)
             assert qp.answer == len(got)
     elif task == "O2-Gain":
         cat, w = params["category"], params["window_s"]
@@ -551,7 +563,8 @@ def test_blind_frequent_baseline_is_near_chance_on_every_family(items):
     assert total > 300
     assert hits / total <= chance / total + 0.06
     choice = {frequent_task_key(it) for it in its if it.answer_type is AnswerType.CHOICE}
-    assert len(choice - checked) <= 5, choice - checked  # too few points this time
+    # families balanced over answers, words and bins make fewer items on three 45 s walks
+    assert len(choice - checked) <= 8, choice - checked  # too few points this time
 
 
 def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
@@ -560,7 +573,7 @@ def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
     keys = {frequent_task_key(it) for it in its if it.answer_type is AnswerType.NUMBER}
     assert len(keys) == len(numeric)  # every numeric family is here, the chains included
     checked = check_numeric_families_blind(its)
-    assert len(keys - checked) <= 3, keys - checked
+    assert len(keys - checked) <= 5, keys - checked  # binned families fill slowly
 
 
 # Families whose questions need several room changes or a clear approach: few per 45 s walk.
@@ -592,10 +605,10 @@ def test_blind_frequent_baseline_is_near_chance_on_the_rare_families(tmp_path):
     assert checked >= RARE_KEYS, RARE_KEYS - checked
 
 
-def test_no_answer_text_takes_more_than_about_half_of_a_choice_family():
+def test_no_answer_text_takes_more_than_its_share_of_a_choice_family():
     """The open-answer cap: houses favour some answers (the hub room on shortest routes)."""
     from streamspatial.sim.qa import Draft, DraftQuery
-    from streamspatial.sim.qa.build import OPEN_SHARE, OPEN_SLACK
+    from streamspatial.sim.qa.balance import OPEN_SLACK
 
     def draft(answer: str, **kw) -> Draft:
         queries = kw.pop("queries", [DraftQuery(1.0, answer)])
@@ -604,16 +617,33 @@ def test_no_answer_text_takes_more_than_about_half_of_a_choice_family():
 
     gen = QuestionGenerator(0)
     rng = random.Random(0)
-    stream = [rng.choice(["living room"] * 9 + ["kitchen", "bedroom"]) for _ in range(300)]
+    rare = ["kitchen", "bedroom", "study", "hallway"]
+    stream = [rng.choice(["living room"] * 9 + rare) for _ in range(300)]
     kept = [a for a in stream if gen._admit(draft(a))]
     counts = Counter(kept)
-    assert counts["kitchen"] == stream.count("kitchen")  # rare answers always get in
-    assert counts["bedroom"] == stream.count("bedroom")
-    assert counts["living room"] <= OPEN_SHARE * len(kept) + OPEN_SLACK
-    assert counts["living room"] >= OPEN_SHARE * len(kept) - 1  # and the cap is not stingier
-    # Numbers, image options and multi-query items (answers follow the query order) pass.
+    for room in rare:
+        assert counts[room] == stream.count(room)  # rare answers always get in
+    share = 1 / 3  # three options
+    assert counts["living room"] <= share * len(kept) + OPEN_SLACK
+    assert counts["living room"] >= share * len(kept) - 2  # and the cap is not stingier
+    # Image options and multi-query items (answers follow the query order) pass.
     assert all(gen._admit(draft("living room", images=True)) for _ in range(20))
     many = [DraftQuery(1.0, "1"), DraftQuery(2.0, "2")]
     assert all(gen._admit(draft("1", queries=many, choices=["1", "2", "3"])) for _ in range(20))
-    number = Draft("s3.count", "?", [DraftQuery(1.0, 2.0)], {})
-    assert all(gen._admit(number) for _ in range(20))
+
+
+def test_numeric_answers_are_spread_over_their_bins():
+    """A number family whose answers pile into one bin is throttled to about its share."""
+    from streamspatial.sim.qa import Draft, DraftQuery
+    from streamspatial.sim.qa.balance import BIN_SHARE, bin_of, bins_of
+
+    gen = QuestionGenerator(0)
+    rng = random.Random(1)
+    stream = [rng.choice([2.0] * 8 + [1.0, 3.0, 6.0]) for _ in range(400)]
+    kept = [v for v in stream if gen._admit(Draft("s3.count", "?", [DraftQuery(1.0, v)], {}))]
+    per_bin = Counter(bin_of("s3.count", v) for v in kept)
+    even = len(kept) / len(bins_of("s3.count"))
+    assert max(per_bin.values()) <= BIN_SHARE * even + 1
+    assert per_bin[bin_of("s3.count", 6.0)] == stream.count(6.0)  # rare bins always get in
+    free = Draft("s3.unbinned", "?", [DraftQuery(1.0, 2.0)], {})
+    assert all(gen._admit(free) for _ in range(20))  # families without bins pass

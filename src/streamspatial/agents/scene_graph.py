@@ -162,6 +162,9 @@ class MemoryConfig:
 # -- the memory ----------------------------------------------------------------------------
 
 
+PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
+
+
 class SceneGraphMemory:
     """Bounded, streaming scene-graph memory fed with :class:`Observation` s in time order."""
 
@@ -186,6 +189,10 @@ class SceneGraphMemory:
         self.visits: dict[str, SceneVisits] = {}
         self.adjacency: dict[str, set[str]] = {}
         self._last_scene: str | None = None
+        # room layouts as perceived (``Observation.extra["room"]``: name, polygon, area), and
+        # every floor cell the camera stood on (PATH_CELL m), for coverage and area rules
+        self.rooms: dict[str, dict[str, Any]] = {}
+        self.path_cells: set[tuple[int, int]] = set()
         self.merges = 0
         self.splits = 0
         self.pruned = 0
@@ -225,6 +232,12 @@ class SceneGraphMemory:
     def _ingest_pose(self, obs: Observation) -> None:
         c = self.config
         pose = obs.pose
+        room = obs.extra.get("room") if obs.extra else None
+        if isinstance(room, Mapping) and room.get("name"):
+            self.rooms[str(room["name"])] = dict(room)
+        self.path_cells.add(
+            (math.floor(pose.position[0] / PATH_CELL), math.floor(pose.position[1] / PATH_CELL))
+        )
         if self.pose is not None:
             self.travelled += math.dist(self.pose.position[:2], pose.position[:2])
         self.pose = pose

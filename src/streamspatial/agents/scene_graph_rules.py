@@ -20,9 +20,19 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from streamspatial.agents import rules_space, rules_time
 from streamspatial.agents.base import answer_request
+from streamspatial.agents.rule_context import (
+    Answer,
+    RuleContext,
+    best_option,
+    nearest_number_option,
+    scene_option,
+    scenes_in,
+    sector_option,
+    text_option,
+)
 from streamspatial.agents.scene_graph import (
-    Mention,
     ObjectNode,
     SceneGraphAgent,
     SceneGraphMemory,
@@ -31,100 +41,9 @@ from streamspatial.agents.scene_graph import (
     find_mentions,
     parse_intent,
     render_subgraph,
-    resolve,
     retrieve,
 )
 from streamspatial.perception.types import wrap
-
-Answer = str | float | None
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-# words in option texts → the egocentric sector they name
-_SECTOR_WORDS = (
-    ("behind", "behind"),
-    ("back", "behind"),
-    ("left", "left"),
-    ("right", "right"),
-    ("ahead", "ahead"),
-    ("front", "ahead"),
-    ("forward", "ahead"),
-)
-
-
-class RuleContext:
-    """What one query's rules may look at: memory, question, options, vocabulary."""
-
-    def __init__(
-        self, memory: SceneGraphMemory, item: Any, labels: set[str], attributes: Sequence[str]
-    ):
-        self.memory = memory
-        self.item = item
-        self.labels = labels
-        self.attributes = list(attributes)
-        self.params = dict((item.intent or {}).get("params") or {}) if item.intent else {}
-        self.mentions = find_mentions(item.question, labels, attributes)
-
-    @property
-    def options(self) -> list[tuple[str, str]]:
-        return [(o.letter, o.text or "") for o in self.item.options]
-
-    def node(self, m: Mention) -> ObjectNode | None:
-        return resolve(self.memory, m)
-
-    def option_nodes(self) -> list[tuple[str, ObjectNode | None]]:
-        out = []
-        for letter, text in self.options:
-            ms = find_mentions(text, self.labels, self.attributes)
-            out.append((letter, self.node(ms[0]) if ms else None))
-        return out
-
-    def seconds(self, default: float) -> float:
-        v = self.params.get("seconds", self.params.get("window_s"))
-        if v is not None:
-            return float(v)
-        m = re.search(r"(\d+(?:\.\d+)?)\s*seconds?", self.item.question.lower())
-        return float(m.group(1)) if m else default
-
-
-# -- choosing among options ----------------------------------------------------------------------
-
-
-def nearest_number_option(ctx: RuleContext, value: float) -> str | None:
-    best, best_d = None, math.inf
-    for letter, text in ctx.options:
-        m = _NUMBER.search(text)
-        if m and abs(float(m.group()) - value) < best_d:
-            best, best_d = letter, abs(float(m.group()) - value)
-    return best
-
-
-def sector_option(ctx: RuleContext, sector: str) -> str | None:
-    for letter, text in ctx.options:
-        low = text.lower()
-        for word, sec in _SECTOR_WORDS:
-            if re.search(rf"\b{word}\b", low):
-                if sec == sector:
-                    return letter
-                break
-    return None
-
-
-def text_option(ctx: RuleContext, wanted: str) -> str | None:
-    low = wanted.lower()
-    for letter, text in ctx.options:
-        if text.lower().strip() == low:
-            return letter
-    for letter, text in ctx.options:
-        if low in text.lower():
-            return letter
-    return None
-
-
-def best_option(ctx: RuleContext, key: Callable[[ObjectNode], float]) -> str | None:
-    scored = [(key(n), letter) for letter, n in ctx.option_nodes() if n is not None]
-    return min(scored)[1] if scored else None
-
 
 # -- the rules ----------------------------------------------------------------------------------
 
@@ -135,10 +54,10 @@ def _cam_dist(ctx: RuleContext, n: ObjectNode) -> float:
 
 
 def _count(ctx: RuleContext) -> Answer:
-    if not ctx.mentions:
+    labels = ctx.target_labels()
+    if labels is None:
         return None
-    label = ctx.mentions[0].label
-    n = sum(1 for x in ctx.memory.nodes() if x.label == label)
+    n = sum(1 for x in ctx.memory.nodes() if x.label in labels)
     return float(n) if not ctx.item.options else nearest_number_option(ctx, n)
 
 
@@ -294,26 +213,6 @@ def _displacement(ctx: RuleContext) -> Answer:
 # -- the room graph as walked (OVO-S L2 room memory, L3 reachability, L4 allocentric) ----------
 
 
-def scenes_in(ctx: RuleContext, text: str) -> list[str]:
-    """Scene tags (room types) named in ``text``, in the order they appear."""
-    low = text.lower()
-    found: list[tuple[int, str]] = []
-    for tag in sorted(ctx.memory.visits, key=len, reverse=True):
-        for m in re.finditer(rf"(?<![a-z]){re.escape(tag.lower())}(?![a-z])", low):
-            if not any(s <= m.start() < s + len(t) for s, t in found):
-                found.append((m.start(), tag))
-    return [t for _, t in sorted(found)]
-
-
-def _scene_option(ctx: RuleContext, key: Callable[[str], float]) -> str | None:
-    scored = []
-    for letter, text in ctx.options:
-        tags = scenes_in(ctx, text)
-        if tags:
-            scored.append((key(tags[0]), letter))
-    return min(scored)[1] if scored else None
-
-
 def _revisit_detection(ctx: RuleContext) -> Answer:
     v = ctx.memory.visits.get(ctx.memory.scene or "")
     return None if v is None else text_option(ctx, "Yes" if v.entries >= 2 else "No")
@@ -328,7 +227,7 @@ def _revisit_counting(ctx: RuleContext) -> Answer:
 
 
 def _chronological_recall(ctx: RuleContext) -> Answer:
-    return _scene_option(ctx, lambda tag: ctx.memory.visits[tag].first_seen)
+    return scene_option(ctx, lambda tag: ctx.memory.visits[tag].first_seen)
 
 
 def _temporal_depth(ctx: RuleContext) -> Answer:
@@ -340,7 +239,7 @@ def _temporal_depth(ctx: RuleContext) -> Answer:
         for letter, text in ctx.options:
             if "same" in text.lower():
                 return letter
-    return _scene_option(ctx, lambda tag: -ctx.memory.visits[tag].frames)
+    return scene_option(ctx, lambda tag: -ctx.memory.visits[tag].frames)
 
 
 def _reachability(ctx: RuleContext) -> Answer:
@@ -381,7 +280,7 @@ def _optimal_path(ctx: RuleContext) -> Answer:
     step = tags[0]
     while parent[step] not in (here, None):
         step = parent[step]  # type: ignore[assignment]
-    return _scene_option(ctx, lambda tag: 0.0 if tag == step else 1.0)
+    return scene_option(ctx, lambda tag: 0.0 if tag == step else 1.0)
 
 
 def _topology(ctx: RuleContext) -> Answer:
@@ -422,11 +321,24 @@ def _allocentric_direction(ctx: RuleContext) -> Answer:
     if facing is None or len(tags) < 2 or not mem.chain:
         return None
     north_yaw = mem.chain[0].yaw + math.radians(facing)
-    a, b = mem.scene_center(tags[0]), mem.scene_center(tags[1])
+    a, b = (_room_centre(mem, t) for t in tags[:2])
     if a is None or b is None:
         return None
     bearing = math.degrees(north_yaw - math.atan2(a[1] - b[1], a[0] - b[0])) % 360
     return text_option(ctx, CARDINALS[round(bearing / 90) % 4])
+
+
+def _room_centre(mem: SceneGraphMemory, tag: str) -> tuple[float, float] | None:
+    """The perceived room's floor centroid; without a layout, where the walk was in it."""
+    room = mem.rooms.get(tag)
+    if room is None:
+        return mem.scene_center(tag)
+    pts = [tuple(q) for q in room["polygon"]]
+    a = cx = cy = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True):
+        c = x0 * y1 - x1 * y0
+        a, cx, cy = a + c, cx + (x0 + x1) * c, cy + (y0 + y1) * c
+    return (cx / (3 * a), cy / (3 * a)) if abs(a) > 1e-9 else mem.scene_center(tag)
 
 
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
@@ -459,6 +371,9 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "topology": _topology,
 }
 
+RULES.update(rules_space.RULES)  # room layouts, the walked path, multi-turn references
+RULES.update(rules_time.RULES)  # counts at a moment and over a window
+
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
 _BY_PRIMITIVE = {
     "count": _count,
@@ -469,14 +384,19 @@ _BY_PRIMITIVE = {
 
 
 def answer(
-    memory: SceneGraphMemory, item: Any, *, labels: set[str], attributes: Sequence[str] = ()
+    memory: SceneGraphMemory,
+    item: Any,
+    *,
+    labels: set[str],
+    attributes: Sequence[str] = (),
+    prior: Mapping[str, str] | None = None,
 ) -> tuple[str, str | None]:
     """The answer text (a letter, or a number) and the rule used; ``""`` when none applies."""
     intent = parse_intent(item, labels, attributes)
     rule = RULES.get(intent.task or "") or _BY_PRIMITIVE.get(intent.primitive)
     if rule is None or memory.pose is None:
         return "", None
-    got = rule(RuleContext(memory, item, labels, attributes))
+    got = rule(RuleContext(memory, item, labels, attributes, prior))
     if got is None:
         return "", rule.__name__.lstrip("_")
     if isinstance(got, float):
@@ -525,7 +445,7 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         provider = self.state(item).provider
         labels = set(getattr(provider, "labels", ())) | memory.labels()
         attrs = list(getattr(provider, "attributes", ()))
-        text, rule = answer(memory, item, labels=labels, attributes=attrs)
+        text, rule = answer(memory, item, labels=labels, attributes=attrs, prior=prior_answers)
         if not text:
             key = item.intent.get("task") if item.intent else item.task.task
             self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1

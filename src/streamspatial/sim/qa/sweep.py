@@ -77,6 +77,10 @@ def _footprint(b: Box, pose: CameraPose, intr: Intrinsics) -> np.ndarray | None:
     return np.stack([rows.ravel(), cols.ravel()], axis=1)
 
 
+_MEMO: dict[tuple, int] = {}
+_MEMO_MAX = 50_000  # (house, pose, object) results; generators revisit the same query frames
+
+
 def sweep_pixels(
     house: House, intr: Intrinsics, pose: CameraPose, instance_ids: Iterable[int]
 ) -> dict[int, int]:
@@ -84,6 +88,10 @@ def sweep_pixels(
     boxes, by_id = _boxes(house)
     out: dict[int, int] = {}
     for oid in instance_ids:
+        key = (house, intr, pose.position, pose.yaw, pose.pitch, oid)
+        if key in _MEMO:
+            out[oid] = _MEMO[key]
+            continue
         best = 0
         for view in sweep_poses(pose):
             pix = _footprint(by_id[oid], view, intr)
@@ -92,4 +100,7 @@ def sweep_pixels(
             _, ids, _ = cast(boxes, view, intr, pixels=pix)
             best = max(best, int((ids == oid).sum()))
         out[oid] = best
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = best
     return out
