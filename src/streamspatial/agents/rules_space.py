@@ -187,7 +187,25 @@ def _trajectory_map(ctx: RuleContext) -> Answer:
     return best
 
 
+def _explore_room_count(ctx: RuleContext) -> Answer:
+    """Objects of the asked label(s) on the floor of the room one stands in: what looking
+    around (the exploration views ingested after t_q) adds to what the stream showed."""
+    labels = ctx.target_labels()
+    room = ctx.memory.rooms.get(ctx.memory.scene or "")
+    if labels is None or room is None:
+        return None
+    poly = [tuple(q) for q in room["polygon"]]
+    return float(
+        sum(
+            1
+            for n in ctx.memory.nodes()
+            if n.label in labels and _contains(poly, n.position[0], n.position[1])
+        )
+    )
+
+
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
+    "explore_room_count": _explore_room_count,
     "current_room_area": _current_room_area,
     "area": _area,
     "out_of_view": _out_of_view,

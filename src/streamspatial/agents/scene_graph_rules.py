@@ -14,10 +14,12 @@ declined would be) and counted in :attr:`SceneGraphRulesAgent.unsupported`.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from streamspatial.agents import rules_space, rules_time
@@ -404,6 +406,23 @@ def answer(
     return str(got), rule.__name__.lstrip("_")
 
 
+EXPLORE_OFFER = "Active exploration:"  # how the exploration controller offers actions
+LOOK_AROUND = '{"action": "sweep_around"}'
+
+
+@dataclass
+class Exploring:
+    """An explorable query's memory at t_q and what its rules need, kept until it is asked."""
+
+    memory: SceneGraphMemory
+    item: Any
+    labels: set[str]
+    attrs: list[str]
+    prior: Mapping[str, str] | None
+    provider: Any
+    t_q: float
+
+
 class SceneGraphRulesAgent(SceneGraphAgent):
     """``--agent scene-graph-rules``: the rule reasoner answers; no model is called.
 
@@ -424,6 +443,7 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         kw.setdefault("sample_fps", 1.0 if pixels else 0.0)
         super().__init__(perception, **kw)
         self._answers: dict[tuple[str, float], tuple[str, str | None]] = {}
+        self._explorable: dict[str, Exploring] = {}
         self.unsupported: dict[str, int] = {}
 
     @property
@@ -450,6 +470,10 @@ class SceneGraphRulesAgent(SceneGraphAgent):
             key = item.intent.get("task") if item.intent else item.task.task
             self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1
         self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
+        if item.explorable:  # looking around may follow: keep the memory as it stood at t_q
+            self._explorable[item.id] = Exploring(
+                copy.deepcopy(memory), item, labels, attrs, prior_answers, provider, query.time
+            )
         intent = parse_intent(item, labels, attrs)
         nodes = retrieve(memory, intent, self.top_k)
         self.last_diagnostics = diagnostics(memory, nodes, query, [])
@@ -465,6 +489,23 @@ class SceneGraphRulesAgent(SceneGraphAgent):
     def answer_for(self, item_id: str, query_time: float) -> str:
         return self._answers.get((item_id, round(float(query_time), 6)), ("", None))[0]
 
+    def answer_after_looking(self, item_id: str, views: Sequence[Any]) -> str:
+        """The answer once the exploration views (their ground-truth records) are perceived.
+
+        They enter a copy of the memory as it stood at t_q, so they never reach the memory
+        later questions of the video are answered from.
+        """
+        ex = self._explorable[item_id]
+        memory = copy.deepcopy(ex.memory)
+        observe = getattr(ex.provider, "observation_of", None)
+        if observe is None:
+            return ""
+        for i, view in enumerate(sorted(views, key=lambda v: v.time)):
+            obs = observe(view.record, memory.last_index + 1 + i, float(view.time))
+            memory.ingest(obs)
+        text, _ = answer(memory, ex.item, labels=ex.labels, attributes=ex.attrs, prior=ex.prior)
+        return text
+
     def backend(self) -> RuleAnswerBackend:
         return RuleAnswerBackend(self)
 
@@ -479,6 +520,13 @@ class RuleAnswerBackend:
     async def generate(self, request: Any) -> Any:
         from streamspatial.models.types import ModelResponse
 
+        if request.item_id in self.agent._explorable:
+            texts = " ".join(getattr(p, "text", "") for p in request.parts)
+            views = [v for v in request.images if v.record is not None]
+            if views:
+                return ModelResponse(text=self.agent.answer_after_looking(request.item_id, views))
+            if EXPLORE_OFFER in texts:  # the controller offers actions: look around first
+                return ModelResponse(text=LOOK_AROUND)
         text = self.agent.answer_for(request.item_id, request.query_time)
         if not text:
             return ModelResponse(text="", error=None)

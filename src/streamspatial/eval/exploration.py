@@ -112,7 +112,9 @@ class EnvSession:
         _, reward, _, _, info = self._env.step(act)
         spec = ResizeSpec(short_side=self.frame_size)
         views = tuple(
-            ImagePart(jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + rec.pose.time, 6))
+            ImagePart(
+                jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + rec.pose.time, 6), record=rec
+            )
             for rgb, rec in zip(info["frames"], info["records"], strict=True)
         )
         pose = info["pose"]

@@ -97,7 +97,11 @@ class SimGroundTruth(PerceptionProvider):
         self._state.reset()
 
     def _observe(self, index: int, time: float, image: np.ndarray | None) -> Observation:
-        rec = self.meta.frames[index]
+        return self.observation_of(self.meta.frames[index], index, time)
+
+    def observation_of(self, rec, index: int, time: float) -> Observation:
+        """What this provider perceives in one ground-truth frame record: a video frame's, or
+        an exploration view's (rendered in the same house, after t_q)."""
         p = rec.pose
         pose = EgoPose(time, p.position, p.yaw, p.pitch)
         dets = []
@@ -125,4 +129,5 @@ class SimGroundTruth(PerceptionProvider):
         obs = Observation(
             index=index, time=time, pose=pose, detections=tuple(dets), scene=scene, extra=extra
         )
-        return self._state.apply(obs, *self._vocabulary.at(index))
+        # exploration views come after the last video frame: its vocabulary still applies
+        return self._state.apply(obs, *self._vocabulary.at(min(index, len(self.meta.frames) - 1)))
