@@ -382,6 +382,8 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
             assert room_name(meta, n) in ans
     elif task == "Trajectory Map Alignment":
         check_map(item)
+    elif task in LOCAL_CHECKS:
+        LOCAL_CHECKS[task](meta, item, frames, ans, ids, params)
     elif task == "O1-Snap":
         for qp in item.queries:
             f = before(meta, qp.time)[-1]
@@ -399,6 +401,123 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert q.answer == len(new)
     else:
         raise AssertionError(f"no independent check for task {task!r}")
+
+
+# -- the L1 local relations and L3 hypotheticals, from boxes and the frame's segmentation ----
+
+
+def aabb(o):
+    lo, hi = o.aabb()
+    return np.array(lo), np.array(hi)
+
+
+def in_frame(meta, frame) -> dict:
+    return {v.instance_id: v for v in frame.visible if v.pixels >= minpx(meta)}
+
+
+def check_scale(meta, item, frames, ans, ids, params):
+    a, b = ids
+    assert {a, b} <= seen_in(meta, frames[-1])
+    vol = {i: float(np.prod(obj(meta, i).size)) for i in ids}
+    pick = max(vol, key=vol.get) if params["ask"] == "larger" else min(vol, key=vol.get)
+    assert ans == name_of(meta, pick) and max(vol.values()) >= 1.6 * min(vol.values())
+
+
+def check_containment(meta, item, frames, ans, ids, params):
+    x, y = ids
+    assert {x, y} <= seen_in(meta, frames[-1])
+    assert ans == ("Yes" if obj(meta, x).support_id == y else "No")
+
+
+def check_support(meta, item, frames, ans, ids, params):
+    x = obj(meta, ids[0])
+    if x.kind == "furniture":
+        assert ans == "The floor"
+    else:
+        assert ans == f"The {name_of(meta, x.support_id)}" and x.support_id in ids
+
+
+def check_occlusion(meta, item, frames, ans, ids, params):
+    view = in_frame(meta, frames[-1])
+    x = view[ids[0]]
+
+    def share(b):  # of x's box covered by b
+        w = min(x.bbox[2], b[2]) - max(x.bbox[0], b[0])
+        h = min(x.bbox[3], b[3]) - max(x.bbox[1], b[1])
+        return max(0, w) * max(0, h) / ((x.bbox[2] - x.bbox[0]) * (x.bbox[3] - x.bbox[1]))
+
+    nearer = {i: share(v.bbox) for i, v in view.items() if v.mean_depth < x.mean_depth - 0.3}
+    if ans == "Nothing is blocking it":
+        assert max(nearer.values(), default=0) <= 0.02
+    else:
+        top = max(nearer, key=nearer.get)
+        assert ans == f"The {name_of(meta, top)}" and nearer[top] >= 0.25
+
+
+def check_local_topology(meta, item, frames, ans, ids, params):
+    view = in_frame(meta, frames[-1])
+    order = sorted(ids, key=lambda i: view[i].bbox[0] + view[i].bbox[2])
+    assert ans == " – ".join(name_of(meta, i) for i in order)
+
+
+def check_rotation(meta, item, frames, ans, ids, params):
+    x, y, z = (obj(meta, i) for i in ids)
+    (lx, hx), (ly, hy), (lz, hz) = aabb(x), aabb(y), aabb(z)
+    d = np.abs(np.subtract(y.position, z.position))
+    axis = 0 if d[0] >= d[1] else 1
+    gap = max(ly[axis], lz[axis]) - min(hy[axis], hz[axis])
+    assert gap == pytest.approx(params["gap_m"], abs=1e-3)
+    turned = hx[1 - axis] - lx[1 - axis]
+    assert abs(turned - gap) >= 0.1 and ans == ("Yes" if turned < gap else "No")
+
+
+def check_what_if(meta, item, frames, ans, ids, params):
+    x, y, *rest = ids
+    here = np.array(frames[-1].pose.position[:2])
+    end = np.array(obj(meta, y).position[:2])
+    pts = here + np.linspace(0, 1, 2001)[:, None] * (end - here)
+
+    def on_path(o):
+        lo, hi = aabb(o)
+        inside = (pts >= lo[:2]) & (pts <= hi[:2])
+        return bool(inside.all(axis=1).any())
+
+    blockers = {o.instance_id for o in meta.house.objects if o.instance_id != y and on_path(o)}
+    assert x in blockers and blockers - {x} == set(rest)
+    assert ans == ("No" if rest else "Yes")
+
+
+def check_feasibility(meta, item, frames, ans, ids, params):
+    (lx, hx), (ly, hy) = (aabb(obj(meta, i)) for i in ids)
+    need, top = sorted((hx - lx)[:2]), sorted((hy - ly)[:2])
+    assert ans == ("Yes" if need[0] < top[0] and need[1] < top[1] else "No")
+
+
+def check_rerouting(meta, item, frames, ans, ids, params):
+    here, t = params["room_ids"]
+    a, b = params["blocked"]
+    s = stays(frames)
+    edges = {frozenset(p) for p in itertools.pairwise(s)} - {frozenset((a, b))}
+    paths = bfs(edges, here, t)
+    if ans == "There is no other way":
+        assert not paths
+    else:
+        assert {p[1] for p in paths} == {
+            next(r for r in meta.house.rooms if room_name(meta, r.room_id) == ans).room_id
+        }
+
+
+LOCAL_CHECKS = {
+    "Relative Physical Scale": check_scale,
+    "Containment Relation": check_containment,
+    "Support Relation": check_support,
+    "Occlusion Recognition": check_occlusion,
+    "Local Topology Description": check_local_topology,
+    "Mental Rotation & Fitting": check_rotation,
+    "Spatial What-If Consequence": check_what_if,
+    "Physical Stability & Feasibility": check_feasibility,
+    "Obstacle-Aware Rerouting": check_rerouting,
+}
 
 
 def _dot(img: Image.Image, rgb) -> np.ndarray | None:

@@ -165,6 +165,15 @@ class MemoryConfig:
 PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
 
 
+@dataclass(frozen=True)
+class InView:
+    """A node as the latest frame showed it: image box (x0, y0, x1, y1) and depth (m)."""
+
+    node_id: int
+    bbox: tuple[int, int, int, int] | None
+    depth: float | None
+
+
 class SceneGraphMemory:
     """Bounded, streaming scene-graph memory fed with :class:`Observation` s in time order."""
 
@@ -193,6 +202,11 @@ class SceneGraphMemory:
         # every floor cell the camera stood on (PATH_CELL m), for coverage and area rules
         self.rooms: dict[str, dict[str, Any]] = {}
         self.path_cells: set[tuple[int, int]] = set()
+        # the latest frame as perceived: which nodes, where in the image, how deep
+        self.in_view: list[InView] = []
+        # rooms in the order they were entered, with the pose on entering (bounded by the
+        # number of room changes)
+        self.scene_log: list[tuple[str, EgoPose]] = []
         self.merges = 0
         self.splits = 0
         self.pruned = 0
@@ -213,12 +227,14 @@ class SceneGraphMemory:
         self.frames += 1
         self._ingest_pose(obs)
         seen: list[int] = []
+        self.in_view = []
         for det in obs.detections:
             node = self._associate(det, obs, seen)
             if node is None:  # held back: a tracked detection far from its node, for now
                 continue
             self._update(node, det, obs, jpeg)
             seen.append(node.node_id)
+            self.in_view.append(InView(node.node_id, det.bbox, det.depth))
         for nid in seen:
             self._maybe_merge(nid, obs.index)
         self._prune(obs.time)
@@ -279,6 +295,8 @@ class SceneGraphMemory:
             v = self.visits[scene] = SceneVisits(t, t)
         if scene != self._last_scene:
             v.entries += 1
+            if self.pose is not None:
+                self.scene_log.append((scene, self.pose))
             if self._last_scene is not None:
                 self.adjacency.setdefault(self._last_scene, set()).add(scene)
                 self.adjacency.setdefault(scene, set()).add(self._last_scene)

@@ -72,6 +72,11 @@ class SimGroundTruth(PerceptionProvider):
         self.min_pixels = sim_min_pixels(i.width, i.height) if min_pixels is None else min_pixels
         self.noise = noise or NoiseModel()
         self._objects = {o.instance_id: o for o in meta.house.objects}
+        # box extents along the world axes (what a 3D detector reports), not the model's own
+        self._extent = {
+            o.instance_id: tuple(float(b - a) for a, b in zip(*o.aabb(), strict=True))
+            for o in meta.house.objects
+        }
         # Scene tags are the rooms' names, unique in the house ("bedroom 2"), as questions name
         # them; the room's floor plan comes with it (a layout estimator's output).
         self._rooms = {r.room_id: r.name for r in meta.house.rooms}
@@ -121,7 +126,7 @@ class SimGroundTruth(PerceptionProvider):
                     bbox=v.bbox,
                     visibility=float(v.pixels),
                     depth=v.mean_depth,
-                    size=o.size,
+                    size=self._extent[o.instance_id],
                 )
             )
         scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None

@@ -16,7 +16,17 @@ from collections.abc import Iterable
 from streamspatial.core.schema import Item
 from streamspatial.sim.types import EpisodeMeta
 
-from . import explore, maps, ovos, s3, s3_chains, ucs, vcbench  # noqa: F401  (register the families)
+from . import (  # noqa: F401  (register the families)
+    explore,
+    maps,
+    ovos,
+    ovos_local,
+    ovos_simulate,
+    s3,
+    s3_chains,
+    ucs,
+    vcbench,
+)
 from .balance import BINS, Balancer
 from .draft import Draft, LetterDealer, to_item
 from .registry import FAMILIES, Episode, Family

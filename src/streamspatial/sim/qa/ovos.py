@@ -21,11 +21,21 @@ from .prefix import Prefix, object_distance, wrap
 from .registry import Episode, family
 from .search import class_first
 
+# The 30 canonical task types of OVO-S-Bench (App. D), numbered in the appendix's order.
 TASKS = {
     "1.1.1": "Object-to-Object Absolute Distance",
+    "1.1.2": "Relative Physical Scale",
     "1.1.3": "Object Depth Ordering",
+    "1.1.4": "Viewpoint Height Perception",
+    "1.2.1": "Containment Relation",
+    "1.2.2": "Occlusion Recognition",
+    "1.2.3": "Support Relation",
+    "1.2.4": "Local Topology Description",
     "1.3.1": "Ego-motion Translation",
     "1.3.2": "Ego-motion Rotation",
+    "1.3.3": "Object Motion Separation",
+    "1.3.4": "Relative Speed Judgment",
+    "1.3.5": "Judgment of Motion State",
     "2.1.1": "Revisit Detection",
     "2.1.2": "Revisit Counting",
     "2.2.1": "Out-of-View Localization",
@@ -33,7 +43,12 @@ TASKS = {
     "2.2.3": "Transient Count Memory",
     "2.3.1": "Chronological Recall",
     "2.3.2": "Temporal Depth Estimation",
+    "3.1.1": "Mental Rotation & Fitting",
+    "3.1.2": "Spatial What-If Consequence",
+    "3.1.3": "Physical Stability & Feasibility",
+    "3.2.1": "Object-Level Change Detection",
     "3.3.1": "Optimal Path Reasoning",
+    "3.3.2": "Obstacle-Aware Rerouting",
     "3.3.3": "Reachability Judgment",
     "4.1.1": "Allocentric Direction Reasoning",
     "4.2.1": "Topological Structure Reasoning",

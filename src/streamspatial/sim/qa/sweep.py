@@ -44,6 +44,11 @@ def _boxes(house: House) -> tuple[list[Box], dict[int, Box]]:
     return boxes, {b.instance_id: b for b in boxes if b.instance_id}
 
 
+def boxes_of(house: House) -> list[Box]:
+    """The boxes the renderer draws for ``house`` (walls have instance id 0), cached."""
+    return _boxes(house)[0]
+
+
 def _corners(b: Box) -> np.ndarray:
     c, s = math.cos(b.yaw), math.sin(b.yaw)
     out = []
