@@ -32,7 +32,7 @@ AREA_SHARE = 0.3
 FLOOR_CELL = 0.5  # m: the floor grid coverage is counted on
 
 
-def _contains(poly: list[tuple[float, float]], x: float, y: float) -> bool:
+def contains(poly: list[tuple[float, float]], x: float, y: float) -> bool:
     inside = False
     for i in range(len(poly)):
         (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % len(poly)]
@@ -49,7 +49,7 @@ def coverage(ctx: RuleContext, room: dict) -> float:
         (x, y)
         for x in np.arange(min(xs) + FLOOR_CELL / 2, max(xs), FLOOR_CELL)
         for y in np.arange(min(ys) + FLOOR_CELL / 2, max(ys), FLOOR_CELL)
-        if _contains(poly, float(x), float(y))
+        if contains(poly, float(x), float(y))
     ]
     if not cells:
         return 0.0
@@ -73,7 +73,7 @@ def room_of(ctx: RuleContext, node: ObjectNode) -> str | None:
     """The perceived room whose floor holds the object, else where it was seen from."""
     x, y, _ = node.position
     for name, room in ctx.memory.rooms.items():
-        if _contains([tuple(q) for q in room["polygon"]], x, y):
+        if contains([tuple(q) for q in room["polygon"]], x, y):
             return name
     return node.scene
 
@@ -199,7 +199,7 @@ def _explore_room_count(ctx: RuleContext) -> Answer:
         sum(
             1
             for n in ctx.memory.nodes()
-            if n.label in labels and _contains(poly, n.position[0], n.position[1])
+            if n.label in labels and contains(poly, n.position[0], n.position[1])
         )
     )
 
@@ -215,4 +215,4 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "trajectory_map": _trajectory_map,
 }
 
-__all__ = ["RULES", "coverage", "room_of"]
+__all__ = ["RULES", "contains", "coverage", "room_of"]

@@ -163,6 +163,7 @@ class MemoryConfig:
 
 
 PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
+VIEW_LOG_S = 60.0  # s of per-frame "what was in view" kept (counts at an earlier moment)
 
 
 @dataclass(frozen=True)
@@ -202,8 +203,10 @@ class SceneGraphMemory:
         # every floor cell the camera stood on (PATH_CELL m), for coverage and area rules
         self.rooms: dict[str, dict[str, Any]] = {}
         self.path_cells: set[tuple[int, int]] = set()
-        # the latest frame as perceived: which nodes, where in the image, how deep
+        # the latest frame as perceived: which nodes, where in the image, how deep; and which
+        # nodes each frame of the last VIEW_LOG_S seconds showed
         self.in_view: list[InView] = []
+        self.view_log: deque[tuple[float, tuple[int, ...]]] = deque()
         # rooms in the order they were entered, with the pose on entering (bounded by the
         # number of room changes)
         self.scene_log: list[tuple[str, EgoPose]] = []
@@ -235,6 +238,9 @@ class SceneGraphMemory:
             self._update(node, det, obs, jpeg)
             seen.append(node.node_id)
             self.in_view.append(InView(node.node_id, det.bbox, det.depth))
+        self.view_log.append((obs.time, tuple(v.node_id for v in self.in_view)))
+        while self.view_log and self.view_log[0][0] < obs.time - VIEW_LOG_S:
+            self.view_log.popleft()
         for nid in seen:
             self._maybe_merge(nid, obs.index)
         self._prune(obs.time)
@@ -506,6 +512,15 @@ class SceneGraphMemory:
 
     def labels(self) -> set[str]:
         return {n.label for n in self.objects.values()}
+
+    def in_view_at(self, t: float) -> tuple[int, ...] | None:
+        """Nodes the last frame at or before ``t`` showed (within VIEW_LOG_S of now)."""
+        got = None
+        for time, ids in self.view_log:
+            if time > t + 1e-6:
+                break
+            got = ids
+        return got
 
     def pose_at(self, t: float) -> EgoPose | None:
         """The latest pose at or before ``t`` from the recent full-rate buffer, else the chain."""

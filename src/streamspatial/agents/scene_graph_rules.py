@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from streamspatial.agents import rules_scene, rules_space, rules_time
+from streamspatial.agents import rules_scene, rules_space, rules_time, rules_user
 from streamspatial.agents.base import answer_request
 from streamspatial.agents.rule_context import (
     Answer,
@@ -376,6 +376,7 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
 RULES.update(rules_space.RULES)  # room layouts, the walked path, multi-turn references
 RULES.update(rules_time.RULES)  # counts at a moment and over a window
 RULES.update(rules_scene.RULES)  # object boxes and the latest frame
+RULES.update(rules_user.RULES)  # UCS-Bench's user-centric questions
 
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
 _BY_PRIMITIVE = {

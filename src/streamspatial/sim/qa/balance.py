@@ -54,6 +54,7 @@ BINS: dict[str, tuple[float, ...]] = {
     "vc.o1_snap": (1.5, 2.5, 4.5),  # last query point's count
     "vc.o2_unique": (2.5, 4.5, 8.5),
     "vc.o2_gain": (0.5, 1.5, 2.5),  # 0 | 1 | 2 | 3+
+    "vc.o1_delta": (-1.5, -0.5, 0.5, 1.5),  # ≤ -2 | -1 | 0 | +1 | ≥ +2
 }
 
 

@@ -19,7 +19,7 @@ from streamspatial.sim.types import EpisodeMeta
 from .draft import Draft
 from .prefix import Prefix
 
-Format = Literal["s3", "ovos", "vcbench"]
+Format = Literal["s3", "ovos", "vcbench", "ucs"]
 
 
 class Episode:

@@ -117,6 +117,40 @@ def o2_unique(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
+@family("vc.o1_delta", "vcbench", labels("O1-Delta"), "number", min_history_s=15.0)
+def o1_delta(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How the number of X in view changed over the last N seconds (one query point)."""
+    p = ep.prefix(k)
+    window = rng.choice((5, 10, 15, 20))
+    start = p.k - p.frames_back(window)
+    if start < 0:
+        return []
+    target = pick_target(p.house, sorted(c for c, v in _by_category(p).items() if len(v) >= 2), rng)
+    if target is None:
+        return []
+    then = [o for o in p.seen_ids(p.frames[start]) if target.test(p.obj(o))]
+    now = [o for o in p.visible_now if target.test(p.obj(o))]
+    if not then and not now:
+        return []
+    return [
+        Draft(
+            family="vc.o1_delta",
+            question=f"Compared with {window} seconds ago, by how much has the number of "
+            f"{target.noun} visible in the current frame changed? Answer with a signed "
+            "number (for example +2 for two more, -1 for one fewer, 0 for no change).",
+            queries=[
+                DraftQuery(
+                    p.time,
+                    float(len(now) - len(then)),
+                    ((p.t(start), p.t(start)), (p.t(p.k), p.t(p.k))),
+                )
+            ],
+            intent=intent("o1_delta", sorted({*then, *now}), window_s=window, **target.params()),
+            meta={"occurrence_times": {"start": [p.t(start)], "end": [p.t(p.k)]}},
+        )
+    ]
+
+
 @family("vc.o2_gain", "vcbench", labels("O2-Gain"), "number", min_history_s=15.0)
 def o2_gain(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
