@@ -15,7 +15,10 @@ from streamspatial.eval.aggregate import Table
 # Columns holding fractions in [0, 1] that the papers print as percentages.
 # VCBench's three metrics as its paper prints them (VCBench, §3.3).
 VCBENCH_METRICS = {"gpa": "GPA", "moc": "MoC", "uda": "UDA"}
-PERCENT_COLUMNS = frozenset({"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"})
+PERCENT_COLUMNS = frozenset(
+    {"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"}
+    | {"blind", "chance", "vision_gap"}  # the vision–blind gap (report.blind)
+)
 
 
 def fmt_cell(column: str, value: Any) -> str:
