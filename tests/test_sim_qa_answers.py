@@ -319,6 +319,9 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
             assert correct_text(item, i) == str(s.count(params["room_id"]))
             answers.append(int(correct_text(item, i)))
         assert answers == sorted(answers) and answers[-1] <= len(item.options)
+        # options 1…m, m the most stays any room has had: no count likelier than another
+        most = max(Counter(stays(before(meta, item.queries[-1].time))).values())
+        assert sorted(int(o.text) for o in item.options) == list(range(1, min(5, most) + 1))
     elif task == "Out-of-View Localization":
         assert ids[0] not in {v.instance_id for v in now.visible}
         assert ans == room_name(meta, obj(meta, ids[0]).room_id)

@@ -128,7 +128,7 @@ def generate(
         typer.Option(
             "--reserve", help="Spare questions per family and walk, share of --per-family."
         ),
-    ] = 0.5,
+    ] = 1.0,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig

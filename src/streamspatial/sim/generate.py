@@ -56,7 +56,7 @@ class GenerateConfig:
     furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
     workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
     prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
-    reserve: float = 0.5  # extra questions per family and walk, as a share of per_family
+    reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
 
     def check(self) -> None:
         problems = []

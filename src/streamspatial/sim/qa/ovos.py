@@ -268,52 +268,44 @@ def revisit_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
+MAX_STAYS = 5  # most options a revisit count offers
+
+
 @ovos("revisit_counting", "2.1.2", min_history_s=10.0)
 def revisit_counting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """How many separate stays in room R so far, asked at 2–4 moments.
+    """How many separate stays in room R so far (one query point).
 
-    The count each query point should have is drawn first, uniformly over the stays so far
-    (sorted: answers never decrease along the stream), and the moment is drawn inside the span
-    where the count is that.  Asking exactly at each new visit made the answer at the n-th
-    query point n, which a blind model reads off the query index.
+    The options are the counts 1…m, m the most stays any room has had so far, and the answer
+    is drawn uniformly over them before the room (one with exactly that many stays) is chosen,
+    so no count is likelier than another whatever the options are.  Asked at each new visit of
+    one room, the n-th query point's answer was n (read off the query index blind: 0.98); asked
+    at drawn counts of one room, the answers still rose with the index, and on one-minute walks
+    most rooms have one or two stays, so options 1–4 left a blind "1 or 2" at 0.57 against a
+    chance of 0.25.
     """
     p = ep.prefix(k)
     counts: dict[int, int] = {}
     for r in p.room_runs:
         counts[r.key] = counts.get(r.key, 0) + 1
-    rooms = sorted(r for r, c in counts.items() if c >= 2)
+    m = min(MAX_STAYS, max(counts.values(), default=0))
+    if m < 2:
+        return []
+    want = rng.randint(1, m)
+    rooms = sorted(r for r, c in counts.items() if c == want)
     if not rooms:
         return []
     room = rng.choice(rooms)
-    stays = [r for r in p.room_runs if r.key == room]
-    ends = [s.start for s in stays[1:]] + [p.k + 1]  # count c holds on [stays[c-1].start, ends)
-    gap = p.frames_back(3.0)
-    targets = sorted(rng.choices(range(1, len(stays) + 1), k=rng.randint(2, 4)))
-    picked: list[int] = []
-    for c in targets:
-        lo = max(stays[c - 1].start + p.frames_back(1.0), picked[-1] + gap if picked else 0)
-        hi = ends[c - 1] - 1
-        if lo <= hi:
-            picked.append(rng.randint(lo, hi))
-    if len(picked) < 2:
-        return []
-    queries: list[DraftQuery] = []
-    for kk in picked:
-        q = ep.prefix(kk)
-        mine = [r for r in q.room_runs if r.key == room]
-        frames_in = [i for s in mine for i in range(s.start, min(s.end, kk) + 1)]
-        queries.append(DraftQuery(q.time, str(len(mine)), q.spans(frames_in)))
-    top = min(7, max(4, len(stays) + rng.randint(0, 2)))
-    return [
-        Draft(
-            family="ovos.revisit_counting",
-            question=f"How many separate times have you been in the {room_ref(p.house, room)} "
-            "so far?",
-            queries=queries,
-            intent=intent("revisit_counting", room_id=room),
-            choices=[str(i) for i in range(1, top + 1)],
-        )
-    ]
+    frames_in = [i for s in p.room_runs if s.key == room for i in range(s.start, s.end + 1)]
+    draft = _choice(
+        p,
+        "revisit_counting",
+        f"How many separate times have you been in the {room_ref(p.house, room)} so far?",
+        str(want),
+        [str(want), *(str(i) for i in range(1, m + 1) if i != want)],
+        p.spans(frames_in),
+        intent("revisit_counting", room_id=room),
+    )
+    return [draft]
 
 
 @ovos("out_of_view", "2.2.1")
