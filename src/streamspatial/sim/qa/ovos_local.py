@@ -134,8 +134,6 @@ def containment(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-
-
 @ovos("support", "1.2.3")
 def support(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which piece of furniture directly supports the small object X.
