@@ -154,6 +154,8 @@ def generate(
     cfg.check()
     result = run_generation(cfg)
     console = Console()
+    if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
+        console = Console(soft_wrap=True, width=160)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
     if result.pruning is not None:
         print_pruning(console, result.pruning)
@@ -216,6 +218,13 @@ def print_pruning(console: Console, pruning: dict) -> None:
             str(r["added_from_reserve"]),
         )
     console.print(table)
+    short = {t: r for t, r in pruning["tasks"].items() if r["final"] < r["requested"]}
+    if short:
+        console.print(
+            f"{len(short)} task(s) ended short of the questions asked for (the reserve ran out; "
+            "raise --reserve): "
+            + ", ".join(f"{t} {r['final']}/{r['requested']}" for t, r in short.items())
+        )
 
 
 def register(app: typer.Typer) -> None:
