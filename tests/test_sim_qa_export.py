@@ -69,7 +69,8 @@ def test_every_file_loads_through_its_adapter_with_no_problem(bench):
             assert got.answer_type == want.answer_type
             if fmt == "s3":
                 assert got.depends_on == want.depends_on
-                assert got.intent == want.intent
+            if fmt in ("s3", "ucs"):  # the rules agent reads which task is asked
+                assert got.intent == want.intent and want.intent
             if fmt == "ucs":  # whole seconds, the open-ended answer kept beside the letter
                 assert got.queries[0].time == int(got.queries[0].time)
                 assert got.meta["answer"] == want.meta["answer"]

@@ -42,7 +42,8 @@ def write_ucs_json(items: Iterable[Item], path: Path) -> None:
     """UCS-Bench's released JSON-array layout: ``qid, video_uid, question,
     question_timestamps`` ("HH:MM:SS"), ``options`` (A–E), ``answer_label``, the open-ended
     ``answer`` the demo files carry ("It is on your left."), ``category, subcategory, qtype``
-    and ``evidence`` (seconds).  Questions are asked at whole seconds."""
+    and ``evidence`` (seconds), plus the generator's ``intent``.  Questions are asked at whole
+    seconds."""
     rows = []
     for it in items:
         (q,) = it.queries
@@ -62,6 +63,8 @@ def write_ucs_json(items: Iterable[Item], path: Path) -> None:
                 "subcategory": it.task.subcategory,
                 "qtype": it.task.task,
                 "evidence": [[s, e] for s, e in q.evidence],
+                # generated benchmarks only, as in ovos.jsonl: what the rules agent reads
+                **({"intent": it.intent} if it.intent is not None else {}),
             }
         )
     tmp = path.with_name(path.name + ".tmp")
