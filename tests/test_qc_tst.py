@@ -149,6 +149,16 @@ def test_unbiased_tasks_are_not_flagged_though_the_best_of_six_may_beat_chance()
     assert set(res["s3/spatial_distance"].models) == {"median", "ridge", "forest"}
 
 
+def test_the_order_of_the_items_changes_no_score():
+    items = fair_rooms(seed=1) + fair_numbers()
+    shuffled = list(items)
+    random.Random(5).shuffle(shuffled)
+    a, b = probe(items), probe(shuffled)
+    assert {t: (r.blind, r.models) for t, r in a.items()} == {
+        t: (r.blind, r.models) for t, r in b.items()
+    }
+
+
 # -- the biases the probe must find -------------------------------------------------------------
 
 

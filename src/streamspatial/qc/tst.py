@@ -270,6 +270,9 @@ def stress_test(
     for task, pts in by_task.items():
         if wanted is not None and task not in wanted:
             continue
+        # The learners see rows in one canonical order: a file's order must not move a verdict
+        # (the forest's bootstraps and the per-fold model choice shifted tasks by ~10 points).
+        pts.sort(key=lambda p: (p.group, p.item_id, p.index))
         r = probe_task(task, pts, cfg)
         results.append(r)
         if on_task is not None:
