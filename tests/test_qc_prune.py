@@ -76,9 +76,11 @@ def test_an_unbiased_benchmark_is_left_alone():
     res = iterative_bias_pruning(active, fair("Chronological Recall", 20, tag="r"), slot=slot)
     if res.before.tasks[0].strict:  # a lucky point estimate: pruning may then act
         pytest.skip("this draw beats chance by 5 points by luck")
-    assert res.rounds == 0 and res.pruned == {} and {it.id for it in res.kept} == {
-        it.id for it in active
-    }
+    assert (
+        res.rounds == 0
+        and res.pruned == {}
+        and {it.id for it in res.kept} == {it.id for it in active}
+    )
 
 
 def test_without_a_reserve_the_task_shrinks_and_says_so():

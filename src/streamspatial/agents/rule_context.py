@@ -126,7 +126,6 @@ def best_option(ctx: RuleContext, key: Callable[[ObjectNode], float]) -> str | N
     return min(scored)[1] if scored else None
 
 
-
 def scenes_in(ctx: RuleContext, text: str) -> list[str]:
     """Scene tags (room types) named in ``text``, in the order they appear."""
     low = text.lower()
@@ -145,5 +144,3 @@ def scene_option(ctx: RuleContext, key: Callable[[str], float]) -> str | None:
         if tags:
             scored.append((key(tags[0]), letter))
     return min(scored)[1] if scored else None
-
-

@@ -216,9 +216,11 @@ def occlusion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         else:
             continue
         foils = [f"The {name(p, i)}" for i in nameable(p, sorted(frame)) if i not in (x, blocker)]
-        if len(foils) < 2:
-            continue
         choices = [answer, *([NOTHING] if answer != NOTHING else []), *foils]
+        if len(choices) < 4:
+            # always four options: with three, "nothing" was the answer whenever an object
+            # was missing (a blind forest read it off the option count: 0.52, chance 0.27)
+            continue
         return [
             _draft(
                 p,

@@ -246,7 +246,7 @@ def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         rooms = [room_ref(p.house, r) for r in sorted(g) if r not in (here, t)]
         choices = [answer, *([NO_ROUTE] if answer != NO_ROUTE else []), *rooms]
         if len(set(choices)) < 3:
-            continue
+            continue  # always three options, else their number tells whether NO_ROUTE is right
         return [
             _draft(
                 p,
@@ -259,7 +259,7 @@ def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
                 list(dict.fromkeys(choices)),
                 _graph_evidence(p),
                 intent("rerouting", room_ids=[here, t], blocked=[a, b]),
-                n_options=4,
+                n_options=3,
             )
         ]
     return []
