@@ -1,9 +1,9 @@
 """What memory buys, on a generated simulator benchmark: frame policies vs scene-graph memory.
 
-Runs every configuration through the real CLI path (``execute``, the runner, the results
-store) on one ``streamspatial sim generate`` folder and prints markdown tables: overall, then
-per task family, each with the score, compression ratio (CR) and evidence recall (ER) that
-the runner records for every query (seed 000 §4.3.3).
+Runs every configuration through the public API (``streamspatial.evaluate``: the runner and
+the results store the CLI uses) on one ``streamspatial sim generate`` folder and prints
+markdown tables: overall, then per task family, each with the score, compression ratio (CR)
+and evidence recall (ER) that the runner records for every query (seed 000 §4.3.3).
 
 Without real model weights a frame policy's *accuracy* says nothing about the policy — the
 model here is the leave-one-out ``frequent`` baseline, which ignores the frames — so policy
@@ -51,28 +51,24 @@ CONFIGS: list[tuple[str, dict[str, Any], str]] = [
 
 
 def run_all(bench: Path, out: Path, fmt: str, base_url: str) -> dict[str, Path]:
-    from streamspatial.cli.run import execute
-    from streamspatial.eval.config import build_config
+    import streamspatial
     from streamspatial.report import write_report
 
     dirs = {}
     for label, opts, _ in CONFIGS:
         run_dir = out / f"{fmt}-{label.replace(' ', '').replace('·', '-').replace('/', '_')}"
         extra = {"base_url": base_url} if opts.get("model", "").startswith("openai") else {}
-        cfg = build_config(
-            {
-                "data": bench / f"{fmt}.jsonl",
-                "videos": bench / "videos",
-                "out": run_dir,
-                "progress": False,
-                "concurrency": 4,
-                "cache_dir": out / "cache",
-                **opts,
-                **extra,
-            }
-        )
         t0 = time.perf_counter()
-        execute(cfg)
+        streamspatial.evaluate(
+            bench / f"{fmt}.jsonl",
+            bench / "videos",
+            out=run_dir,
+            progress=False,
+            concurrency=4,
+            cache_dir=out / "cache",
+            **opts,
+            **extra,
+        )
         write_report(run_dir)
         print(f"  {fmt} {label}: {time.perf_counter() - t0:.1f} s", flush=True)
         dirs[label] = run_dir

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from streamspatial.eval import (
+from streamspatial.scoring import (
     ScoredQuery,
     extract_choice,
     extract_number,

@@ -123,7 +123,7 @@ class InstantModel:
 
 
 def child(minutes: int, case: int) -> dict[str, float]:
-    from streamspatial.agents import make_agent
+    from streamspatial.agents import AgentOptions, agent_factory
     from streamspatial.bench.registry import load_benchmark
     from streamspatial.eval.results import PredictionWriter
     from streamspatial.eval.runner import Runner
@@ -132,8 +132,8 @@ def child(minutes: int, case: int) -> dict[str, float]:
     agent_name, policy, options = CASES[case]
     data, videos = make_inputs(minutes)
     adapter, items = load_benchmark(data, videos=videos)
-    agent = make_agent(
-        agent_name, policy=policy, params=GenerationParams(), videos=videos, **options
+    agent = agent_factory(
+        agent_name, AgentOptions(policy=policy, params=GenerationParams(), **options)
     )
     with (
         tempfile.TemporaryDirectory() as tmp,

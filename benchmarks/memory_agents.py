@@ -5,7 +5,8 @@ them), a question every minute, and an instant in-process "model" whose fold sum
 deliberately verbose (4,000 characters) so the caps are what bounds the prompt.  Per agent and
 stream minute (1, 10, 30, 60) it prints what an answer request holds (images, text
 characters), the side calls made for that query (folds or captions), the state kept (folds /
-captions), and the agent's own CPU per query (prepare + build, the model excluded).
+captions), and the agent's own CPU per query (its decision, side calls included, the model
+excluded).
 
 Baseline: the same agent on the same stream at minute 1 — every minute of the stand-in stream
 is alike, so the only difference between a query at minute 1 and one at minute 60 is the
@@ -26,6 +27,7 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+from streamspatial.agents.contract import QueryContext, VideoStream
 from streamspatial.agents.folding import FoldingAgent
 from streamspatial.agents.spatial_caption import SpatialCaptionAgent
 from streamspatial.models.types import ModelResponse, TextPart
@@ -67,8 +69,12 @@ def measure(agent) -> tuple[list[tuple[int, int, int, int, int, float]], list[fl
     model = InstantModel()
     adapter = SimpleNamespace(prompt=lambda *a, **k: "Question?", system_prompt=lambda it: None)
     rows, cpus = [], []
+    stream = None
     # A first query on another video pays the one-off costs (imports, the first event loop).
     for video, minute in [("warm-up", 1)] + [("v", m) for m in range(1, MINUTES + 1)]:
+        if stream is None or stream.video != video:  # a new video: the agent starts over
+            stream = VideoStream(video, Path(video), store.fps, store.n_frames)
+            agent.reset(stream)
         t_q = 60.0 * minute
         item = SimpleNamespace(
             id=f"q{minute}",
@@ -81,16 +87,16 @@ def measure(agent) -> tuple[list[tuple[int, int, int, int, int, float]], list[fl
         view = PrefixView(store, t_q)
         before = model.calls
         start = time.process_time()
-        asyncio.run(agent.prepare(view, item, query, adapter, model))
-        request = agent.build_request(view, item, query, adapter)
-        agent.diagnostics(item, query)
+        frames = tuple(agent.frames_needed(item, query, stream))
+        ctx = QueryContext(item, query, stream, view, adapter, model, frames)  # type: ignore[arg-type]
+        request = asyncio.run(agent.decide(ctx)).request
         cpu = time.process_time() - start
         if video != "v":
             continue
         cpus.append(cpu)
         if minute in REPORT_AT:
             text = sum(len(p.text) for p in request.parts if isinstance(p, TextPart))
-            st = agent._states.get("v")
+            st = agent.state
             kept = len(st.folds) if hasattr(st, "folds") else len(st.captions)
             rows.append((minute, len(request.images), text, model.calls - before, kept, cpu))
     return rows, cpus

@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import psutil
@@ -131,7 +132,7 @@ def whole_run(data: Path, videos: Path, out: Path) -> tuple[float, float]:
                 adapter=adapter,
                 items=items,
                 backend=backend,
-                agent=PolicyAgent(POLICY),
+                agent=partial(PolicyAgent, POLICY),
                 writer=writer,
                 videos=videos,
                 model="m",

@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import httpx
@@ -89,7 +90,7 @@ def through_runner(
             adapter=adapter,
             items=items,
             backend=backend,
-            agent=PolicyAgent(POLICY),
+            agent=partial(PolicyAgent, POLICY),
             writer=writer,
             videos=videos,
             model="bench",

@@ -16,7 +16,8 @@ from typing import Any
 
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_records
-from streamspatial.eval.runner import Runner, VideoTools
+from streamspatial.eval.runner import Runner
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
 from streamspatial.video.synthetic import write_timestamp_video
 

@@ -11,7 +11,7 @@ import json
 import zlib
 from pathlib import Path
 
-from streamspatial.cli.run import execute
+from streamspatial.api import run
 from streamspatial.eval.config import build_config
 from streamspatial.testing import FakeOpenAIServer
 
@@ -31,7 +31,7 @@ def run_one(data: Path, videos: Path, out: Path, config_file: Path | None = None
         {"data": data, "videos": videos, "out": out, "progress": False, "concurrency": 4, **given},
         config_file,
     )
-    assert execute(cfg) == 0, out
+    assert run(cfg).exit_status == 0, out
     return out
 
 

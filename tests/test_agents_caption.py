@@ -3,13 +3,13 @@ interleaving, the 64-frame buffer, and captions made once per frame."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from agent_helpers import decide
 from memory_agent_fixtures import (
     CAPTION_RE,
     EchoBackend,
@@ -20,8 +20,7 @@ from memory_agent_fixtures import (
     scripted,
     write_bench,
 )
-from streamspatial.agents import AGENTS, make_agent
-from streamspatial.agents.base import MemoryCallError
+from streamspatial.agents import AgentOptions, MemoryCallError, agent_names, make_agent
 from streamspatial.agents.spatial_caption import SpatialCaptionAgent
 from streamspatial.models.types import ImagePart, ModelResponse, TextPart
 from streamspatial.testing.openai_server import FakeOpenAIServer
@@ -42,7 +41,11 @@ def test_causality_canary_and_each_frame_captioned_once(bench, tmp_path: Path) -
     data, videos = bench
     with FakeOpenAIServer(scripted, fps=FPS) as server:
         records = run_agent(
-            data, videos, tmp_path / "run", SpatialCaptionAgent(buffer=8), http_backend(server)
+            data,
+            videos,
+            tmp_path / "run",
+            lambda: SpatialCaptionAgent(buffer=8),
+            http_backend(server),
         )
     assert len(records) == 3 and all(r.error is None and r.valid for r in records)
     captions = [r for r in server.requests if "Write a spatial caption" in r.text]
@@ -78,8 +81,8 @@ def test_buffer_keeps_the_64_most_recent_frames() -> None:
     backend = EchoBackend(lambda r: f"caption {r.query_time:g}")
     item, query, adapter = _item(99.5)
     view = PrefixView(FakeStore(120.0), 99.5)
-    asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    req = agent.build_request(view, item, query, adapter)
+    decision = decide(agent, view, item, query, adapter, backend)
+    req = decision.request
     assert req.frame_times == [float(t) for t in range(36, 100)]
     kinds = "".join("I" if isinstance(p, ImagePart) else "T" for p in req.parts)
     assert kinds == "TIT" * 64 + "T"
@@ -88,9 +91,9 @@ def test_buffer_keeps_the_64_most_recent_frames() -> None:
     # The next query captions only the frames that entered the buffer.
     item2, query2, _ = _item(104.0)
     view2 = PrefixView(FakeStore(120.0), 104.0)
-    asyncio.run(agent.prepare(view2, item2, query2, adapter, backend))
+    decide(agent, view2, item2, query2, adapter, backend)
     assert [r.query_time for r in backend.requests[64:]] == [100.0, 101.0, 102.0, 103.0, 104.0]
-    assert agent.last_diagnostics["captioned"] == 64
+    assert decision.diagnostics.as_dict()["captioned"] == 64
 
 
 def test_failed_caption_is_an_error_and_asked_again() -> None:
@@ -109,17 +112,16 @@ def test_failed_caption_is_an_error_and_asked_again() -> None:
     view = PrefixView(FakeStore(10.0), 3.0)
     # the failure is the query's error (recorded by the runner), not a silent "(unavailable)"
     with pytest.raises(MemoryCallError, match="caption of the frame at 2 s failed: HTTP 503"):
-        asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    assert agent._states.get(item.video).errors == 1
-    asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    req = agent.build_request(view, item, query, adapter)
+        decide(agent, view, item, query, adapter, backend)
+    assert agent.state.errors == 1
+    req = decide(agent, view, item, query, adapter, backend).request
     assert TextPart("Spatial caption: caption 2") in req.parts
     assert calls.count(2.0) == 2 and calls.count(1.0) == 1
 
 
 def test_registered_under_its_name() -> None:
-    agent = make_agent("spatial-caption", policy="uniform-8", videos=Path("."))
-    assert isinstance(agent, SpatialCaptionAgent) and "spatial-caption" in AGENTS
+    agent = make_agent("spatial-caption", AgentOptions(policy="uniform-8"))
+    assert isinstance(agent, SpatialCaptionAgent) and "spatial-caption" in agent_names()
     assert agent.label == "spatial-caption[64@1fps]" and not agent.offline
 
 

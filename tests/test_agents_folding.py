@@ -3,7 +3,6 @@ schedule, bounded prompt as the stream grows, and the --fold-every flag."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_helpers import decide
 from memory_agent_fixtures import (
     FOLD_RE,
     EchoBackend,
@@ -23,7 +23,7 @@ from memory_agent_fixtures import (
     scripted,
     write_bench,
 )
-from streamspatial.agents import AGENTS, make_agent
+from streamspatial.agents import AgentOptions, agent_names, make_agent
 from streamspatial.agents.folding import FoldingAgent
 from streamspatial.core.errors import InputError
 from streamspatial.models.types import ImagePart, TextPart
@@ -47,7 +47,7 @@ def bench(tmp_path_factory) -> tuple[Path, Path]:
 def test_causality_canary_no_frame_or_summary_after_t_q(bench, tmp_path: Path) -> None:
     data, videos = bench
     with FakeOpenAIServer(scripted, fps=FPS) as server:
-        records = run_agent(data, videos, tmp_path / "run", FoldingAgent(), http_backend(server))
+        records = run_agent(data, videos, tmp_path / "run", FoldingAgent, http_backend(server))
     assert len(records) == 5 and all(r.error is None for r in records)
     assert all(r.agent == "folding" for r in records)
     folds = [r for r in server.requests if "Memory folding at" in r.text]
@@ -80,8 +80,8 @@ def test_request_layout_system_folds_dense_question() -> None:
     backend = EchoBackend(lambda r: f"memory up to {r.query_time:g}")
     item, query, adapter = _item(25.0)
     view = PrefixView(FakeStore(60.0), 25.0)
-    asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    req = agent.build_request(view, item, query, adapter)
+    decision = decide(agent, view, item, query, adapter, backend)
+    req = decision.request
     kinds = ["I" if isinstance(p, ImagePart) else "T" for p in req.parts]
     # [header, (caption, frame, memory) × 2 folds, "recent", (caption, frame) × 10, question]
     assert "".join(kinds) == "T" + "TIT" * 2 + "T" + "TI" * 10 + "T"
@@ -102,8 +102,8 @@ def test_earlier_query_after_a_later_one_refolds_instead_of_leaking() -> None:
     late, early = _item(45.0), _item(15.0)
     for item, query, adapter in (late, early):
         view = PrefixView(FakeStore(60.0), query.time)
-        asyncio.run(agent.prepare(view, item, query, adapter, backend))
-        req = agent.build_request(view, item, query, adapter)
+        decision = decide(agent, view, item, query, adapter, backend)
+        req = decision.request
         assert max(req.frame_times) <= query.time
         text = " ".join(p.text for p in req.parts if isinstance(p, TextPart))
         assert f"memory up to {10 * math.floor(query.time / 10)}" in text
@@ -118,11 +118,11 @@ def test_prompt_size_is_bounded_as_the_stream_grows() -> None:
     for t_q in (60.0, 600.0, 3600.0):
         item, query, adapter = _item(t_q)
         view = PrefixView(FakeStore(3601.0), t_q)
-        asyncio.run(agent.prepare(view, item, query, adapter, backend))
-        req = agent.build_request(view, item, query, adapter)
+        decision = decide(agent, view, item, query, adapter, backend)
+        req = decision.request
         text = sum(len(p.text) for p in req.parts if isinstance(p, TextPart))
         sizes[t_q] = (len(req.images), text)
-        assert agent.last_diagnostics["folds"] == math.floor(t_q / 10)
+        assert decision.diagnostics.as_dict()["folds"] == math.floor(t_q / 10)
     assert sizes[60.0][0] == sizes[600.0][0] == sizes[3600.0][0]
     # Only the digits of the timestamps grow ("Frame at 3595 s" vs "Frame at 55 s").
     assert sizes[3600.0][1] - sizes[60.0][1] < 100
@@ -134,16 +134,16 @@ def test_prompt_size_is_bounded_as_the_stream_grows() -> None:
 
 
 def test_fold_every_sets_the_schedule_and_the_flag_reaches_the_agent() -> None:
-    agent = make_agent("folding", fold_every=4.0, policy="uniform-8", videos=Path("."))
+    agent = make_agent("folding", AgentOptions(fold_every=4.0, policy="uniform-8"))
     assert isinstance(agent, FoldingAgent) and agent.fold_every == 4.0
     assert agent.fold_times(13.0) == [4.0, 8.0, 12.0]
-    assert "folding" in AGENTS and "K=4s" in agent.label
+    assert "folding" in agent_names() and "K=4s" in agent.label
     with pytest.raises(InputError, match="--fold-every"):
         FoldingAgent(fold_every=0)
 
 
 def test_a_failed_fold_is_an_error_for_its_query_and_is_made_again_next_time() -> None:
-    from streamspatial.agents.base import MemoryCallError
+    from streamspatial.agents import MemoryCallError
     from streamspatial.models.types import ModelResponse
 
     class Flaky(EchoBackend):
@@ -160,18 +160,18 @@ def test_a_failed_fold_is_an_error_for_its_query_and_is_made_again_next_time() -
     view = PrefixView(FakeStore(30.0), 25.0)
     backend = Flaky()
     with pytest.raises(MemoryCallError, match="memory fold at 20 s failed: HTTP 500"):
-        asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    st = agent._states.get(item.video)
+        decide(agent, view, item, query, adapter, backend)
+    st = agent.state
     assert [f.time for f in st.folds] == [10.0] and st.memory == "memory up to 10"
     assert st.errors == 1
     # the next query (or --retry-errors) makes the failed fold again, then answers from it
     backend.fail = False
-    asyncio.run(agent.prepare(view, item, query, adapter, backend))
-    req = agent.build_request(view, item, query, adapter)
+    decision = decide(agent, view, item, query, adapter, backend)
+    req = decision.request
     texts = [p.text for p in req.parts if isinstance(p, TextPart)]
     assert "Memory at 20 s: memory up to 20" in texts
     assert [r.query_time for r in backend.requests] == [10.0, 20.0, 20.0]
-    assert agent.last_diagnostics["fold_errors"] == 1
+    assert decision.diagnostics.as_dict()["fold_errors"] == 1
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -229,8 +229,8 @@ def test_cli_agent_folding_with_fold_every(bench, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("fails", [False, True])
 def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> None:
-    from streamspatial.eval.metrics import compression_ratio
     from streamspatial.models.types import ModelResponse
+    from streamspatial.video.coverage import compression_ratio
 
     class Model(EchoBackend):
         async def generate(self, request):
@@ -241,12 +241,12 @@ def test_compression_ratio_counts_only_what_reached_the_model(fails: bool) -> No
     agent = FoldingAgent()
     item, query, adapter = _item(25.0)
     view = PrefixView(FakeStore(30.0), 25.0)
-    asyncio.run(agent.prepare(view, item, query, adapter, Model()))
-    req = agent.build_request(view, item, query, adapter)
+    decision = decide(agent, view, item, query, adapter, Model())
+    req = decision.request
     shown = {10.0, 20.0} | set(range(16, 26))  # fold frames + the dense window
     # Successful folds summarised the windows (0, 10] and (10, 20]; empty ones added nothing.
     kept = shown if fails else shown | set(range(1, 21))
-    assert agent.last_diagnostics["compression_ratio"] == compression_ratio(kept, 25.0)
+    assert decision.diagnostics.as_dict()["compression_ratio"] == compression_ratio(kept, 25.0)
     if fails:
         assert TextPart("Memory at 20 s: (none)") in req.parts
 
@@ -259,8 +259,8 @@ def test_no_fold_after_t_q_whatever_the_order_of_queries(times: list[float]) -> 
     for t_q in times:
         item, query, adapter = _item(t_q)
         view = PrefixView(FakeStore(121.0), t_q)
-        asyncio.run(agent.prepare(view, item, query, adapter, backend))
-        req = agent.build_request(view, item, query, adapter)
+        decision = decide(agent, view, item, query, adapter, backend)
+        req = decision.request
         # (within the 1e-9 s tolerance of PrefixView and the runner's 1e-6 s check)
         assert all(t <= t_q + 1e-6 for t in req.frame_times)
         text = " ".join(p.text for p in req.parts if isinstance(p, TextPart))
@@ -279,7 +279,7 @@ def test_folds_go_through_the_response_cache(bench, tmp_path: Path) -> None:
         for k in range(2):
             cache = ResponseCache(tmp_path / "responses.sqlite")
             backend = CachedBackend(http_backend(server), cache)
-            records = run_agent(data, videos, tmp_path / f"run{k}", FoldingAgent(), backend)
+            records = run_agent(data, videos, tmp_path / f"run{k}", FoldingAgent, backend)
             if k == 0:
                 first = len(server.requests)
     # 5 answers + 3 fold calls: the folds at 10 s and 20 s of the two videos show the same
@@ -290,7 +290,7 @@ def test_folds_go_through_the_response_cache(bench, tmp_path: Path) -> None:
 
 def _reference_diagnostics(agent, st_, folds, dense, query):
     """CR / ER by enumerating every folded second (the definition, at O(stream) cost)."""
-    from streamspatial.eval.metrics import compression_ratio, evidence_recall
+    from streamspatial.video.coverage import compression_ratio, evidence_recall
 
     t_q = float(query.time)
     kept = {f.time for f in dense} | {f.frame_time for f in folds}
@@ -335,7 +335,7 @@ def test_property_interval_counting_equals_the_per_second_definition(
     query = SimpleNamespace(time=t_q, evidence=[(s, s + d) for s, d in evidence])
     got = agent._diagnostics(state, folds, dense, query)
     cr, er = _reference_diagnostics(agent, state, folds, dense, query)
-    assert got["compression_ratio"] == pytest.approx(cr, abs=1e-12)
-    assert (got["evidence_recall"] is None) == (er is None)
+    assert got.compression_ratio == pytest.approx(cr, abs=1e-12)
+    assert (got.evidence_recall is None) == (er is None)
     if er is not None:
-        assert got["evidence_recall"] == pytest.approx(er, abs=1e-12)
+        assert got.evidence_recall == pytest.approx(er, abs=1e-12)

@@ -4,12 +4,21 @@ relations, intent parsing, and the causality canary of the scene-graph agent."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamspatial.agents import AGENTS, make_agent
+from agent_helpers import decide
+from streamspatial.agents import (
+    AgentOptions,
+    Ask,
+    VideoStream,
+    agent_names,
+    make_agent,
+    perception_agents,
+)
 from streamspatial.agents.scene_graph import (
     MemoryConfig,
     SceneGraphAgent,
@@ -21,6 +30,7 @@ from streamspatial.agents.scene_graph import (
     resolve,
     retrieve,
 )
+from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.core.errors import CausalityError
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 from streamspatial.models.types import ImagePart
@@ -411,31 +421,37 @@ class EchoAdapter:
     def prompt(self, item, query, **kw):
         return item.question
 
+    def system_prompt(self, item):
+        return None
+
 
 @pytest.mark.parametrize("name", ["scene-graph", "scene-graph-rules"])
 def test_causality_canary_no_node_keyframe_or_frame_after_t_q(name):
-    agent = make_agent(name, provider_factory=lambda it: ScriptedProvider())
+    kind = {"scene-graph": SceneGraphAgent, "scene-graph-rules": SceneGraphRulesAgent}[name]
+    agent = kind(provider_factory=lambda it: ScriptedProvider())
     times = [3.0, 7.2, 7.2, 15.9, 40.0]
     for t in times:
         it = item("How many boxes have you seen?", "count", t=t)
         q = it.queries[0]
-        req = agent.build_request(FakeView(2.0, t), it, q, EchoAdapter())
+        decision = decide(agent, FakeView(2.0, t), it, q, EchoAdapter())
         mem = agent.state(it).memory
         assert mem.time <= t
         for n in mem.objects.values():
             assert n.first_seen <= t and n.last_seen <= t
             assert all(k.time <= t for k in n.keyframes)
-        assert all(ft <= t for ft in req.frame_times)
+        if isinstance(decision, Ask):
+            assert all(ft <= t for ft in decision.request.frame_times)
         assert len(mem.objects) == math.floor(t * 2.0) + 1
-        assert agent.last_diagnostics["memory_time"] <= t
-        assert 0 < agent.last_diagnostics["compression_ratio"] <= 1
+        diag = decision.diagnostics.as_dict()
+        assert diag["memory_time"] <= t
+        assert 0 < diag["compression_ratio"] <= 1
 
 
 def test_an_earlier_query_after_a_later_one_rebuilds_instead_of_leaking():
     agent = SceneGraphAgent(provider_factory=lambda it: ScriptedProvider())
     late, early = item("count boxes", t=20.0), item("count boxes", t=5.0)
-    agent.build_request(FakeView(2.0, 20.0), late, late.queries[0], EchoAdapter())
-    req = agent.build_request(FakeView(2.0, 5.0), early, early.queries[0], EchoAdapter())
+    decide(agent, FakeView(2.0, 20.0), late, late.queries[0], EchoAdapter())
+    req = decide(agent, FakeView(2.0, 5.0), early, early.queries[0], EchoAdapter()).request
     assert agent.state(early).memory.time == 5.0
     assert max(req.frame_times) <= 5.0
 
@@ -443,7 +459,7 @@ def test_an_earlier_query_after_a_later_one_rebuilds_instead_of_leaking():
 def test_scene_graph_request_carries_subgraph_text_and_keyframes():
     agent = SceneGraphAgent(provider_factory=lambda it: ScriptedProvider(), max_keyframes=3)
     it = item("Where is the box?", t=10.0)
-    req = agent.build_request(FakeView(2.0, 10.0), it, it.queries[0], EchoAdapter())
+    req = decide(agent, FakeView(2.0, 10.0), it, it.queries[0], EchoAdapter()).request
     assert "Scene-graph memory" in req.parts[0].text
     images = [p for p in req.parts if isinstance(p, ImagePart)]
     assert 1 <= len(images) <= 3
@@ -455,13 +471,16 @@ def test_scene_graph_request_carries_subgraph_text_and_keyframes():
 def test_frames_needed_are_one_per_second_up_to_t_q():
     agent = SceneGraphAgent(provider_factory=lambda it: ScriptedProvider())
     it = item("x", t=4.6)
-    assert agent.frames_needed(it, it.queries[0], 10.0, 1000) == [0, 10, 20, 30, 40]
+    stream = VideoStream(it.video, Path(it.video), 10.0, 1000)
+    assert agent.frames_needed(it, it.queries[0], stream) == [0, 10, 20, 30, 40]
 
 
 def test_agents_are_registered():
-    assert {"scene-graph", "scene-graph-rules"} <= set(AGENTS)
+    assert {"scene-graph", "scene-graph-rules"} <= set(agent_names())
+    assert set(perception_agents()) == {"scene-graph", "scene-graph-rules"}
+    options = AgentOptions(policy="ignored", perception="ground-truth:noise=0.1")
     assert (
-        make_agent("scene-graph-rules", policy="ignored", perception="ground-truth:noise=0.1").label
+        make_agent("scene-graph-rules", options).label
         == "scene-graph-rules[ground-truth:noise=0.1]"
     )
 
@@ -470,7 +489,7 @@ def test_place_clustering_matches_scikit_learn_dbscan():
     sklearn = pytest.importorskip("sklearn.cluster")
     import numpy as np
 
-    from streamspatial.agents.scene_graph import _cluster
+    from streamspatial.agents.scene_graph.memory import _cluster
 
     rng = np.random.default_rng(0)
     xy = np.concatenate([rng.normal(c, 0.4, (30, 2)) for c in ((0, 0), (6, 0), (0, 7))])

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from streamspatial.cli import main
-from streamspatial.eval.metrics import compression_ratio, evidence_recall
 from streamspatial.eval.results import PREDICTIONS, read_records
 from streamspatial.perception.capture import capture_path_for
 from streamspatial.testing.openai_server import FakeOpenAIServer
+from streamspatial.video.coverage import compression_ratio, evidence_recall
 from streamspatial.video.synthetic import write_timestamp_video
 
 FPS = 4.0

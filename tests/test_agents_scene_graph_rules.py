@@ -11,12 +11,14 @@ import pytest
 os.environ.setdefault("MUJOCO_GL", "egl")  # before anything imports mujoco
 pytest.importorskip("mujoco")
 
+from agent_helpers import decide
+from streamspatial.agents import Answer
 from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.extract import extract_choice, extract_number
-from streamspatial.eval.metrics import score_prediction
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
+from streamspatial.scoring.extract import extract_choice, extract_number
+from streamspatial.scoring.metrics import score_prediction
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.qa.build import QuestionGenerator
@@ -94,14 +96,13 @@ def run(bench, noise: float = 0.0) -> dict[tuple[str, int], tuple[str, float, st
                 m, noise=NoiseModel.scaled(noise, seed=3), key=m.video
             )
         )
-        backend = agent.backend()
         todo = sorted(
             ((q.time, it.id, it, q) for it in items for q in it.queries), key=lambda x: x[:2]
         )
         for _t, _id, it, q in todo:
-            req = agent.build_request(None, it, q, Adapter())
-            assert req.query_time == q.time and not req.images
-            text = asyncio.run(backend.generate(req)).text
+            decision = decide(agent, None, it, q, Adapter())
+            assert isinstance(decision, Answer)
+            text = decision.text
             if it.answer_type is AnswerType.CHOICE:
                 got = extract_choice(text, it.letters)
             else:
@@ -192,13 +193,12 @@ def test_end_to_end_through_the_runner_on_a_rendered_video(tmp_path):
         meta, video="walk.mp4", episode_id="w"
     )
     assert len(items) >= 5
-    agent = SceneGraphRulesAgent(perception="ground-truth", videos=tmp_path / "videos")
     with PredictionWriter(tmp_path / "predictions.jsonl") as writer:
         runner = Runner(
             adapter=get_adapter("s3"),
             items=items,
-            backend=agent.backend(),
-            agent=agent,
+            backend=None,
+            agent=lambda: SceneGraphRulesAgent(perception="ground-truth"),
             writer=writer,
             videos=tmp_path / "videos",
             model="rules",

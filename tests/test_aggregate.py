@@ -11,18 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.eval.aggregate import (
+from streamspatial.scoring.aggregate import ScoredQuery, per_source_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.tables import paper_table
+from streamspatial.scoring.vcbench_tables import (
     VCBENCH_SUBCATEGORIES,
-    ScoredQuery,
-    ovos_table,
-    paper_table,
-    per_source_table,
-    s3_table,
-    ucs_table,
     vcbench_subcategory,
     vcbench_table,
     vcbench_trajectories,
-    vsibench_table,
 )
 
 

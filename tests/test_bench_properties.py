@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from streamspatial.bench.ovos import OvosAdapter, write_ovos_jsonl
 from streamspatial.bench.registry import ADAPTERS
-from streamspatial.bench.s3 import TASKS, S3Adapter, write_s3_jsonl
+from streamspatial.bench.s3 import S3Adapter, write_s3_jsonl
+from streamspatial.bench.tasks import S3_TASKS as TASKS
 from streamspatial.bench.vcbench import SUBCATEGORIES, VCBenchAdapter, write_vcbench_jsonl
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from streamspatial.bench import prompts
-from streamspatial.bench.s3 import CHAINS, TASKS, S3Adapter, write_s3_jsonl
+from streamspatial.bench.s3 import CHAINS, S3Adapter, write_s3_jsonl
+from streamspatial.bench.tasks import S3_TASKS as TASKS
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 

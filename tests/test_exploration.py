@@ -9,6 +9,7 @@ import io
 import json
 import math
 import shutil
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +18,15 @@ from PIL import Image
 
 import streamspatial.sim  # noqa: F401  (headless GL default)
 from streamspatial.agents import PolicyAgent
+from streamspatial.agents.exploration import ANSWER_NOW, EnvSession, Explorer
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.errors import InputError
-from streamspatial.eval.exploration import ANSWER_NOW, EnvSession, Explorer
 from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_records
-from streamspatial.eval.runner import Runner, VideoTools
+from streamspatial.eval.runner import Runner
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
 from streamspatial.sim.episode import render_episode
+from streamspatial.sim.exploration import EpisodeWorld
 from streamspatial.sim.house import single_room_house
 from streamspatial.sim.nav import Motion
 from streamspatial.sim.types import CameraPose, SceneObject, Trajectory, meta_path_for
@@ -96,14 +99,14 @@ def run(data: Path, videos: Path, out: Path, server: FakeOpenAIServer, steps: in
             adapter=adapter,
             items=items,
             backend=backend,
-            agent=PolicyAgent("uniform-4"),
+            agent=partial(PolicyAgent, "uniform-4"),
             writer=writer,
             videos=videos,
             model="m",
             frame_size=72,
             progress=False,
             video=VideoTools(frame_size=72),
-            explore_steps=steps,
+            explorer=Explorer(EpisodeWorld(), max_steps=steps) if steps else None,
         )
         asyncio.run(go(runner))
     return read_records(out / PREDICTIONS)
@@ -141,7 +144,7 @@ def test_env_is_restored_to_the_recorded_pose_at_t_q(episode) -> None:
     _, videos = episode
 
     async def go():
-        session = EnvSession(videos / "sim" / "room.mp4", T_Q, frame_size=72)
+        session = EnvSession(EpisodeWorld(), videos / "sim" / "room.mp4", T_Q, frame_size=72)
         await session.open()
         try:
             return session.start_view
@@ -186,12 +189,12 @@ def test_explorable_item_without_metadata_is_a_user_error(episode, tmp_path: Pat
     (bare / "sim").mkdir(parents=True)
     shutil.copy(videos / "sim" / "room.mp4", bare / "sim" / "room.mp4")
     adapter, items = load_benchmark(data, videos=bare)
-    (problem,) = Explorer(bare, max_steps=2).problems(adapter, items)
+    (problem,) = Explorer(EpisodeWorld(), max_steps=2).problems(adapter, items, bare)
     assert problem.item_id == "left-1" and problem.field == "explorable"
     assert problem.file == str(meta_path_for(bare / "sim" / "room.mp4"))
-    assert Explorer(bare, max_steps=0).applies(items[0]) is False
+    assert Explorer(EpisodeWorld(), max_steps=0).applies(items[0]) is False
     with pytest.raises(InputError):
-        Explorer(bare, max_steps=-1)
+        Explorer(EpisodeWorld(), max_steps=-1)
 
 
 def _cli(data: Path, videos: Path, out: Path, server: FakeOpenAIServer, *extra: str):
@@ -245,10 +248,10 @@ def test_cli_says_when_no_item_is_explorable(episode, tmp_path: Path) -> None:
 
 def test_episode_metadata_is_read_once_per_video(episode) -> None:
     _, videos = episode
-    explorer = Explorer(videos, max_steps=1)
+    world = EpisodeWorld()
     path = videos / "sim" / "room.mp4"
-    meta = explorer.episode_meta(path)
-    assert explorer.episode_meta(path) is meta and len(meta.frames) == 4
+    meta = world.episode_meta(path)
+    assert world.episode_meta(path) is meta and len(meta.frames) == 4
 
 
 def test_an_env_that_cannot_be_restored_stops_exploring(tmp_path: Path) -> None:

@@ -9,18 +9,16 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import CausalityError
-from streamspatial.eval.metrics import (
+from streamspatial.scoring.metrics import (
     MRA_THRESHOLDS,
     accuracy,
-    compression_ratio,
-    evidence_bins,
-    evidence_recall,
     gaussian_precision_accuracy,
     mean_relative_accuracy,
     monotonicity_consistency,
     score_prediction,
     update_direction_accuracy,
 )
+from streamspatial.video.coverage import compression_ratio, evidence_bins, evidence_recall
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
 counts = st.integers(min_value=0, max_value=500).map(float)

@@ -30,14 +30,14 @@ from official_reference import (
     vsi_na_score,
 )
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
-from streamspatial.eval import official
-from streamspatial.eval.aggregate import vcbench_table
-from streamspatial.eval.official_tables import (
+from streamspatial.scoring import official
+from streamspatial.scoring.official_tables import (
     ovos_official_table,
     ucs_official_table,
     vsibench_official_table,
 )
-from streamspatial.eval.scoring import default_scorer, score_all, score_response
+from streamspatial.scoring.scorers import default_scorer, score_all, score_response
+from streamspatial.scoring.vcbench_tables import vcbench_table
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -232,7 +232,7 @@ def test_ovos_official_averages_micro_where_the_paper_averages_categories() -> N
         for k, (cat, s) in enumerate([("1.1", 1.0), ("1.1", 1.0), ("1.1", 1.0), ("1.2", 0.0)])
     ]
     assert ovos_official_table(recs).row(level="L1", group="All")["accuracy"] == 0.75
-    from streamspatial.eval.aggregate import ovos_table
+    from streamspatial.scoring.paper_tables import ovos_table
 
     assert ovos_table(recs).row(level="L1", group="Avg.")["accuracy"] == 0.5
 

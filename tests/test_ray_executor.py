@@ -128,7 +128,7 @@ def driver_runner(
         adapter=adapter,
         items=items,
         backend=None,
-        agent=PolicyAgent("uniform-8"),
+        agent=partial(PolicyAgent, "uniform-8"),
         writer=writer,
         videos=videos,
         model="openai:test-model",

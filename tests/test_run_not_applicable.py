@@ -132,11 +132,11 @@ def test_all_numeric_benchmark_runs_nothing_and_says_why(capsys, tmp_path: Path)
 
 
 def test_random_seed_from_the_config_reaches_the_backend(tmp_path: Path) -> None:
-    from streamspatial.cli.run import _backend
+    from streamspatial.eval.execute import build_backend
     from streamspatial.models.types import GenerationParams
 
     given = {"data": tmp_path / "d.jsonl", "videos": tmp_path, "out": tmp_path / "o"}
     cfg = build_config({**given, "model": "random", "policy": "none", "seed": 7})
-    assert _backend(cfg, [], GenerationParams()).seed == 7
+    assert build_backend(cfg, [], GenerationParams()).seed == 7
     cfg = build_config({**given, "model": "random", "policy": "none"})
-    assert _backend(cfg, [], GenerationParams()).seed == 0
+    assert build_backend(cfg, [], GenerationParams()).seed == 0

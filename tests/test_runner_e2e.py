@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from runner_fixtures import FPS, answer_from_frames, make_videos, write_ovos
-from streamspatial.agents import PolicyAgent
+from streamspatial.agents import Ask, Diagnostics, PolicyAgent, StreamingAgent
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.errors import CausalityError
 from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_records
-from streamspatial.eval.runner import Runner, VideoTools
+from streamspatial.eval.runner import Runner
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
+from streamspatial.models.types import GenerationParams
 from streamspatial.testing.openai_server import FakeOpenAIServer
 from streamspatial.video.policies import parse_policy
 
@@ -102,7 +105,7 @@ def run_once(
             adapter=adapter,
             items=items,
             backend=backend,
-            agent=PolicyAgent(policy),
+            agent=partial(PolicyAgent, policy),
             writer=writer,
             videos=videos,
             model="m",
@@ -291,8 +294,8 @@ def test_agent_asking_for_a_later_frame_is_a_causality_error(bench, tmp_path: Pa
     data, videos = bench
 
     class Cheat(PolicyAgent):
-        def frames_needed(self, item, query, fps, n_frames):
-            return [min(n_frames - 1, int(query.time * fps) + 3)]
+        def frames_needed(self, item, query, stream):
+            return [min(stream.n_frames - 1, int(query.time * stream.fps) + 3)]
 
     adapter, items = load_benchmark(data, videos=videos)
     backend = OpenAIChatBackend("m", base_url="http://127.0.0.1:9/v1", api_key="")
@@ -301,7 +304,7 @@ def test_agent_asking_for_a_later_frame_is_a_causality_error(bench, tmp_path: Pa
             adapter=adapter,
             items=items,
             backend=backend,
-            agent=Cheat("uniform-8"),
+            agent=partial(Cheat, "uniform-8"),
             writer=writer,
             videos=videos,
             model="m",
@@ -314,50 +317,43 @@ def test_agent_asking_for_a_later_frame_is_a_causality_error(bench, tmp_path: Pa
     assert read_records(tmp_path / PREDICTIONS) == []
 
 
-class RecordingStreamingAgent(PolicyAgent):
-    """A streaming agent: 2 fps ingestion, answers with the frames of its last 2 seconds."""
+class RecordingStreamingAgent(StreamingAgent):
+    """A streaming agent: 2 fps observation, answers with the frames of its last 2 seconds.
+    Its instances (one per video) write into one shared log."""
 
     name = "recording"
-    streaming = True
 
-    def __init__(self) -> None:
-        super().__init__("uniform-8")
-        self.log: list[tuple[str, Any]] = []
+    def __init__(self, log: list[tuple[str, Any]]) -> None:
+        self.log = log
         self.memory: list[Any] = []
 
-    def frames_needed(self, item, query, fps, n_frames):
-        n_q = min(int(query.time * fps + 1e-9), n_frames - 1)
-        return list(range(0, n_q + 1, int(fps // 2)))
+    def frames_needed(self, item, query, stream):
+        n_q = min(int(query.time * stream.fps + 1e-9), stream.n_frames - 1)
+        return list(range(0, n_q + 1, int(stream.fps // 2)))
 
-    def reset(self, video: str) -> None:
-        self.log.append(("reset", video))
+    def reset(self, stream) -> None:
+        self.log.append(("reset", stream.video))
         self.memory = []
 
-    def ingest(self, frame: Any, t: float) -> None:
+    def observe(self, frame: Any) -> None:
         self.log.append(("ingest", frame.index))
         self.memory.append(frame)
 
-    def build_request(self, view, item, query, adapter, *, prior_answers=None):
-        from streamspatial.models.types import ImagePart, ModelRequest, TextPart
+    async def decide(self, ctx):
+        from streamspatial.models.types import ImagePart, TextPart
 
-        recent = [f for f in self.memory if f.time >= query.time - 2.0]
+        recent = [f for f in self.memory if f.time >= ctx.query.time - 2.0]
         parts = [p for f in recent for p in (TextPart(f"t={f.time}"), ImagePart(f.jpeg, f.time))]
-        self.log.append(("ask", query.time))
-        return ModelRequest(
-            parts=(*parts, TextPart(adapter.prompt(item, query))),
-            query_time=query.time,
-            choices=item.letters,
-            item_id=item.id,
-        )
-
-    def diagnostics(self, item, query):
-        return {"memory_frames": len(self.memory)}
+        self.log.append(("ask", ctx.query.time))
+        request = ctx.request([*parts, TextPart(ctx.prompt())], params=GenerationParams())
+        kept = [f.time for f in recent]
+        return Ask(request, Diagnostics.of_times(kept, ctx.query, memory_frames=len(self.memory)))
 
 
 def test_streaming_agent_ingests_each_frame_once_in_time_order(bench, tmp_path: Path) -> None:
     data, videos = bench
     adapter, items = load_benchmark(data, videos=videos)
-    agent = RecordingStreamingAgent()
+    log: list[tuple[str, Any]] = []
     video = CountingVideo(frame_size=112)
     with FakeOpenAIServer(answer_from_frames, fps=FPS) as server:
         backend = OpenAIChatBackend("m", base_url=server.base_url, api_key="", trace_headers=True)
@@ -366,7 +362,7 @@ def test_streaming_agent_ingests_each_frame_once_in_time_order(bench, tmp_path: 
                 adapter=adapter,
                 items=items,
                 backend=backend,
-                agent=agent,
+                agent=partial(RecordingStreamingAgent, log),
                 writer=writer,
                 videos=videos,
                 model="m",
@@ -385,7 +381,7 @@ def test_streaming_agent_ingests_each_frame_once_in_time_order(bench, tmp_path: 
     # concurrency 1: videos one after another, so the log splits cleanly per video
     per_video: dict[str, list[tuple[str, Any]]] = {}
     current = None
-    for kind, value in agent.log:
+    for kind, value in log:
         if kind == "reset":
             current = value
             assert current not in per_video  # reset once per video

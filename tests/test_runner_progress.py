@@ -10,6 +10,7 @@ import asyncio
 import io
 import re
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def run(tmp_path: Path, stderr: io.StringIO, monkeypatch: pytest.MonkeyPatch) ->
             adapter=adapter,
             items=items,
             backend=RandomBackend(seed=1),
-            agent=PolicyAgent("none"),
+            agent=partial(PolicyAgent, "none"),
             writer=writer,
             videos=videos,
             model="random",

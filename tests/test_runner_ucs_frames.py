@@ -10,6 +10,7 @@ folder is read in one pass.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def run(videos: Path, out: Path, policy: str) -> tuple[Runner, list, FakeOpenAIS
                 adapter=adapter,
                 items=items,
                 backend=backend,
-                agent=PolicyAgent(policy),
+                agent=partial(PolicyAgent, policy),
                 writer=writer,
                 videos=videos,
                 model="m",

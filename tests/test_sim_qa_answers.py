@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.metrics import mean_relative_accuracy
 from streamspatial.models.baselines import FrequentBackend, frequent_task_key
+from streamspatial.scoring.metrics import mean_relative_accuracy
 from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator, min_pixels_for
 from streamspatial.sim.types import EpisodeMeta, load_episode_meta
 

@@ -1,75 +1,57 @@
-"""Agents: per-query input building behind one interface (see :mod:`.base`).
+"""Agents: what a model is shown at each query point, behind one typed contract.
 
-``make_agent`` is what ``--agent`` resolves through; later agents (scene-graph memory, memory
-folding) register themselves in :data:`AGENTS` under their ``name``.
+Write an agent by subclassing :class:`Agent` (or :class:`StreamingAgent`, fed frame by frame)
+and register it with :func:`register_agent` or an entry point in the ``streamspatial.agents``
+group; ``--agent NAME`` and :func:`streamspatial.evaluate` then find it.  :mod:`.contract`
+says what an agent receives and returns; :mod:`.registry` how names resolve.
+
+Built in: ``policy`` (the papers' frame sampling), ``scene-graph`` and ``scene-graph-rules``
+(DirectMe's pose-anchored memory, with a model or with rules), ``folding`` (AMF-VLM's memory
+folding) and ``spatial-caption`` (captioned frames).
 """
 
-from __future__ import annotations
-
-import inspect
-from collections.abc import Callable
-from typing import Any
-
-from streamspatial.agents.base import Agent, PreparingAgent, StreamingAgent
-from streamspatial.agents.policy import PolicyAgent
-from streamspatial.core.errors import StreamspatialError
-
-# name -> factory(policy=..., params=..., variant=..., **options) -> Agent
-AGENTS: dict[str, Callable[..., Agent]] = {"policy": PolicyAgent}
-
-
-def _lazy(module: str, cls: str) -> Callable[..., Agent]:
-    """A factory importing its agent on first use (memory agents pull in perception)."""
-
-    def make(**options: Any) -> Agent:
-        import importlib
-
-        return getattr(importlib.import_module(module), cls)(**options)
-
-    return make
-
-
-AGENTS["scene-graph"] = _lazy("streamspatial.agents.scene_graph", "SceneGraphAgent")
-AGENTS["scene-graph-rules"] = _lazy(
-    "streamspatial.agents.scene_graph_rules", "SceneGraphRulesAgent"
+from streamspatial.agents.contract import (
+    Agent,
+    AgentOptions,
+    Answer,
+    Ask,
+    Decision,
+    Diagnostics,
+    MemoryCallError,
+    QueryContext,
+    StreamingAgent,
+    VideoStream,
 )
-AGENTS["folding"] = _lazy("streamspatial.agents.folding", "FoldingAgent")
-AGENTS["spatial-caption"] = _lazy("streamspatial.agents.spatial_caption", "SpatialCaptionAgent")
-# The agents fed by a perception stream (``--perception``).
-PERCEPTION_AGENTS = ("scene-graph", "scene-graph-rules")
-
-
-def make_agent(name: str, **options: Any) -> Agent:
-    """Build the agent ``--agent NAME`` asks for; an unknown name is a one-line user error."""
-    try:
-        factory = AGENTS[name]
-    except KeyError:
-        known = ", ".join(sorted(AGENTS))
-        raise StreamspatialError(
-            f"--agent: unknown agent {name!r}; expected one of {known}"
-        ) from None
-    return factory(**_accepted(factory, options))
-
-
-def _accepted(factory: Callable[..., Agent], options: dict[str, Any]) -> dict[str, Any]:
-    """The options a factory takes (all of them when it has ``**kwargs``): the runner passes
-    one set (policy, params, variant, videos) and each agent uses what it needs."""
-    try:
-        params = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):
-        return options
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return options
-    names = {p.name for p in params}
-    return {k: v for k, v in options.items() if k in names}
-
+from streamspatial.agents.policy import PolicyAgent
+from streamspatial.agents.registry import (
+    ENTRY_POINT_GROUP,
+    AgentFactory,
+    agent_entry,
+    agent_factory,
+    agent_names,
+    make_agent,
+    perception_agents,
+    register_agent,
+)
 
 __all__ = [
-    "AGENTS",
-    "PERCEPTION_AGENTS",
+    "ENTRY_POINT_GROUP",
     "Agent",
+    "AgentFactory",
+    "AgentOptions",
+    "Answer",
+    "Ask",
+    "Decision",
+    "Diagnostics",
+    "MemoryCallError",
     "PolicyAgent",
-    "PreparingAgent",
+    "QueryContext",
     "StreamingAgent",
+    "VideoStream",
+    "agent_entry",
+    "agent_factory",
+    "agent_names",
     "make_agent",
+    "perception_agents",
+    "register_agent",
 ]

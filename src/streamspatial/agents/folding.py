@@ -8,8 +8,8 @@ memory; the fold keeps a single frame with that text.  The answer request is
 
     [system prompt, interleave(sparse fold frames, fold memories), dense frames, question]
 
-Folds are ordinary model calls through the run's backend and response cache (the runner awaits
-:meth:`FoldingAgent.prepare` before building the answer), asked at their fold time with frames
+Folds are ordinary model calls through the run's backend and response cache (side calls made
+while deciding a query, before its answer request), asked at their fold time with frames
 up to that time only, so a fold at t never sees the stream after t, and a query at t_q uses only
 folds at times ≤ t_q.  Prompt size is bounded whatever the stream length: at most
 ``max_folds`` fold frames, each memory text clipped to ``memory_chars``, and the dense window.
@@ -19,23 +19,26 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from streamspatial.agents.base import MemoryCallError, answer_request
 from streamspatial.core.errors import CausalityError, InputError
-from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import Backend, GenerationParams, ImagePart, Part, TextPart
+from streamspatial.video.coverage import evidence_bins, retained_bins
+from streamspatial.video.prefix import PrefixView
 
-from .model_memory import (
-    VideoStates,
-    clip,
-    image_parts,
-    sample_grid,
-    side_params,
-    side_request,
-    system_for,
+from .contract import (
+    Agent,
+    AgentOptions,
+    Ask,
+    Diagnostics,
+    MemoryCallError,
+    QueryContext,
+    VideoStream,
 )
+from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
 
 FOLD_INSTRUCTION = (
     "Memory folding at {t} s. Describe the scene in the frames above: the room, the salient "
@@ -70,11 +73,10 @@ class FoldState:
     merged: list[list[int]] = field(default_factory=list)
 
 
-class FoldingAgent:
+class FoldingAgent(Agent):
     """``--agent folding``: dense recent frames plus model-written folded memory."""
 
     name: ClassVar[str] = "folding"
-    streaming: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -87,8 +89,6 @@ class FoldingAgent:
         max_folds: int = 8,
         memory_chars: int = 1500,
         fold_tokens: int = 384,
-        max_videos: int = 256,
-        **_: Any,  # the runner passes one option set to every agent
     ):
         problems = []
         if not (math.isfinite(fold_every) and fold_every > 0):
@@ -107,25 +107,22 @@ class FoldingAgent:
         self.max_folds = max_folds
         self.memory_chars = memory_chars
         self.fold_tokens = fold_tokens
-        self._states: VideoStates[FoldState] = VideoStates(FoldState, max_videos)
-        self.last_diagnostics: dict[str, Any] | None = None
+        self.state = FoldState()  # this video's memory
 
-    # -- Agent protocol -----------------------------------------------------------------------
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> FoldingAgent:
+        return cls(params=options.params, variant=options.variant, fold_every=options.fold_every)
+
     @property
     def label(self) -> str:
         return f"folding[K={self.fold_every:g}s,window={self.window_s:g}s@{self.dense_fps:g}fps]"
 
-    @property
-    def offline(self) -> bool:
-        return False
-
-    def frames_needed(self, item: Any, query: Any, fps: float, n_frames: int) -> list[int]:
+    def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """Every frame of the 1 fps grid up to t_q: folds summarise the whole prefix."""
-        if n_frames <= 0:
-            return []
-        from streamspatial.video.prefix import query_frame_index
+        return prefix_grid(stream, query, self.dense_fps)
 
-        return sample_grid(fps, query_frame_index(query.time, fps, n_frames), self.dense_fps)
+    def reset(self, stream: VideoStream) -> None:
+        self.state = FoldState()
 
     def fold_times(self, t_q: float) -> list[float]:
         """Fold times K, 2K, … up to t_q (inclusive)."""
@@ -138,7 +135,7 @@ class FoldingAgent:
     def _fold_time(self, j: int) -> float:
         return round(j * self.fold_every, 6)
 
-    def window(self, view: Any, t: float) -> list[int]:
+    def window(self, view: PrefixView, t: float) -> list[int]:
         """Grid frames in (t − window, t]: what a fold at t, or a query at t, sees densely."""
         n_t = min(math.floor(t * view.fps + 1e-9), view.n_q)
         step = max(1, round(view.fps / self.dense_fps))
@@ -146,18 +143,17 @@ class FoldingAgent:
         first = max(0, -(-after // step) * step)  # onto the grid (multiples of step)
         return list(range(first, n_t + 1, step))  # O(window), whatever the stream length
 
-    async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
+    async def _fold_up_to(self, view: PrefixView | None, t_q: float, backend: Backend) -> None:
         """Make every fold due by t_q that this video has not made yet, in time order."""
-        st = self._states.get(item.video)
-        due = self.folds_due(query.time)
-        if st.done > due:  # an earlier query after a later one: refold from scratch
-            st = self._states.reset(item.video)
+        due = self.folds_due(t_q)
+        if self.state.done > due:  # an earlier query after a later one: refold from scratch
+            self.state = FoldState()
         if view is None:
             return
-        while st.done < due:  # _fold advances st.done, or raises
-            await self._fold(st, view, self._fold_time(st.done + 1), backend)
+        while self.state.done < due:  # _fold advances done, or raises
+            await self._fold(self.state, view, self._fold_time(self.state.done + 1), backend)
 
-    async def _fold(self, st: FoldState, view: Any, t: float, backend: Any) -> None:
+    async def _fold(self, st: FoldState, view: PrefixView, t: float, backend: Backend) -> None:
         frames = view.get(self.window(view, t))
         if not frames:
             st.done += 1
@@ -190,17 +186,12 @@ class FoldingAgent:
         if len(st.folds) > self.max_folds:
             del st.folds[0]
 
-    def build_request(
-        self,
-        view: Any,
-        item: Any,
-        query: Any,
-        adapter: Any,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-    ) -> ModelRequest:
+    async def decide(self, ctx: QueryContext) -> Ask:
+        item, query, view = ctx.item, ctx.query, ctx.view
+        assert ctx.backend is not None, "folding writes its memory through the run's backend"
+        await self._fold_up_to(view, query.time, ctx.backend)
         t_q = float(query.time)
-        st = self._states.get(item.video)
+        st = self.state
         folds = [f for f in st.folds if f.time <= t_q + 1e-9]
         if len(folds) != len(st.folds) or st.done > self.folds_due(t_q):
             raise CausalityError(
@@ -222,32 +213,21 @@ class FoldingAgent:
         if dense:
             parts.append(TextPart(f"Recent frames (last {self.window_s:g} s):"))
             parts += image_parts(dense)
-        prompt = adapter.prompt(
-            item,
-            query,
-            variant=self.variant,
-            text_only=not (folds or dense),
-            prior_answers=prior_answers,
-        )
-        parts.append(TextPart(prompt))
-        self.last_diagnostics = self._diagnostics(st, folds, dense, query)
-        return answer_request(
-            item, query, parts, params=self.params, system=system_for(adapter, item)
-        )
+        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not (folds or dense))))
+        request = ctx.request(parts, params=self.params, system=system_for(ctx.adapter, item))
+        return Ask(request, self._diagnostics(st, folds, dense, query))
 
     def _diagnostics(
-        self, st: FoldState, folds: list[Fold], dense: list[Any], query: Any
-    ) -> dict[str, Any]:
+        self, st: FoldState, folds: list[Fold], dense: Sequence[Any], query: QueryPoint
+    ) -> Diagnostics:
         """CR / ER: a second reached the model when a frame from it was shown, or when it lies
         in the window of a fold whose summary the request's merged memory carries (every fold
         whose call succeeded, up to the last fold shown; a failed fold added nothing).
 
         Counted over intervals of seconds, never second by second: the cost per query stays
         flat however long the stream (the folded seconds of an hour are one interval)."""
-        from streamspatial.eval.metrics import evidence_bins, retained_bins
-
         t_q = float(query.time)
-        n = max(1, math.ceil(t_q - 1e-9))  # the prefix's 1-s bins (eval.metrics)
+        n = max(1, math.ceil(t_q - 1e-9))  # the prefix's 1-s bins (video.coverage)
         shown = retained_bins({f.time for f in dense} | {f.frame_time for f in folds}, t_q)
         spans = self._folded_bins(st, folds[-1].time, n) if folds else []
         starts = [a for a, _ in spans]
@@ -260,15 +240,14 @@ class FoldingAgent:
         clipped = [(s, min(e, t_q)) for s, e in query.evidence if s <= t_q]
         wanted = evidence_bins(clipped)
         recall = sum(1 for b in wanted if b in shown or folded(b)) / len(wanted) if wanted else None
-        return {
-            "compression_ratio": reached / n,
-            "evidence_recall": recall,
+        detail = {
             "folds": st.done,
             "folds_shown": len(folds),
             "fold_errors": st.errors,
             "dense_frames": len(dense),
             "memory_chars": len(st.memory),
         }
+        return Diagnostics(reached / n, recall, detail)
 
     def _folded_bins(self, st: FoldState, last: float, n: int) -> list[tuple[int, int]]:
         """Disjoint, sorted 1-s bin intervals covered by the windows (jK − W, jK] of the
@@ -299,6 +278,3 @@ class FoldingAgent:
             else:
                 merged.append((a, b))
         return merged
-
-    def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
-        return self.last_diagnostics

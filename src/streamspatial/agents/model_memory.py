@@ -10,20 +10,21 @@ choices: the same frames and text hit the response cache from any question about
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterable
 
+from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.prompts import frame_caption
+from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+from streamspatial.video.prefix import JpegFrame, query_frame_index
+
+from .contract import VideoStream
 
 # Seed 004 App. 1.1: the system prompt AMF-VLM is evaluated with.
 AMF_SYSTEM = (
     "You are a spatial understanding agent; based on the observed spatial information, "
     "answer the corresponding questions."
 )
-
-S = TypeVar("S")
 
 
 def sample_grid(fps: float, n_q: int, rate: float) -> list[int]:
@@ -34,7 +35,15 @@ def sample_grid(fps: float, n_q: int, rate: float) -> list[int]:
     return list(range(0, n_q + 1, step))
 
 
-def image_parts(frames: Iterable[Any]) -> list[Part]:
+def prefix_grid(stream: VideoStream, query: QueryPoint, rate: float) -> list[int]:
+    """The sampling grid at ``rate`` frames per second over the prefix of ``query`` (empty
+    when the run reads no video)."""
+    if stream.n_frames <= 0:
+        return []
+    return sample_grid(stream.fps, query_frame_index(query.time, stream.fps, stream.n_frames), rate)
+
+
+def image_parts(frames: Iterable[JpegFrame]) -> list[Part]:
     """``Frame at T s:`` + image for each frame, in the order given."""
     parts: list[Part] = []
     for f in frames:
@@ -63,38 +72,6 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
-def system_for(adapter: Any, item: Any) -> str:
+def system_for(adapter: BenchmarkAdapter, item: Item) -> str:
     """The benchmark's own system prompt, else AMF-VLM's."""
-    get = getattr(adapter, "system_prompt", None)
-    text = get(item) if get is not None else None
-    return text or AMF_SYSTEM
-
-
-class VideoStates(Generic[S]):
-    """Per-video agent state, at most ``limit`` videos (least recently used goes first).
-
-    Keyed by video because the runner streams several videos at once through one agent; the
-    limit keeps a long run's memory bounded by the number of videos in flight.
-    """
-
-    def __init__(self, make: Callable[[], S], limit: int = 16):
-        self._make = make
-        self._limit = max(1, limit)
-        self._states: OrderedDict[str, S] = OrderedDict()
-
-    def get(self, video: str) -> S:
-        st = self._states.get(video)
-        if st is None:
-            st = self._states[video] = self._make()
-            while len(self._states) > self._limit:
-                self._states.popitem(last=False)
-        else:
-            self._states.move_to_end(video)
-        return st
-
-    def reset(self, video: str) -> S:
-        self._states.pop(video, None)
-        return self.get(video)
-
-    def __len__(self) -> int:
-        return len(self._states)
+    return adapter.system_prompt(item) or AMF_SYSTEM

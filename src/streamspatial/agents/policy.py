@@ -13,23 +13,23 @@ words; image options still follow the frames, captioned with their letter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
-from streamspatial.agents.base import answer_request, option_image_parts
-from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
+
+from .contract import Agent, AgentOptions, Ask, QueryContext, VideoStream
+from .requests import option_image_parts
 
 TEXT_ONLY = ("none", "text-only", "text")
 
 
-class PolicyAgent:
+class PolicyAgent(Agent):
     """Shows the model the frames a sampling policy picks from the prefix."""
 
     name: ClassVar[str] = "policy"
-    streaming: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -50,6 +50,12 @@ class PolicyAgent:
         self.text_only = self._spec.kind == "none"
         self._offline = self._spec.offline
 
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> PolicyAgent:
+        return cls(
+            options.policy, params=options.params, variant=options.variant, scorer=options.scorer
+        )
+
     @property
     def label(self) -> str:
         return str(self._spec)
@@ -58,55 +64,33 @@ class PolicyAgent:
     def offline(self) -> bool:
         return self._offline
 
-    def frames_needed(self, item: Item, query: QueryPoint, fps: float, n_frames: int) -> list[int]:
-        if self.text_only or n_frames <= 0:
+    @property
+    def reads_video(self) -> bool:
+        return not self.text_only
+
+    def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
+        if self.text_only or stream.n_frames <= 0:
             return []
         from streamspatial.video.policies import select_frames
         from streamspatial.video.prefix import query_frame_index
 
-        n_q = query_frame_index(query.time, fps, n_frames)
+        n_q = query_frame_index(query.time, stream.fps, stream.n_frames)
         evidence = query.evidence if self._offline else None
         picked = select_frames(
-            self._spec, n_q, fps, evidence=evidence, rules=self.scorer, t_q=query.time
+            self._spec, n_q, stream.fps, evidence=evidence, rules=self.scorer, t_q=query.time
         )
         return sorted({int(i) for i in picked})
 
-    def build_request(
-        self,
-        view: Any,
-        item: Item,
-        query: QueryPoint,
-        adapter: BenchmarkAdapter,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-        indices: list[int] | None = None,
-    ) -> ModelRequest:
+    async def decide(self, ctx: QueryContext) -> Ask:
         parts: list[Part] = []
-        if not self.text_only:
-            wanted = (
-                indices
-                if indices is not None
-                else self.frames_needed(item, query, view.fps, view.n_frames)
-            )
-            for frame in view.get(wanted):
+        if not self.text_only and ctx.view is not None:
+            for frame in ctx.view.get(ctx.frames):
                 if self.scorer != "official":
                     parts.append(TextPart(frame_caption(frame.time)))
                 parts.append(ImagePart(jpeg=frame.jpeg, time=frame.time))
-        parts.extend(option_image_parts(item))
-        prompt = adapter.prompt(
-            item,
-            query,
-            variant=self.variant,  # type: ignore[arg-type]
-            text_only=self.text_only,
-            prior_answers=prior_answers,
-            scorer=self.scorer,
+        parts.extend(option_image_parts(ctx.item))
+        parts.append(
+            TextPart(ctx.prompt(variant=self.variant, text_only=self.text_only, scorer=self.scorer))
         )
-        parts.append(TextPart(prompt))
-        system_prompt = getattr(adapter, "system_prompt", None)
-        return answer_request(
-            item,
-            query,
-            parts,
-            params=self.params,
-            system=system_prompt(item) if system_prompt is not None else None,
-        )
+        system = ctx.adapter.system_prompt(ctx.item)
+        return Ask(ctx.request(parts, params=self.params, system=system))

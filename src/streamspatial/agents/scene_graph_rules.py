@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from streamspatial.agents import rules_scene, rules_space, rules_time, rules_user
-from streamspatial.agents.base import answer_request
+from streamspatial.agents import contract, rules_scene, rules_space, rules_time, rules_user
+from streamspatial.agents.contract import AgentOptions, QueryContext
 from streamspatial.agents.rule_context import (
     Answer,
     RuleContext,
@@ -428,10 +428,11 @@ class Exploring:
 class SceneGraphRulesAgent(SceneGraphAgent):
     """``--agent scene-graph-rules``: the rule reasoner answers; no model is called.
 
-    The request it builds is honest (the subgraph text and the question) so it can be logged
-    and checked for causality like any other; the answer is handed to the runner through
-    :meth:`backend`, a :class:`~streamspatial.models.types.Backend` that returns what the
-    reasoner concluded for that request.
+    Each query point's decision is a :class:`~streamspatial.agents.contract.Answer`: what the
+    reasoner concluded from the memory as it stood at t_q, recorded and scored like a model's
+    answer, with the rule it used in the diagnostics.  An explorable item is the exception: it
+    is an :class:`~streamspatial.agents.contract.Ask` to :class:`RuleAnswerBackend`, so the
+    exploration controller can offer it actions; it sweeps around and answers from the views.
     """
 
     name: ClassVar[str] = "scene-graph-rules"
@@ -448,45 +449,43 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         self._explorable: dict[str, Exploring] = {}
         self.unsupported: dict[str, int] = {}
 
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> SceneGraphRulesAgent:
+        return cls(options.perception or "ground-truth")
+
     @property
     def label(self) -> str:
         return f"scene-graph-rules[{self.spec.label}]"
 
-    def build_request(
-        self,
-        view: Any,
-        item: Any,
-        query: Any,
-        adapter: Any,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-    ) -> Any:
+    async def decide(self, ctx: QueryContext) -> contract.Decision:
         from streamspatial.models.types import GenerationParams, TextPart
 
-        memory = self.memory_at(view, item, query, adapter)
+        item, query, prior = ctx.item, ctx.query, ctx.prior_answers
+        memory = self.memory_at(ctx.view, item, query)
         provider = self.state(item).provider
         labels = set(getattr(provider, "labels", ())) | memory.labels()
         attrs = list(getattr(provider, "attributes", ()))
-        text, rule = answer(memory, item, labels=labels, attributes=attrs, prior=prior_answers)
+        text, rule = answer(memory, item, labels=labels, attributes=attrs, prior=prior)
         if not text:
             key = item.intent.get("task") if item.intent else item.task.task
             self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1
-        self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
-        if item.explorable:  # looking around may follow: keep the memory as it stood at t_q
-            self._explorable[item.id] = Exploring(
-                copy.deepcopy(memory), item, labels, attrs, prior_answers, provider, query.time
-            )
         intent = parse_intent(item, labels, attrs)
         nodes = retrieve(memory, intent, self.top_k)
-        self.last_diagnostics = diagnostics(memory, nodes, query, [])
-        self.last_diagnostics["rule"] = rule
-        return answer_request(
-            item,
-            query,
+        diag = diagnostics(memory, nodes, query, [], rule=rule)
+        if not item.explorable:
+            return contract.Answer(text, diag)
+        # Looking around may follow: keep the memory as it stood at t_q, and ask our own
+        # backend through the exploration controller (which offers the actions).
+        self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
+        self._explorable[item.id] = Exploring(
+            copy.deepcopy(memory), item, labels, attrs, prior, provider, query.time
+        )
+        request = ctx.request(
             (TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
             params=GenerationParams(),
             system="scene-graph-rules",
         )
+        return contract.Ask(request, diag, backend=RuleAnswerBackend(self))
 
     def answer_for(self, item_id: str, query_time: float) -> str:
         return self._answers.get((item_id, round(float(query_time), 6)), ("", None))[0]
@@ -507,9 +506,6 @@ class SceneGraphRulesAgent(SceneGraphAgent):
             memory.ingest(obs)
         text, _ = answer(memory, ex.item, labels=ex.labels, attributes=ex.attrs, prior=ex.prior)
         return text
-
-    def backend(self) -> RuleAnswerBackend:
-        return RuleAnswerBackend(self)
 
 
 class RuleAnswerBackend:

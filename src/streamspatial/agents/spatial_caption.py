@@ -14,23 +14,25 @@ response cache keeps them across runs), so consecutive queries caption only the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from streamspatial.agents.base import MemoryCallError, answer_request
 from streamspatial.core.errors import CausalityError, InputError
-from streamspatial.models.types import GenerationParams, ModelRequest, Part, TextPart
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import Backend, GenerationParams, Part, TextPart
+from streamspatial.video.prefix import JpegFrame, PrefixView
 
-from .model_memory import (
-    VideoStates,
-    clip,
-    image_parts,
-    sample_grid,
-    side_params,
-    side_request,
-    system_for,
+from .contract import (
+    Agent,
+    AgentOptions,
+    Ask,
+    Diagnostics,
+    MemoryCallError,
+    QueryContext,
+    VideoStream,
 )
+from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
 
 CAPTION_INSTRUCTION = (
     "Write a spatial caption of this frame: the salient objects with their colours, where each "
@@ -48,11 +50,10 @@ class CaptionState:
     errors: int = 0
 
 
-class SpatialCaptionAgent:
+class SpatialCaptionAgent(Agent):
     """``--agent spatial-caption``: the 64 most recent frames, each with its model caption."""
 
     name: ClassVar[str] = "spatial-caption"
-    streaming: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -63,8 +64,6 @@ class SpatialCaptionAgent:
         sample_fps: float = 1.0,
         caption_chars: int = 600,
         caption_tokens: int = 256,
-        max_videos: int = 256,
-        **_: Any,  # the runner passes one option set to every agent
     ):
         if buffer < 1 or not sample_fps > 0 or caption_chars < 16:
             raise InputError(
@@ -77,32 +76,30 @@ class SpatialCaptionAgent:
         self.sample_fps = float(sample_fps)
         self.caption_chars = caption_chars
         self.caption_tokens = caption_tokens
-        self._states: VideoStates[CaptionState] = VideoStates(CaptionState, max_videos)
-        self.last_diagnostics: dict[str, Any] | None = None
+        self.state = CaptionState()  # this video's captions
+
+    @classmethod
+    def from_options(cls, options: AgentOptions) -> SpatialCaptionAgent:
+        return cls(params=options.params, variant=options.variant)
 
     @property
     def label(self) -> str:
         return f"spatial-caption[{self.buffer}@{self.sample_fps:g}fps]"
 
-    @property
-    def offline(self) -> bool:
-        return False
-
-    def frames_needed(self, item: Any, query: Any, fps: float, n_frames: int) -> list[int]:
+    def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """The buffer at t_q: the ``buffer`` most recent frames of the sampling grid."""
-        if n_frames <= 0:
-            return []
-        from streamspatial.video.prefix import query_frame_index
+        return prefix_grid(stream, query, self.sample_fps)[-self.buffer :]
 
-        grid = sample_grid(fps, query_frame_index(query.time, fps, n_frames), self.sample_fps)
-        return grid[-self.buffer :]
+    def reset(self, stream: VideoStream) -> None:
+        self.state = CaptionState()
 
-    async def prepare(self, view: Any, item: Any, query: Any, adapter: Any, backend: Any) -> None:
+    async def _caption(
+        self, view: PrefixView | None, wanted: Sequence[int], backend: Backend
+    ) -> None:
         """Caption the buffered frames not captioned yet (concurrently: they are independent)."""
         if view is None:
             return
-        st = self._states.get(item.video)
-        wanted = self.frames_needed(item, query, view.fps, view.n_frames)
+        st = self.state
         missing = [i for i in wanted if i not in st.captions]
         frames = view.get(missing)
         params = side_params(self.params, self.caption_tokens)
@@ -110,7 +107,7 @@ class SpatialCaptionAgent:
 
         failures: list[str] = []
 
-        async def caption(frame: Any) -> None:
+        async def caption(frame: JpegFrame) -> None:
             parts: list[Part] = image_parts([frame])
             parts.append(TextPart(CAPTION_INSTRUCTION.format(words=words)))
             response = await backend.generate(side_request(parts, frame.time, params))
@@ -130,21 +127,12 @@ class SpatialCaptionAgent:
             more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
             raise MemoryCallError(sorted(failures)[0] + more)
 
-    def build_request(
-        self,
-        view: Any,
-        item: Any,
-        query: Any,
-        adapter: Any,
-        *,
-        prior_answers: Mapping[str, str] | None = None,
-    ) -> ModelRequest:
-        st = self._states.get(item.video)
-        frames = (
-            view.get(self.frames_needed(item, query, view.fps, view.n_frames))
-            if view is not None
-            else []
-        )
+    async def decide(self, ctx: QueryContext) -> Ask:
+        item, query, view = ctx.item, ctx.query, ctx.view
+        assert ctx.backend is not None, "captions are written through the run's backend"
+        await self._caption(view, ctx.frames, ctx.backend)
+        st = self.state
+        frames = view.get(ctx.frames) if view is not None else []
         parts: list[Part] = []
         captioned = 0
         for f in frames:
@@ -154,28 +142,13 @@ class SpatialCaptionAgent:
             text = st.captions.get(f.index)
             captioned += text is not None
             parts.append(TextPart(f"Spatial caption: {text or '(unavailable)'}"))
-        prompt = adapter.prompt(
-            item, query, variant=self.variant, text_only=not frames, prior_answers=prior_answers
+        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not frames)))
+        request = ctx.request(parts, params=self.params, system=system_for(ctx.adapter, item))
+        diagnostics = Diagnostics.of_times(
+            [f.time for f in frames],
+            query,
+            frames=len(frames),
+            captioned=captioned,
+            caption_errors=st.errors,
         )
-        parts.append(TextPart(prompt))
-        self.last_diagnostics = self._diagnostics(frames, captioned, st, query)
-        return answer_request(
-            item, query, parts, params=self.params, system=system_for(adapter, item)
-        )
-
-    def _diagnostics(
-        self, frames: list[Any], captioned: int, st: CaptionState, query: Any
-    ) -> dict[str, Any]:
-        from streamspatial.eval.metrics import compression_ratio, evidence_recall
-
-        kept = [f.time for f in frames]
-        return {
-            "compression_ratio": compression_ratio(kept, query.time),
-            "evidence_recall": evidence_recall(kept, query.evidence, query.time),
-            "frames": len(frames),
-            "captioned": captioned,
-            "caption_errors": st.errors,
-        }
-
-    def diagnostics(self, item: Any, query: Any) -> dict[str, Any] | None:
-        return self.last_diagnostics
+        return Ask(request, diagnostics)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError, Problem
 
 COUNT_BITS, CHECK_BITS = 12, 4
@@ -155,10 +156,10 @@ def overlay_items(items: Iterable[Any]) -> tuple[list[Any], list[str]]:
     kept, skipped = [], []
     for item in items:
         sub = item.task.subcategory
-        if item.benchmark != "vcbench":
+        if item.benchmark != VCBenchAdapter.name:  # occurrence annotations are VCBench's
             raise InputError(
                 Problem(file="", field="benchmark", item_id=item.id,
-                        expected=f"expected a VCBench item, got {item.benchmark}")
+                        expected=f"expected a {VCBenchAdapter.title} item, got {item.benchmark}")
             )  # fmt: skip
         if sub not in EVENT_SUBCATEGORIES:
             skipped.append(f"{item.id}: {sub} has no accumulating occurrences")

@@ -7,10 +7,11 @@ for a query point, and says how its answers are scored and tabulated.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import ClassVar, Literal
 
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import Item, QueryPoint
@@ -21,7 +22,7 @@ class ScoringSpec:
     """How a benchmark scores and tabulates.
 
     These are the *paper* scorer's rules (``--scorer paper``); ``--scorer official`` follows
-    the code named by ``official`` (see :mod:`streamspatial.eval.scoring`).
+    the code named by ``official`` (see :mod:`streamspatial.scoring.scorers`).
 
     ``invalid``: what an unparseable answer counts as — ``"wrong"`` (OVO-S-Bench: it stays in
     every denominator) or ``"exclude"`` (VCBench: left out of the metric, invalid rate
@@ -54,21 +55,58 @@ class LoadResult:
         return True
 
 
-class BenchmarkAdapter(Protocol):
-    name: str  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench
-    scoring: ScoringSpec
+# Report figures a benchmark may list in ``BenchmarkAdapter.figures`` (beyond those every
+# benchmark gets): per-question prediction trajectories over the query points (VCBench).
+TRAJECTORIES = "trajectories"
 
+
+@dataclass(frozen=True)
+class PromptOptions:
+    """How a prompt is asked for: ``variant`` (``default`` or ``cot``), text only (no frames
+    shown), the model's earlier answers of a chain, and the scorer whose words to use."""
+
+    variant: Literal["default", "cot"] = "default"
+    text_only: bool = False
+    prior_answers: Mapping[str, str] | None = None
+    scorer: str = "paper"
+
+    @property
+    def cot(self) -> bool:
+        return self.variant == "cot"
+
+    @property
+    def official(self) -> bool:
+        return self.scorer == "official"
+
+
+class BenchmarkAdapter(ABC):
+    """One benchmark format: read, validate, prompt, and everything its reports need to know.
+
+    Besides reading and prompting, an adapter carries how its benchmark is *presented*, so
+    no report, demo or server branches on benchmark names: ``title`` (as its paper names it),
+    ``short_title`` (a narrow column), ``headline_metric`` (the one number a summary shows),
+    ``figures`` (report figures that apply to it beyond the common ones) and ``scoring`` (how
+    answers are scored and which results table lays them out).
+    """
+
+    name: ClassVar[str]  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench
+    title: ClassVar[str]
+    short_title: ClassVar[str]
+    headline_metric: ClassVar[str] = "Overall"
+    figures: ClassVar[tuple[str, ...]] = ()
+    scoring: ClassVar[ScoringSpec]
+
+    @abstractmethod
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""
-        ...
 
+    @abstractmethod
     def load(self, path: Path) -> LoadResult:
         """Read and validate the whole file; never raises for bad content."""
-        ...
 
     def video_path(self, item: Item, videos: Path) -> Path:
         """Where the item's video (or 1 fps frame folder) is under ``videos``."""
-        ...
+        return videos / item.video
 
     def prompt(
         self,
@@ -86,8 +124,14 @@ class BenchmarkAdapter(Protocol):
         chains); ground truth never enters a prompt.  ``scorer="official"`` asks for the words
         the benchmark's official code sends, where they differ from the paper's.
         """
-        ...
+        return self.render_prompt(
+            item, query, PromptOptions(variant, text_only, prior_answers, scorer)
+        )
+
+    @abstractmethod
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
+        """:meth:`prompt`, with its options in one value."""
 
     def system_prompt(self, item: Item) -> str | None:
         """The benchmark's system prompt, if its protocol has one (S3-Bench does)."""
-        ...
+        return None

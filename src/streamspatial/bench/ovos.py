@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
@@ -43,7 +43,7 @@ from ._items import (
     options_from_map,
 )
 from ._rows import Row, check_time, decode_json_text
-from .base import LoadResult, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 
 # The columns of the release's schema (data/README.md of the official repository).
 COLUMNS = (
@@ -64,8 +64,10 @@ COLUMNS = (
 OFFICIAL_SCORER = "InternLM/OVO-S-Bench score.py"
 
 
-class OvosAdapter:
+class OvosAdapter(BenchmarkAdapter):
     name = "ovos"
+    title = "OVO-S-Bench"
+    short_title = "OVO-S"
     scoring = ScoringSpec(
         invalid="wrong", number_metric="exact", table="ovos", official=OFFICIAL_SCORER
     )
@@ -86,27 +88,12 @@ class OvosAdapter:
             result.add(_item(row, ids), loc)
         return result
 
-    def video_path(self, item: Item, videos: Path) -> Path:
-        return videos / item.video
-
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
-        if scorer == "official":
-            return prompts.ovos_official_prompt(item.question, item.options, cot=variant == "cot")
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
+        if options.official:
+            return prompts.ovos_official_prompt(item.question, item.options, cot=options.cot)
         return prompts.ovos_prompt(
-            item.question, item.options, cot=variant == "cot", text_only=text_only
+            item.question, item.options, cot=options.cot, text_only=options.text_only
         )
-
-    def system_prompt(self, item: Item) -> str | None:
-        return None
 
 
 def _reconstructed(row: Row) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,34 +31,11 @@ from . import prompts
 from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
-from .base import LoadResult, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .tasks import S3_GENERATED_TASKS, S3_TASKS
 
 PREV_ANSWER = "{prev_answer}"
 
-# Table 1 of seed 004: task → (domain, answer format).
-TASKS: dict[str, tuple[str, Literal["num", "mc"]]] = {
-    "camera_displacement": ("Ego-centric", "num"),
-    "current_room_area": ("Ego-centric", "num"),
-    "cam_obj_distance": ("Ego-centric", "num"),
-    "identification_closest": ("Ego-centric", "mc"),
-    "camera_motion_target": ("Ego-centric", "mc"),
-    "attribute": ("Spatial Relation", "num"),
-    "spatial_distance": ("Spatial Relation", "num"),
-    "area": ("Spatial Relation", "num"),
-    "count": ("Spatial Relation", "num"),
-    "sequence": ("Spatial Relation", "mc"),
-    "spatial_proximity": ("Spatial Relation", "mc"),
-    "relative_orientation": ("Spatial Relation", "mc"),
-    "sequence_identification": ("Spatial Relation", "mc"),
-    "tem_spatial_distance_ref": ("Temporal Dependency", "num"),
-    "tem_cam_obj_distance_ref": ("Temporal Dependency", "num"),
-    "tem_horizontal_direction": ("Temporal Dependency", "mc"),
-}
-# Tasks streamspatial's simulator adds to the paper's 16 (docs/simulator.md), kept apart so
-# TASKS stays the paper's table: the active-exploration count of seed 004 §3.
-GENERATED_TASKS: dict[str, tuple[str, Literal["num", "mc"]]] = {
-    "explore_room_count": ("Spatial Relation", "num"),
-}
 # App. 3.2: the second turn of each chain and the task its first turn must be.
 CHAINS: dict[str, str] = {
     "tem_horizontal_direction": "sequence_identification",  # chronological dependency
@@ -89,7 +66,7 @@ class S3Line(BaseModel):
     @field_validator("task")
     @classmethod
     def _known_task(cls, v: str) -> str:
-        if v not in TASKS and v not in GENERATED_TASKS:
+        if v not in S3_TASKS and v not in S3_GENERATED_TASKS:
             raise ValueError(f"expected one of the 16 S3-Bench tasks, got {v!r}")
         return v
 
@@ -115,8 +92,10 @@ class S3Line(BaseModel):
         return v
 
 
-class S3Adapter:
+class S3Adapter(BenchmarkAdapter):
     name = "s3"
+    title = "S3-Bench"
+    short_title = "S3"
     scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="s3")
 
     def sniff(self, path: Path) -> bool:
@@ -134,35 +113,23 @@ class S3Adapter:
                 earlier[item.id] = item
         return result
 
-    def video_path(self, item: Item, videos: Path) -> Path:
-        return videos / item.video
-
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # S3-Bench publishes no evaluation code: both scorers send the same words.
         question = item.question
         if item.depends_on is not None:
-            if prior_answers is None or item.depends_on not in prior_answers:
+            if options.prior_answers is None or item.depends_on not in options.prior_answers:
                 raise StreamspatialError(
                     f"item {item.id}: its prompt needs the model's answer to item "
                     f"{item.depends_on}, which was not given (run the earlier turn first)"
                 )
-            question = question.replace(PREV_ANSWER, str(prior_answers[item.depends_on]))
+            question = question.replace(PREV_ANSWER, str(options.prior_answers[item.depends_on]))
         return prompts.s3_prompt(
             question,
             item.options,
             query.time,
             numeric=item.answer_type is AnswerType.NUMBER,
-            cot=variant == "cot",
-            text_only=text_only,
+            cot=options.cot,
+            text_only=options.text_only,
         )
 
     def system_prompt(self, item: Item) -> str | None:
@@ -202,7 +169,7 @@ def _item(row: Row, ids: IdRegistry, earlier: dict[str, Item]) -> Item | None:
             row.problem(where, msg)
         return None
     ids.check(row, "id", line.id)
-    domain, fmt = TASKS.get(line.task) or GENERATED_TASKS[line.task]
+    domain, fmt = S3_TASKS.get(line.task) or S3_GENERATED_TASKS[line.task]
     if line.format != fmt:
         row.problem(
             "format",
@@ -338,4 +305,4 @@ def write_s3_jsonl(items: Iterable[Item], path: Path) -> None:
             f.write(json.dumps(to_s3_record(item), ensure_ascii=False) + "\n")
 
 
-__all__ = ["CHAINS", "PREV_ANSWER", "TASKS", "S3Adapter", "S3Line", "write_s3_jsonl"]
+__all__ = ["CHAINS", "PREV_ANSWER", "S3Adapter", "S3Line", "write_s3_jsonl"]

@@ -24,9 +24,8 @@ or, when that is absent, the 1 fps frame folder ``<videos>/<video_uid>/`` (App. 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from streamspatial.core.directions import DIRECTIONS, direction_classes
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
@@ -35,7 +34,7 @@ from . import prompts
 from ._files import first_keys, read_json_records
 from ._items import IdRegistry, build_item, evidence_before, interval, options_from_map
 from ._rows import Row, parse_hms
-from .base import LoadResult, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
 UNKNOWN = "unknown"
@@ -47,8 +46,10 @@ _MCQ_SUFFIX = re.compile(r"(?:-mcq|__mcq)$", re.IGNORECASE)
 _LETTERED = re.compile(r"^\s*([A-Ga-g])\s*[.):]\s*(.*)$", re.DOTALL)
 
 
-class UCSAdapter:
+class UCSAdapter(BenchmarkAdapter):
     name = "ucs"
+    title = "UCS-Bench"
+    short_title = "UCS"
     scoring = ScoringSpec(
         invalid="wrong",
         number_metric="exact",
@@ -82,24 +83,12 @@ class UCSAdapter:
             return folder
         return videos / f"{item.video}.mp4"
 
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # The official evaluation scripts prompt DirectMe's scene-graph memory, not a video
         # model, so both scorers send our template (docs/reproducing.md).
         return prompts.ucs_prompt(
-            item.question, item.options, query.time, cot=variant == "cot", text_only=text_only
+            item.question, item.options, query.time, cot=options.cot, text_only=options.text_only
         )
-
-    def system_prompt(self, item: Item) -> str | None:
-        return None
 
 
 def strip_mcq(video_uid: str) -> str:

@@ -18,9 +18,9 @@ Released query times are not always ascending; that is kept as is.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
@@ -28,7 +28,7 @@ from . import prompts
 from ._files import first_keys, read_jsonl
 from ._items import IdRegistry, build_item, interval
 from ._rows import Row, check_number, check_time
-from .base import LoadResult, ScoringSpec
+from .base import TRAJECTORIES, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 
 SUBCATEGORIES = {
     "O1": ("O1-Snap", "O1-Delta"),
@@ -44,8 +44,12 @@ EVAL_FIELDS = ("q_id", "query_index", "id", "query_time", "count")
 DATA_FIELDS = ("id", "query_points", "occurrence_times")
 
 
-class VCBenchAdapter:
+class VCBenchAdapter(BenchmarkAdapter):
     name = "vcbench"
+    title = "VCBench"
+    short_title = "VCBench"
+    headline_metric = "GPA"
+    figures = (TRAJECTORIES,)
     scoring = ScoringSpec(
         invalid="exclude",
         number_metric="gpa",
@@ -66,25 +70,10 @@ class VCBenchAdapter:
             _load_eval(path, records, result)
         return result
 
-    def video_path(self, item: Item, videos: Path) -> Path:
-        return videos / item.video
-
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         return prompts.vcbench_prompt(
-            item.question, text_only=text_only, official=scorer == "official"
+            item.question, text_only=options.text_only, official=options.official
         )
-
-    def system_prompt(self, item: Item) -> str | None:
-        return None
 
 
 def _common(row: Row) -> dict[str, Any] | None:

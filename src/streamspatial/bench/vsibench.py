@@ -14,9 +14,8 @@ Numeric question types are scored with MRA, the others by accuracy.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
@@ -24,7 +23,7 @@ from . import prompts
 from ._files import first_keys, read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row
-from .base import LoadResult, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 
 COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
 NUMERIC_TYPES = (
@@ -36,8 +35,10 @@ NUMERIC_TYPES = (
 QUERY_AT_END = "query_at_end"
 
 
-class VSIBenchAdapter:
+class VSIBenchAdapter(BenchmarkAdapter):
     name = "vsibench"
+    title = "VSI-Bench"
+    short_title = "VSI"
     scoring = ScoringSpec(
         invalid="wrong",
         number_metric="mra",
@@ -60,29 +61,14 @@ class VSIBenchAdapter:
             result.add(_item(row, ids), loc)
         return result
 
-    def video_path(self, item: Item, videos: Path) -> Path:
-        return videos / item.video
-
-    def prompt(
-        self,
-        item: Item,
-        query: QueryPoint,
-        *,
-        variant: Literal["default", "cot"] = "default",
-        text_only: bool = False,
-        prior_answers: Mapping[str, str] | None = None,
-        scorer: str = "paper",
-    ) -> str:
+    def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # Both scorers send the prompts of VSI-Bench's lmms-eval task (vsibench.yaml).
         return prompts.vsibench_prompt(
             item.question,
             item.options,
             numeric=item.answer_type is AnswerType.NUMBER,
-            text_only=text_only,
+            text_only=options.text_only,
         )
-
-    def system_prompt(self, item: Item) -> str | None:
-        return None
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:

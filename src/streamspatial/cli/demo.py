@@ -14,12 +14,13 @@ video they ignore would only cost time.  The configured model is probed text-onl
 exactly the blind test that shows whether questions can be answered without the video.
 A contender that cannot answer any item of a file by design (random on the all-numeric
 VCBench file) is not run on it, and the report says so instead of showing a row of zeros.
+
+Over 400 lines on purpose: the demo is one script a newcomer reads top to bottom —
+generate, evaluate, report — rather than a hop through several modules.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import sys
 from collections.abc import Callable
@@ -32,16 +33,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from streamspatial.agents.registry import agent_entry
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
-from streamspatial.eval.config import RULES_MODEL
 
 MODEL_ENV = "STREAMSPATIAL_MODEL"
+RULES_AGENT = "scene-graph-rules"
+RULES_MODEL = agent_entry(RULES_AGENT).answers_as or ""  # the model name it answers as
 DEMO_SIZE = (320, 240)  # frames a person can look at; a minute renders in seconds
 NOISY = "ground-truth:noise=1"  # the documented unit noise: drift, depth error, misses, …
-FORMAT_TITLES = {"s3": "S3", "ovos": "OVO-S", "vcbench": "VCBench"}
-# The one headline number per format the closing summary shows (the paper's main metric).
-SUMMARY_METRIC = {"s3": "Overall", "ovos": "Overall", "vcbench": "GPA"}
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,14 @@ RULE_AGENTS = (
     Contender(
         "rules-perfect",
         RULES_MODEL,
-        agent="scene-graph-rules",
+        agent=RULES_AGENT,
         perception="ground-truth",
         note="scene-graph memory + rules, perfect perception (upper bound)",
     ),
     Contender(
         "rules-noisy",
         RULES_MODEL,
-        agent="scene-graph-rules",
+        agent=RULES_AGENT,
         perception=NOISY,
         note=f"scene-graph memory + rules, perception {NOISY}",
     ),
@@ -85,10 +85,11 @@ RULE_AGENTS = (
 
 @dataclass(frozen=True)
 class DemoRun:
-    format: str
+    format: str  # the benchmark file's name (s3, ovos, …)
     contender: Contender
     run_dir: Path
-    status: int  # execute()'s exit status: 0 clean, 1 some records hold errors
+    status: int  # the run's exit status: 0 clean, 1 some records hold errors
+    benchmark: str = ""  # its adapter (--format); the file's name when not given
 
     @property
     def model(self) -> str:
@@ -113,13 +114,15 @@ def evaluate(
     *,
     seed: int = 0,
     on_run: Callable[[str], None] | None = None,
+    benchmark: str | None = None,
 ) -> list[DemoRun]:
     """Run each contender on one benchmark file through the runner; one run folder each.
 
     The runner's one-line summary of each run is kept back (the demo's own table says it
     all) unless the run ends with errors, when it is printed."""
-    from streamspatial.cli.run import execute
+    from streamspatial.api import run
     from streamspatial.eval.config import build_config
+    from streamspatial.eval.outcome import summary_line
     from streamspatial.report import write_report
 
     runs = []
@@ -138,13 +141,13 @@ def evaluate(
                 **c.options(),
             }
         )
-        lines = io.StringIO()
-        with contextlib.redirect_stderr(lines):
-            status = execute(cfg)
-            write_report(run_dir)
-        if status:
-            sys.stderr.write(lines.getvalue())
-        runs.append(DemoRun(data.stem, c, run_dir, status))
+        lines: list[str] = []
+        outcome = run(cfg, notify=lines.append)
+        lines.append(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer))
+        write_report(run_dir)
+        if outcome.exit_status:
+            sys.stderr.write("\n".join(lines) + "\n")
+        runs.append(DemoRun(data.stem, c, run_dir, outcome.exit_status, benchmark or data.stem))
     return runs
 
 
@@ -169,7 +172,7 @@ def summary_markdown(
         "numbers), left out of its scores.",
         "",
     ]
-    if any(c.agent == "scene-graph-rules" for c in contenders.values()):
+    if any(c.agent == RULES_AGENT for c in contenders.values()):
         lines += [
             "Tasks the rule agents have no rule for are left blank and scored wrong (the "
             "`invalid` count of each run's report).",
@@ -206,14 +209,18 @@ def headline_table(runs: list[DemoRun]) -> Table:
     the contender was asked: the rule agents leave tasks they have no rule for blank, which is
     why they can sit below chance on a format whose tasks they mostly do not cover.
     """
+    from streamspatial.bench.registry import get_adapter
     from streamspatial.report import load_run
     from streamspatial.report.tables import headline
 
-    formats = [f for f in SUMMARY_METRIC if any(r.format == f for r in runs)]
+    # The benchmark's own main number (its adapter's headline metric), in the order run.
+    formats = list(dict.fromkeys(r.benchmark for r in runs))
+    adapters = {f: get_adapter(f) for f in formats}
     table = Table(title="headline (percent; – not run)", title_justify="left")
     table.add_column("contender")
     for f in formats:
-        table.add_column(f"{FORMAT_TITLES[f]} {SUMMARY_METRIC[f]}", justify="right")
+        a = adapters[f]
+        table.add_column(f"{a.short_title} {a.headline_metric}", justify="right")
     table.add_column("unanswered", justify="right")
     labels = list(dict.fromkeys(r.contender.label for r in runs))
     cells: dict[tuple[str, str], str] = {}
@@ -221,8 +228,8 @@ def headline_table(runs: list[DemoRun]) -> Table:
     asked = dict.fromkeys(labels, 0)
     for r in runs:
         rep = load_run(r.run_dir)
-        value = headline(rep.table).get(SUMMARY_METRIC[r.format])
-        cells[(r.contender.label, r.format)] = "–" if value is None else f"{100 * value:.1f}"
+        value = headline(rep.table).get(adapters[r.benchmark].headline_metric)
+        cells[(r.contender.label, r.benchmark)] = "–" if value is None else f"{100 * value:.1f}"
         invalid[r.contender.label] += rep.counts["invalid"]
         asked[r.contender.label] += rep.counts["records"]
     for label in labels:
@@ -269,6 +276,7 @@ def run_demo(
     console: Console | None = None,
 ) -> DemoResult:
     """Generate, evaluate and report; returns the summary report's path and the runs."""
+    from streamspatial.bench.registry import ADAPTERS
     from streamspatial.cli.sim import run_generation
     from streamspatial.sim.generate import GenerateConfig
 
@@ -296,10 +304,9 @@ def run_demo(
         )
     n_items: dict[str, tuple[int, int]] = {}
     skipped: dict[str, list[str]] = {}
-    plan: list[tuple[Path, list[Contender]]] = []
-    for fmt in ("s3", "ovos", "vcbench"):
-        path = result.files.get(fmt)
-        if path is None:
+    plan: list[tuple[str, Path, list[Contender]]] = []
+    for fmt, path in result.files.items():  # the benchmark files, in the generator's order
+        if fmt not in ADAPTERS:
             continue
         items = [it for it in result.items if it.benchmark == fmt]
         n_items[path.stem] = (len(items), sum(len(it.queries) for it in items))
@@ -310,19 +317,21 @@ def run_demo(
                 chosen.append(c)
             else:
                 skipped.setdefault(path.stem, []).append(f"{c.label} ({why})")
-        plan.append((path, chosen))
+        plan.append((fmt, path, chosen))
     console.print(f"[2/3] evaluating {', '.join(c.label for c in contenders)}")
     runs: list[DemoRun] = []
     with _bar(console, "runs") as bar:
-        task = bar.add_task("starting", total=sum(len(chosen) for _, chosen in plan))
+        task = bar.add_task("starting", total=sum(len(chosen) for _, _, chosen in plan))
         started_runs = [0]
 
         def started(name: str) -> None:
             bar.update(task, description=name, completed=started_runs[0])
             started_runs[0] += 1
 
-        for path, chosen in plan:
-            runs += evaluate(path, result.videos, out / "runs", chosen, seed=seed, on_run=started)
+        for fmt, path, chosen in plan:
+            runs += evaluate(
+                path, result.videos, out / "runs", chosen, seed=seed, on_run=started, benchmark=fmt
+            )
         bar.update(task, description="done", completed=len(runs))
     console.print("[3/3] writing the report")
     report = out / "report.md"

@@ -206,26 +206,20 @@ def _f2(v: float | None) -> str:
 
 def _model_probe(data, model, format, base_url, api_key_env, concurrency, max_tokens, out) -> None:
     """Answer from question + options only; list leakage candidates and blind accuracy."""
-    from streamspatial.models.registry import load_backend
+    from streamspatial.models.registry import load_backend, options_for
     from streamspatial.models.types import GenerationParams
     from streamspatial.qc.blind import blind_probe
 
     adapter, items = _load(data, format)
-    kind = model.partition(":")[0].strip().lower()
     params = GenerationParams(temperature=0.0, max_tokens=max_tokens)
-    opts: dict[str, Any] = {}
-    if kind == "openai":
-        opts = {
-            "base_url": base_url or os.environ.get("OPENAI_BASE_URL"),
-            "api_key": os.environ.get(api_key_env),
-            "concurrency": concurrency,
-            "params": params,
-        }
-    elif kind == "frequent":
-        opts = {"items": items}
-    elif kind == "hf":
-        opts = {"params": params}
-    backend = load_backend(model, **opts)
+    offer: dict[str, Any] = {  # each model kind takes the options it knows (models.registry)
+        "base_url": base_url or os.environ.get("OPENAI_BASE_URL"),
+        "api_key": os.environ.get(api_key_env),
+        "concurrency": concurrency,
+        "params": params,
+        "items": items,
+    }
+    backend = load_backend(model, **options_for(model, offer))
     total = sum(len(it.queries) for it in items)
 
     async def go():

@@ -7,275 +7,25 @@ a user mistake (bad flag, config, benchmark file, missing video), printed as one
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from streamspatial.core.errors import StreamspatialError
-from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
-from streamspatial.eval.outcome import run_local, run_to_a_final_state, summary_line, totals
-from streamspatial.eval.planner import applicable_items, keep_whole_chains
-from streamspatial.eval.results import PredictionWriter, RunFolder
-from streamspatial.models.types import GenerationParams
-
-
-def limit_items(items: list[Item], limit: int | None) -> list[Item]:
-    """The first ``limit`` items, minus any whose dependency chain the limit cut off."""
-    if limit is None:
-        return items
-    return keep_whole_chains(items[:limit])
-
-
-def _backend(
-    cfg: RunConfig, items: list[Item], params: GenerationParams, device: str | None = None
-) -> Any:
-    from streamspatial.models.registry import load_backend
-
-    kind = cfg.model.partition(":")[0].strip().lower()
-    opts: dict[str, Any] = {}
-    if kind == "openai":
-        opts = {
-            "base_url": cfg.base_url,
-            "concurrency": cfg.concurrency,
-            "params": params,
-            "api_key": os.environ.get(cfg.api_key_env),
-            "key_env": cfg.api_key_env,
-            "timeout": cfg.timeout,
-            "max_retries": cfg.max_retries,
-        }
-    elif kind == "random":
-        opts = {"seed": cfg.seed}
-    elif kind == "frequent":
-        opts = {"items": items}
-    elif kind == "hf":
-        opts = {"params": params, "device": device}  # device None: the backend's default
-    backend = load_backend(cfg.model, **opts)
-    if cfg.cache_dir is not None and kind in ("openai", "hf"):
-        from streamspatial.models.cache import CachedBackend, ResponseCache
-
-        backend = CachedBackend(backend, ResponseCache(cfg.cache_dir / "responses.sqlite"))
-    return backend
-
-
-def _perception_option(cfg: RunConfig) -> dict[str, Any]:
-    """``--perception`` for the agents that read a perception stream; elsewhere an error."""
-    from streamspatial.agents import PERCEPTION_AGENTS
-
-    if cfg.perception is None:
-        return {}
-    if cfg.agent not in PERCEPTION_AGENTS:
-        raise StreamspatialError(
-            f"--perception: only --agent {' / '.join(PERCEPTION_AGENTS)} read perception, "
-            f"not --agent {cfg.agent}"
-        )
-    return {"perception": cfg.perception}
-
-
-def _check_model(cfg: RunConfig) -> None:
-    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected)."""
-    from streamspatial.eval.config import RULES_AGENT, RULES_MODEL
-    from streamspatial.models.registry import check_spec
-
-    if (cfg.agent == RULES_AGENT) != (cfg.model == RULES_MODEL):
-        raise StreamspatialError(
-            f"--model {cfg.model}: --agent {RULES_AGENT} answers without a model (leave "
-            f"--model out), and model {RULES_MODEL!r} exists only for that agent"
-        )
-    if cfg.agent == RULES_AGENT:
-        if cfg.executor != "local":
-            raise StreamspatialError(f"--agent {RULES_AGENT} runs with --executor local only")
-    else:
-        check_spec(cfg.model)
-
-
-def _agent_backend(agent: Any, cfg: RunConfig) -> Any:
-    """The rule agent answers itself (``--agent scene-graph-rules``, model ``rules``)."""
-    from streamspatial.eval.config import RULES_AGENT
-
-    return agent.backend() if cfg.agent == RULES_AGENT else None
-
-
-def generation_params(cfg: RunConfig) -> GenerationParams:
-    """The run's sampling parameters for its model; what is unset is not sent."""
-    f = cfg.sampling_fields()
-    return GenerationParams(
-        temperature=f["temperature"],
-        max_tokens=f["max_tokens"],
-        top_p=f["top_p"],
-        seed=f["seed"],
-        extra=dict(f["extra_body"] or {}),
-    )
-
-
-def _register_secrets(cfg: RunConfig) -> None:
-    """Everything secret this run may see, masked in every file and line from now on."""
-    from streamspatial.core import secrets
-
-    secrets.register(os.environ.get(cfg.api_key_env))
-    secrets.register_url(cfg.base_url or os.environ.get("OPENAI_BASE_URL"))
-    secrets.register_url(cfg.address)
 
 
 def execute(cfg: RunConfig) -> int:
-    """Run (or resume) one configuration; returns the exit status.
-
-    Every check that needs no run folder (model spec, agent, benchmark file, videos) happens
-    before the folder is made, so a user mistake leaves nothing behind.  From the moment the
-    folder is opened it is locked (a second run into it is refused), and ``run.json`` ends in a
-    final state however the run ends: ``complete``, ``errors``, ``failed`` (with the reason)
-    or ``interrupted``.
+    """Run (or resume) one configuration as ``streamspatial run`` does: the notes and the
+    one-line summary on stderr; returns the exit status (0 clean, 1 some records hold errors).
     """
-    from streamspatial.agents import make_agent
-    from streamspatial.bench.registry import load_benchmark
+    from streamspatial.api import run
+    from streamspatial.eval.outcome import summary_line
 
-    _register_secrets(cfg)
-    params = generation_params(cfg)
-    _check_model(cfg)
-
-    def agent_for(scorer: str) -> Any:
-        return make_agent(
-            cfg.agent,
-            policy=cfg.policy,
-            params=params,
-            variant=cfg.variant,
-            videos=cfg.videos,
-            fold_every=cfg.fold_every,
-            scorer=scorer,
-            **_perception_option(cfg),
-        )
-
-    agent = agent_for("paper" if cfg.scorer == "auto" else cfg.scorer)
-    # A text-only run reads no video, so it does not need the videos to be there.
-    text_only = bool(getattr(agent, "text_only", False))
-    adapter, items = load_benchmark(
-        cfg.data, format=cfg.format, videos=None if text_only else cfg.videos
-    )
-    cfg, agent = _resolve_scorer(cfg, items, agent, agent_for)
-    items = limit_items(list(items), cfg.limit)
-    from streamspatial.models.registry import supported_answer_types
-
-    # Items the model cannot answer by design (random: numbers) are left out, and said so.
-    planned, not_applicable = applicable_items(
-        items, supported_answer_types(cfg.model), model=cfg.model
-    )
-    if cfg.explore_steps and not any(it.explorable for it in planned):
-        print(
-            f"--explore-steps {cfg.explore_steps}: no item of {cfg.data} is marked explorable; "
-            "nothing will be explored",
-            file=sys.stderr,
-        )
-    if cfg.executor == "ray":  # an unreachable cluster fails before the run folder exists
-        from streamspatial.eval.ray_executor import check_address
-
-        check_address(cfg.address)
-    bench_meta = {
-        "format": adapter.name,
-        "table": adapter.scoring.table,
-        "invalid": adapter.scoring.invalid,
-        "number_metric": adapter.scoring.number_metric,
-        "scorer": cfg.scorer,
-        "official": adapter.scoring.official,
-        "items": len(planned),
-        "query_points": sum(len(it.queries) for it in planned),
-    }
-    if not_applicable is not None:
-        bench_meta["not_applicable"] = not_applicable.as_dict()
-        print(not_applicable.sentence(), file=sys.stderr)
-    with RunFolder(cfg.out) as folder:
-        meta = folder.open(
-            cfg.public_dict(),
-            cfg.config_hash(),
-            force=cfg.force,
-            extra={"benchmark": bench_meta, "offline": agent.offline},
-        )
-        job = _Job(cfg, folder, meta, agent, adapter, items, planned, params)
-        counts = run_to_a_final_state(
-            folder,
-            meta,
-            job.run,
-            job.progress,
-            planned=bench_meta["query_points"],
-        )
-    print(summary_line(cfg.out, counts, scorer=cfg.scorer), file=sys.stderr)
-    return 1 if counts["errors_total"] else 0
-
-
-@dataclass
-class _Job:
-    """The work of one run inside its locked folder: backend, writer, runner, executor."""
-
-    cfg: RunConfig
-    folder: RunFolder
-    meta: dict[str, Any]
-    agent: Any
-    adapter: Any
-    items: list[Item]
-    planned: list[Item]
-    params: GenerationParams
-    runner: Any = None
-
-    def progress(self) -> dict[str, int]:
-        return self.runner.stats.as_dict() if self.runner is not None else {}
-
-    def run(self) -> dict[str, int]:
-        from streamspatial.eval.runner import Runner
-
-        cfg = self.cfg
-        agent_backend = _agent_backend(self.agent, cfg)  # the rule agent answers itself
-        # Ray actors build their own backends; the driver only writes what they send back.
-        local = cfg.executor == "local"
-        backend = agent_backend or (_backend(cfg, self.items, self.params) if local else None)
-        with PredictionWriter(self.folder.predictions) as writer:
-            self.runner = runner = Runner(
-                adapter=self.adapter,
-                items=self.planned,
-                backend=backend,
-                agent=self.agent,
-                writer=writer,
-                videos=cfg.videos,
-                model=cfg.model,
-                concurrency=cfg.concurrency,
-                frame_size=cfg.frame_size,
-                cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
-                progress=cfg.progress,
-                source_name=str(cfg.data),
-                retry_errors=cfg.retry_errors,
-                explore_steps=cfg.explore_steps,
-                scorer=cfg.scorer,
-            )
-            if cfg.executor == "ray":
-                _run_on_ray(cfg, runner, self.items, self.params)
-            else:
-                run_local(runner, backend)
-            return totals(writer.records.values(), runner.stats.as_dict())
-
-
-def _resolve_scorer(cfg: RunConfig, items: list[Item], agent: Any, agent_for: Any) -> Any:
-    """``--scorer auto``: official for a released benchmark file (eval.scoring); the run's
-    summary line says which."""
-    from streamspatial.eval.scoring import default_scorer
-
-    if cfg.scorer != "auto":
-        return cfg, agent
-    scorer = default_scorer(items)
-    if scorer != "paper":
-        agent = agent_for(scorer)
-    return cfg.model_copy(update={"scorer": scorer}), agent
-
-
-def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
-    from functools import partial
-
-    from streamspatial.eval.ray_executor import RayOptions, run_on_ray
-
-    # Each actor calls _backend itself: the API key is read from the actor's own environment.
-    make_backend = partial(_backend, cfg, items, params)
-    run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
+    outcome = run(cfg, notify=lambda line: print(line, file=sys.stderr))
+    print(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer), file=sys.stderr)
+    return outcome.exit_status
 
 
 def register(app: typer.Typer) -> None:
@@ -441,4 +191,4 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(rc)
 
 
-__all__ = ["execute", "limit_items", "register"]
+__all__ = ["execute", "register"]

@@ -39,8 +39,11 @@ def build_app(
     if data is not None:
         adapter, items = load_benchmark(data, format=format, videos=videos)
         study = HumanStudy(adapter, list(items), data=data, videos=videos, out=out, mode=mode)
+        from streamspatial.web.annotate import ANNOTATION_FORMAT
+
+        # Tasks the annotation form offers: those of the loaded items in its own format.
         for it in items:
-            if it.benchmark == "ovos" and it.task.subcategory:
+            if it.benchmark == ANNOTATION_FORMAT and it.task.subcategory:
                 known.setdefault(it.task.subcategory, it.task.task)
     from streamspatial.web.app import LOOPBACK_HOSTS
 

@@ -1,7 +1,7 @@
 """``streamspatial sweep``: a grid of models × frame policies (× thinking) over one benchmark.
 
 Seed 000 Tables 3 and 7–8 are grids of runs that differ in one setting.  A sweep is exactly
-those runs, made by the ordinary runner (:func:`streamspatial.cli.run.execute`, so each grid
+those runs, made by the ordinary runner (:func:`streamspatial.api.run`, so each grid
 cell is a normal, resumable run folder), sharing one frame cache so a video decoded for one
 cell is not decoded again for the next, followed by the combined HTML report (heatmap and
 thinking deltas) and a leaderboard.  Re-running the same command resumes every cell.
@@ -66,8 +66,9 @@ def run_sweep(
     config: Path | None = None,
 ) -> tuple[list[Path], int]:
     """Run (or resume) every cell; returns the run folders and the worst exit status."""
-    from streamspatial.cli.run import execute
+    from streamspatial.api import run
     from streamspatial.eval.config import build_config, load_config_file
+    from streamspatial.eval.outcome import summary_line
 
     cells = grid(models, policies, thinking)
     base_extra = dict((load_config_file(config) if config else {}).get("extra_body") or {})
@@ -84,12 +85,14 @@ def run_sweep(
         if flag is not None:
             cell["extra_body"] = _extra_body(base_extra, flag)
         configs.append(build_config(cell, config))
-    from streamspatial.models.registry import _ALLOWED, SPECS
+    from streamspatial.models.registry import check_spec
     from streamspatial.video.policies import parse_policy
 
     for cfg in configs:  # a bad spec stops the sweep before its first cell
-        if cfg.model.partition(":")[0].strip().lower() not in _ALLOWED:
-            raise StreamspatialError(f"sweep: unknown model spec {cfg.model!r}; expected {SPECS}")
+        try:
+            check_spec(cfg.model)
+        except StreamspatialError as exc:
+            raise StreamspatialError(f"sweep: {exc}") from None
         if cfg.agent == "policy":
             parse_policy(cfg.policy)
     worst = 0
@@ -97,7 +100,9 @@ def run_sweep(
         think = cells[k - 1][2]
         label = f"{cfg.model} · {cfg.policy}" + ("" if think is None else f" · thinking {think}")
         print(f"[{k}/{len(configs)}] {label} → {cfg.out}", file=sys.stderr)
-        worst = max(worst, execute(cfg))
+        outcome = run(cfg, notify=lambda line: print(line, file=sys.stderr))
+        print(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer), file=sys.stderr)
+        worst = max(worst, outcome.exit_status)
     return [c.out for c in configs], worst
 
 

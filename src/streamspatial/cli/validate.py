@@ -52,7 +52,7 @@ def _fail(lines: list[str]) -> None:
 
 
 def _summary(file: Path, fmt: str, items: list, *, checked_videos: bool) -> None:
-    from streamspatial.eval.scoring import default_scorer
+    from streamspatial.scoring.scorers import default_scorer
 
     n_queries = sum(len(i.queries) for i in items)
     console = Console(soft_wrap=True)

@@ -41,10 +41,6 @@ _EXECUTION_ONLY = frozenset(
 )
 
 
-RULES_AGENT = "scene-graph-rules"
-RULES_MODEL = "rules"
-
-
 class SamplingOverride(BaseModel):
     """One model's sampling parameters in ``sampling:``; unset fields keep the run's."""
 
@@ -81,7 +77,7 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = None
     frame_size: int = Field(default=448, ge=16, le=4096)
     variant: str = "default"
-    # official | paper; auto: official for a released benchmark file (eval.scoring)
+    # official | paper; auto: official for a released benchmark file (scoring.scorers)
     scorer: Literal["auto", "official", "paper"] = "auto"
     # Sampling: None = not sent (the server's default holds); see GenerationParams.
     temperature: float | None = Field(default=None, ge=0.0)
@@ -215,6 +211,16 @@ def _expanded_size(value: Any, budget: int, _path: tuple[int, ...] = ()) -> int:
     return total
 
 
+def _answers_as(agent: Any) -> str | None:
+    """The model name an agent answers as when it needs none; None for any other (or an
+    unknown name, refused when the run resolves it)."""
+    from streamspatial.agents.registry import agent_entry, agent_names
+
+    if not isinstance(agent, str) or agent not in agent_names():
+        return None
+    return agent_entry(agent).answers_as
+
+
 def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunConfig:
     """Merge a config file with command-line values (the command line wins) and validate.
 
@@ -228,8 +234,9 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
     merged.update({k: v for k, v in cli.items() if v is not None})
     if config_file is not None:
         merged["config"] = config_file
-    if merged.get("agent") == RULES_AGENT:  # the rule reasoner is its own "model"
-        merged.setdefault("model", RULES_MODEL)
+    own = _answers_as(merged.get("agent"))
+    if own is not None:  # an agent answering without a model is its own "model" (rules)
+        merged.setdefault("model", own)
     try:
         return RunConfig(**merged)
     except ValidationError as exc:

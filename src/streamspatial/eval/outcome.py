@@ -100,7 +100,7 @@ class _sigterm_as_exit:
             signal.signal(signal.SIGTERM, self._old)
 
 
-def run_local(runner: Any, backend: Any) -> None:
+def run_local(runner: Any, backend: Any | None) -> None:
     """The run on this machine's event loop; SIGTERM cancels it cleanly (connections closed,
     decoding threads joined) and then ends the process like Ctrl-C, with status 143."""
     stopped: list[int] = []
@@ -126,7 +126,8 @@ async def _drive(runner: Any, backend: Any, stopped: list[int]) -> None:
     try:
         await runner.run()
     finally:
-        await backend.aclose()
+        if backend is not None:  # an agent that answers itself runs without one
+            await backend.aclose()
 
 
 __all__ = ["one_line", "run_local", "run_to_a_final_state", "summary_line", "totals"]

@@ -97,8 +97,9 @@ class VideoWorker:
     """
 
     def __init__(self, parts: dict[str, Any]):
-        """``parts``: adapter, agent, items, make_backend and runner_options (put in Ray's
-        object store once by the driver, shared by every actor it starts)."""
+        """``parts``: adapter, agent (the run's agent factory), items, make_backend and
+        runner_options (put in Ray's object store once by the driver, shared by every actor
+        it starts)."""
         self.adapter = parts["adapter"]
         self.agent = parts["agent"]
         self.items = parts["items"]
@@ -154,7 +155,7 @@ def _runner_options(runner: Runner) -> dict[str, Any]:
         "cache_dir": runner.cache_dir,
         "retry_errors": runner.retry_errors,
         "scorer": runner.scorer,
-        "explore_steps": runner.explorer.max_steps if runner.explorer is not None else 0,
+        "explorer": runner.explorer,
     }
 
 
@@ -247,7 +248,7 @@ async def _execute(
     shared = ray.put(
         {
             "adapter": runner.adapter,
-            "agent": runner.agent,
+            "agent": runner.make_agent,
             "items": runner.items,
             "make_backend": make_backend,
             "runner_options": _runner_options(runner),

@@ -10,6 +10,9 @@ requests (a power cut may lose those last milliseconds, never a line's integrity
 identity of a record is ``(item_id, query_index)``; on open, a last line cut short by a kill is
 dropped (it was never acknowledged) while every complete line is kept.  ``run.json`` is
 replaced atomically (write to a temporary file, fsync, rename): always the old or the new one.
+
+Over 400 lines on purpose: the record schema, its writer and its reader are one durability
+argument (what a killed run leaves, how a resume reads it) and are checked together.
 """
 
 from __future__ import annotations

@@ -5,17 +5,22 @@ Shape of a run (DESIGN.md data flow):
 * the planner groups query points by video and orders them in time;
 * each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
   the event loop stays free for HTTP calls), keeping only the frames some query will read;
-* once the stream has delivered every frame query *k* needs **and** one of the
-  ``concurrency`` request slots is free, the agent builds query *k*'s request from a
-  ``PrefixView`` cut at t_k — later frames may already be decoded (at most ``LOOKAHEAD`` query
-  points ahead), the view refuses them — and the call goes out while decoding continues; the
-  request is dropped with its answer, so memory depends on the concurrency, never on how many
-  query points a benchmark has;
+* each video gets its own agent, made by the run's agent factory and reset to the video (see
+  :mod:`streamspatial.agents.contract`); once the stream has delivered every frame query *k*
+  needs **and** one of the ``concurrency`` request slots is free, the agent decides query *k*
+  from a ``PrefixView`` cut at t_k — later frames may already be decoded (at most
+  ``LOOKAHEAD`` query points ahead), the view refuses them — and the call goes out while
+  decoding continues; the request is dropped with its answer, so memory depends on the
+  concurrency, never on how many query points a benchmark has;
 * each finished query point is extracted, scored by the benchmark's rule and appended durably.
 
 Resume is the same code path: query points already in ``predictions.jsonl`` are skipped, and
 multi-turn dependants read their dependency's answer from the stored record, so a killed run
 resumes to the scores of an uninterrupted one.
+
+Over 400 lines on purpose: scheduling a video (the decoding task, request slots, chains
+waiting on earlier answers, recording) is one idea whose parts share one state; agent calls
+live in :mod:`.agent_thread`, video plumbing in :mod:`.video_tools`.
 """
 
 from __future__ import annotations
@@ -23,25 +28,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamspatial.agents.base import Agent, MemoryCallError
+from streamspatial.agents.contract import (
+    Agent,
+    Answer,
+    Diagnostics,
+    MemoryCallError,
+    QueryContext,
+    StreamingAgent,
+    VideoStream,
+)
+from streamspatial.agents.exploration import Explorer
+from streamspatial.agents.registry import AgentFactory
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
-from streamspatial.eval.metrics import compression_ratio, evidence_recall, score_prediction
+from streamspatial.eval.agent_thread import AgentThread
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
-from streamspatial.eval.scoring import SCORER_KEY, SCORERS_KEY, score_all, score_response
+from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
-from streamspatial.video import FrameCache, PrefixView, ResizeSpec, SinglePassReader
+from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
+from streamspatial.video import PrefixView, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
 
 # Query points a video's decoding may run ahead of its requests (frames go to the frame cache
@@ -70,42 +83,6 @@ class RunStats:
         return {k: v for k, v in self.__dict__.items() if k != "started"}
 
 
-# --------------------------------------------------------------------------------------------
-# extraction and scoring
-
-
-def extract(item: Item, text: str) -> str | float | None:
-    """The item's answer in the model's text under the paper rules (a letter, a number, or
-    the direction classes of an open-ended item)."""
-    return score_response(item, item.queries[0], text, "paper").extracted
-
-
-def score(
-    adapter: BenchmarkAdapter, answer: str | float, extracted: str | float | None
-) -> float | None:
-    """Per the adapter's scoring spec; an unparseable answer is 0 or excluded (None)."""
-    spec = adapter.scoring
-    if extracted is None:
-        return 0.0 if spec.invalid == "wrong" else None
-    return score_prediction(extracted, answer, number_metric=spec.number_metric)
-
-
-def prior_text(record: Record, item: Item) -> str:
-    """How a model's earlier answer enters a dependant's prompt: what it committed to.
-
-    A chosen letter becomes that option's text (the dependant's question names the object the
-    model picked, not a letter); a number prints plainly; an unparseable answer passes on the
-    raw output, so error propagation is measured rather than hidden.
-    """
-    ans = record.extracted
-    if ans is None:
-        return record.raw_output.strip()
-    if isinstance(ans, str):
-        option = next((o for o in item.options if o.letter == ans), None)
-        return option.text if option is not None and option.text is not None else ans
-    return f"{float(ans):g}"
-
-
 def make_record(
     pq: PlannedQuery,
     adapter: BenchmarkAdapter,
@@ -116,7 +93,7 @@ def make_record(
     scorer: str = "paper",
 ) -> Record:
     """The record of one answered query point: ``extracted``/``score``/``valid`` are the run
-    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (eval.scoring)."""
+    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (scoring.scorers)."""
     item, query = pq.item, pq.query
     verdicts = score_all(item, query, "" if response.error else response.text)
     own = verdicts[scorer]
@@ -154,8 +131,9 @@ class Runner:
     """Runs one configuration to completion (or resumes it) and writes every record.
 
     The collaborators are passed in so the CLI wires the real ones and tests can count them:
-    ``open_video(path) -> source`` is called at most once per video; ``video_module`` supplies
-    ``PrefixView`` and JPEG preparation through :func:`_video_tools`.
+    ``agent`` is a factory (an Agent subclass taking no arguments, or a function returning a
+    fresh agent) called once per video; ``video`` opens sources and makes single-pass
+    readers (:class:`VideoTools`); ``explorer`` lets explorable items act in an environment.
     """
 
     def __init__(
@@ -163,8 +141,8 @@ class Runner:
         *,
         adapter: BenchmarkAdapter,
         items: Iterable[Item],
-        backend: Backend,
-        agent: Agent,
+        backend: Backend | None,
+        agent: AgentFactory,
         writer: PredictionWriter,
         videos: Path,
         model: str,
@@ -175,13 +153,20 @@ class Runner:
         source_name: str = "benchmark",
         video: VideoTools | None = None,
         retry_errors: bool = False,
-        explore_steps: int = 0,
+        explorer: Explorer | None = None,
         scorer: str = "paper",
     ):
+        if isinstance(agent, Agent):
+            raise TypeError(
+                "Runner(agent=...) takes a factory (an Agent subclass or a function returning "
+                "a fresh Agent): every video gets its own agent"
+            )
         self.adapter = adapter
         self.items = list(items)
         self.backend = backend
-        self.agent = agent
+        self.make_agent = agent
+        # What records say about the agent (name, label, offline) and whether it reads video.
+        self.agent: Agent = agent()
         self.writer = writer
         self.videos = videos
         self.model = model
@@ -195,15 +180,11 @@ class Runner:
         )
         self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
         self.retry_errors = retry_errors
-        self.scorer = scorer  # whose verdict a record's own fields hold (eval.scoring)
-        # Active exploration (seed 004 §4.3): explorable items may act in the simulator.
-        self.explorer = None
-        if explore_steps > 0:
-            from streamspatial.eval.exploration import Explorer
-
-            self.explorer = Explorer(videos, max_steps=explore_steps, frame_size=frame_size)
+        self.scorer = scorer  # whose verdict a record's own fields hold (scoring.scorers)
+        # Active exploration (S3-Bench §4.3): explorable items may act in an environment.
+        self.explorer = explorer
         self._requests: asyncio.Semaphore | None = None
-        self._agent_thread: ThreadPoolExecutor | None = None
+        self._agents: AgentThread | None = None
         self._progress: Any = None
         self._task_ids: dict[str, Any] = {}
 
@@ -211,11 +192,11 @@ class Runner:
 
     def check_videos(self) -> None:
         """Every pending video exists, before anything is spent (one line naming the item)."""
-        if getattr(self.agent, "text_only", False):
+        if not self.agent.reads_video:
             return
         problems: list[Problem] = []
         if self.explorer is not None:
-            problems += self.explorer.problems(self.adapter, self.items)
+            problems += self.explorer.problems(self.adapter, self.items, self.videos)
         for vp in self.plans:
             if all(self._done(pq) for pq in vp.queries):
                 continue
@@ -237,10 +218,9 @@ class Runner:
         self.check_videos()
         self._requests = asyncio.Semaphore(self.concurrency)
         videos = asyncio.Semaphore(self.concurrency)
-        # Agent code (ingest, build, diagnostics) runs here, one call at a time, as it ran on
-        # the event loop before: off the loop, so reading frames and perception never stall
-        # requests in flight, and never concurrently with itself.
-        self._agent_thread = ThreadPoolExecutor(1, thread_name_prefix="streamspatial-agent")
+        # Agent code (reset, observe, decide) runs in its own thread: off the loop, so reading
+        # frames and perception never stall requests in flight (eval.agent_thread).
+        self._agents = AgentThread()
         with self._progress_bar():
 
             async def one(vp: VideoPlan) -> None:
@@ -258,7 +238,7 @@ class Runner:
                 # Let cancelled videos unwind (their decoding threads finish) before the
                 # temporary frame folder goes away.
                 await asyncio.gather(*tasks, return_exceptions=True)
-                self._agent_thread.shutdown(wait=True, cancel_futures=True)
+                self._agents.close()
                 self.video.close()
         return self.stats
 
@@ -275,18 +255,19 @@ class Runner:
         self._tick()
         if not pending:
             return
-        needs_frames = not getattr(self.agent, "text_only", False)
+        agent = self.make_agent()  # this video's own: no state shared with another stream
+        path = self.adapter.video_path(pending[0].item, self.videos)
+        stream = VideoStream(vp.video, path, 0.0, 0)
         reader = None
-        source = None
-        if needs_frames:
-            path = self.adapter.video_path(pending[0].item, self.videos)
+        if agent.reads_video:
             source = await asyncio.to_thread(self.video.open, path)
+            stream = VideoStream(vp.video, path, float(source.fps), int(source.n_frames))
             # Only the union is kept.  Agents that read the whole prefix (folding, scene graph)
             # need O(stream) frames per query: holding every query's list would grow memory
             # with queries × stream length, so each list is recomputed when its query is asked.
             union: set[int] = set()
             for pq in pending:
-                union.update(self._frames_needed(pq, source))
+                union.update(self._frames_needed(agent, pq, stream))
             reader = await asyncio.to_thread(self.video.reader, source, sorted(union))
             del union
         decoded: asyncio.Queue[PlannedQuery | None] = asyncio.Queue(maxsize=LOOKAHEAD)
@@ -300,12 +281,11 @@ class Runner:
                 await decoded.put(pq)
             await decoded.put(None)
 
+        assert self._agents is not None
+        await self._agents.call(agent.reset, stream)
         answers: dict[str, asyncio.Future[Record]] = {}
         calls: list[asyncio.Task[None]] = []
-        streaming = bool(getattr(self.agent, "streaming", False))
-        if streaming:
-            self.agent.reset(vp.video)  # type: ignore[attr-defined]
-        ingested = [-1]  # streaming agents: last frame index fed, so each frame goes in once
+        observed = [-1]  # streaming agents: last frame index fed, so each frame goes in once
         decoder = asyncio.create_task(decode())
 
         async def next_decoded() -> PlannedQuery | None:
@@ -321,7 +301,7 @@ class Runner:
 
         try:
             while (pq := await next_decoded()) is not None:
-                call = await self._query(pq, reader, source, answers, streaming, ingested)
+                call = await self._query(agent, pq, reader, stream, answers, observed)
                 if call is not None:
                     calls.append(call)
             await decoder
@@ -342,94 +322,76 @@ class Runner:
 
     async def _query(
         self,
+        agent: Agent,
         pq: PlannedQuery,
         reader: SinglePassReader | None,
-        source: Any,
+        stream: VideoStream,
         answers: dict[str, asyncio.Future[Record]],
-        streaming: bool,
-        ingested: list[int],
+        observed: list[int],
     ) -> asyncio.Task[None] | None:
-        """Ask one query point whose frames are decoded; the call's task, once it is sent."""
-        assert self._requests is not None
-        idx = self._frames_needed(pq, source) if source is not None else []
+        """Decide one query point whose frames are decoded; the call's task, once it is sent.
+
+        Agent code (``observe``, ``decide``) runs in the agent thread; a request is built only
+        once a concurrency slot is free, and the slot goes with the call."""
+        assert self._requests is not None and self._agents is not None
+        idx = self._frames_needed(agent, pq, stream) if reader is not None else []
         view = PrefixView(reader, pq.query.time) if reader is not None else None
-        if streaming and view is not None:
-            fresh = [i for i in idx if i > ingested[0]]
-            await self._in_agent_thread(self._ingest, view, fresh)
-            ingested[0] = fresh[-1] if fresh else ingested[0]
+        if isinstance(agent, StreamingAgent) and view is not None:
+            fresh = [i for i in idx if i > observed[0]]
+            await self._agents.call(_observe, agent, view, fresh)
+            observed[0] = fresh[-1] if fresh else observed[0]
         done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
         if pq.query.index == len(pq.item.queries) - 1:
             answers[pq.item.id] = done
-        prepare = getattr(self.agent, "prepare", None)
-        if prepare is not None:  # memory the model writes itself (folds, captions)
-            try:
-                await prepare(view, pq.item, pq.query, self.adapter, self.backend)
-            except MemoryCallError as exc:
-                # The answer would rest on memory that was never built: record the
-                # failure like a failed answer (exit 1; --retry-errors asks again).
-                self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
-                return None
         # Earlier answers first: a slot held while waiting on them could starve the very
         # calls they wait for.
         prior = await self._prior_answers(pq.item, answers)
-        await self._requests.acquire()  # the slot is released when the call is answered
+        ctx = QueryContext(
+            item=pq.item,
+            query=pq.query,
+            stream=stream,
+            view=view,
+            adapter=self.adapter,
+            backend=self._agents.backend(self.backend) if self.backend is not None else None,
+            frames=tuple(idx),
+            prior_answers=prior,
+        )
+        await self._requests.acquire()  # released when the call is answered
+        sent = False
         try:
-            request, diag = await self._in_agent_thread(self._build_checked, view, pq, prior, idx)
-            return asyncio.create_task(self._ask(pq, request, done, diag))
-        except BaseException:
-            self._requests.release()
-            raise
+            try:
+                decision = await self._agents.run(agent.decide(ctx))
+            except MemoryCallError as exc:
+                # The answer would rest on memory that was never built (a fold or caption
+                # call failed): record it like a failed answer (exit 1; --retry-errors).
+                self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
+                return None
+            if isinstance(decision, Answer):  # the agent answered itself (rules)
+                diag = decision.diagnostics or Diagnostics.of_times([], pq.query)
+                self._record(pq, None, ModelResponse(text=decision.text), done, diag.as_dict())
+                return None
+            request = decision.request
+            _check_request(request, pq)
+            diag = decision.diagnostics or Diagnostics.of_request(request, pq.query)
+            task = asyncio.create_task(
+                self._ask(pq, request, done, diag.as_dict(), backend=decision.backend)
+            )
+            sent = True
+            return task
+        finally:
+            if not sent:  # no call went out: its slot is free again
+                self._requests.release()
 
-    async def _in_agent_thread(self, fn: Any, *args: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._agent_thread, fn, *args)
-
-    def _ingest(self, view: PrefixView, indices: list[int]) -> None:
-        for frame in view.get(indices):
-            self.agent.ingest(frame, frame.time)  # type: ignore[attr-defined]
-
-    def _build_checked(
-        self,
-        view: PrefixView | None,
-        pq: PlannedQuery,
-        prior: dict[str, str] | None,
-        idx: list[int],
-    ) -> tuple[ModelRequest, dict[str, Any]]:
-        # Build and read diagnostics in one step: agents may keep them as "last request" state
-        # shared by concurrently streamed videos.
-        request = self._build(view, pq, prior, idx)
-        diag = _diagnostics(self.agent, pq, request)
-        _check_request(request, pq)
-        return request, diag
-
-    def _frames_needed(self, pq: PlannedQuery, source: Any) -> list[int]:
+    def _frames_needed(self, agent: Agent, pq: PlannedQuery, stream: VideoStream) -> list[int]:
         """The agent's frame indices for one query, refused if any is after t_q."""
-        idx = self.agent.frames_needed(pq.item, pq.query, source.fps, source.n_frames)
-        n_q = query_frame_index(pq.query.time, source.fps, source.n_frames)
+        idx = sorted({int(i) for i in agent.frames_needed(pq.item, pq.query, stream)})
+        n_q = query_frame_index(pq.query.time, stream.fps, stream.n_frames)
         if idx and idx[-1] > n_q:
             raise CausalityError(
-                f"agent {self.agent.label} wants frame {idx[-1]} for "
+                f"agent {agent.label} wants frame {idx[-1]} for "
                 f"item {pq.item.id} at t={pq.query.time} (n_q={n_q})"
             )
         return idx
-
-    def _build(
-        self,
-        view: PrefixView | None,
-        pq: PlannedQuery,
-        prior: dict[str, str] | None,
-        indices: list[int],
-    ) -> ModelRequest:
-        if _takes_indices(self.agent):
-            return self.agent.build_request(
-                view,
-                pq.item,
-                pq.query,
-                self.adapter,  # type: ignore[call-arg]
-                prior_answers=prior,
-                indices=indices,
-            )
-        return self.agent.build_request(view, pq.item, pq.query, self.adapter, prior_answers=prior)
 
     def _done(self, pq: PlannedQuery) -> bool:
         return self.writer.done(pq.key, retry_errors=self.retry_errors)
@@ -461,18 +423,22 @@ class Runner:
         request: ModelRequest,
         done: asyncio.Future[Record],
         diagnostics: dict[str, Any] | None = None,
+        *,
+        backend: Backend | None = None,
     ) -> None:
-        """Send one built request; its concurrency slot (taken by the caller) is released
-        when the answer is in, and the request — frames and all — is dropped with it."""
+        """Send one built request (to ``backend`` when the agent gave its own, else the run's
+        model); its concurrency slot (taken by the caller) is released when the answer is in,
+        and the request — frames and all — is dropped with it."""
         assert self._requests is not None
         actions = None
         try:
+            backend = backend or self.backend
+            assert backend is not None, "a request needs the run's backend"
             if self.explorer is not None and self.explorer.applies(pq.item):
-                response, actions = await self.explorer.run(
-                    self.adapter, pq.item, pq.query, request, self.backend
-                )
+                video = self.adapter.video_path(pq.item, self.videos)
+                response, actions = await self.explorer.run(video, pq.query, request, backend)
             else:
-                response = await self.backend.generate(request)
+                response = await backend.generate(request)
         except StreamspatialError:  # the endpoint cannot serve the run: stop it
             raise
         except Exception as exc:  # a backend must not raise; record it rather than lose it
@@ -502,8 +468,6 @@ class Runner:
         self._tick()
         if not done.done():
             done.set_result(record)
-
-    # -- video plumbing -------------------------------------------------------------------
 
     # -- progress -------------------------------------------------------------------------
 
@@ -552,38 +516,10 @@ class Runner:
         )
 
 
-def _takes_indices(agent: Agent) -> bool:
-    import inspect
-
-    try:
-        return "indices" in inspect.signature(agent.build_request).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _diagnostics(agent: Agent, pq: PlannedQuery, request: ModelRequest) -> dict[str, Any]:
-    """Per-query diagnostics (CR/ER, seed 000 §4.3.3) for every agent and policy.
-
-    Memory agents compute their own, since memory text carries seconds no frame shows; for
-    every other agent a second of the prefix reached the model when a frame of the request
-    lies in it — the policy's kept frames against the prefix.
-    """
-    get = getattr(agent, "diagnostics", None)
-    diag = get(pq.item, pq.query) if callable(get) else None
-    if diag is not None and "compression_ratio" in diag:
-        return diag
-    return {**frame_diagnostics(request.frame_times, pq.query), **(diag or {})}
-
-
-def frame_diagnostics(frame_times: Iterable[float], query: Any) -> dict[str, Any]:
-    """CR and ER of a request that shows the model frames only."""
-    kept = [float(t) for t in frame_times]
-    t_q = float(query.time)
-    return {
-        "compression_ratio": compression_ratio(kept, t_q),
-        "evidence_recall": evidence_recall(kept, query.evidence, t_q),
-        "frames_sent": len(kept),
-    }
+def _observe(agent: StreamingAgent, view: PrefixView, indices: list[int]) -> None:
+    """Feed a streaming agent its new frames, in time order (agent thread)."""
+    for frame in view.get(indices):
+        agent.observe(frame)
 
 
 def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:
@@ -593,52 +529,3 @@ def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:
             raise CausalityError(
                 f"request for item {pq.item.id} at t={pq.query.time} holds a frame at t={t}"
             )
-
-
-class VideoTools:
-    """How the runner touches video: open a source, and make its single-pass reader.
-
-    Frames live in the frame cache (``--cache-dir``) or, without one, in a temporary folder
-    removed with this object; either way the reader decodes each video once, in time order,
-    and a re-run with a cache decodes nothing.  One object so tests can count opens and passes.
-    """
-
-    def __init__(self, *, frame_size: int = 448, cache_dir: Path | None = None):
-        self.frame_size = frame_size
-        self.cache_dir = cache_dir
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._frame_cache: FrameCache | None = None
-        self._lock = threading.Lock()
-
-    def open(self, path: Path) -> Any:
-        """The video's source; its content id and probe come from the frame cache when known,
-        so a cached re-run neither hashes nor probes the file."""
-        from streamspatial.video.sources import open_source
-
-        return open_source(path, cache=self._cache())
-
-    def _cache(self) -> FrameCache:
-        with self._lock:  # sources and readers are made in worker threads, several at once
-            if self._frame_cache is None:
-                if self.cache_dir is not None:
-                    root = self.cache_dir
-                else:
-                    # A run stopped mid-video (a dead endpoint, Ctrl-C) may still have a
-                    # decoding thread writing here: its cleanup must not mask why it stopped.
-                    self._tmp = tempfile.TemporaryDirectory(
-                        prefix="streamspatial-frames-", ignore_cleanup_errors=True
-                    )
-                    root = Path(self._tmp.name)
-                self._frame_cache = FrameCache(root)
-            return self._frame_cache
-
-    def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
-        return SinglePassReader(
-            source, self._cache(), ResizeSpec(short_side=self.frame_size), needed
-        )
-
-    def close(self) -> None:
-        self._frame_cache = None
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None

@@ -1,4 +1,4 @@
-"""Model backends behind one async interface, the response cache, baselines and streaming.
+"""Model backends behind one async interface, the response cache and the baselines.
 
 Heavy backends (``hf_local``) are imported on use, so importing this package stays cheap.
 """
@@ -7,12 +7,6 @@ from streamspatial.models.baselines import FrequentBackend, RandomBackend, frequ
 from streamspatial.models.cache import CachedBackend, ResponseCache
 from streamspatial.models.openai_compat import OpenAIChatBackend
 from streamspatial.models.registry import load_backend
-from streamspatial.models.streaming import (
-    BufferedStreamingModel,
-    StreamingModel,
-    StreamQuestion,
-    build_request,
-)
 from streamspatial.models.types import (
     Backend,
     GenerationParams,
@@ -24,7 +18,6 @@ from streamspatial.models.types import (
 
 __all__ = [
     "Backend",
-    "BufferedStreamingModel",
     "CachedBackend",
     "FrequentBackend",
     "GenerationParams",
@@ -34,10 +27,7 @@ __all__ = [
     "OpenAIChatBackend",
     "RandomBackend",
     "ResponseCache",
-    "StreamQuestion",
-    "StreamingModel",
     "TextPart",
-    "build_request",
     "frequent_task_key",
     "load_backend",
 ]

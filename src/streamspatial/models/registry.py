@@ -12,6 +12,8 @@ SPECS = "random | frequent | openai:<model-name> | hf:<local-path>"
 
 # Options any spec accepts (the runner passes them uniformly); None values are ignored.
 _COMMON = {"params", "concurrency", "timeout"}
+# The papers' reference rows that a baseline model stands for (tables and plots name them so).
+REFERENCE_ROWS = {"random": "Random", "frequent": "Frequent"}
 _ALLOWED = {
     "random": {"seed"},
     "frequent": {"records", "items"},
@@ -53,6 +55,20 @@ def check_spec(spec: str) -> tuple[str, str]:
             f"{spec}: expected a local model folder, {Path(arg).expanduser()} is not one"
         )
     return kind, arg
+
+
+def options_for(spec: str, offer: dict[str, Any]) -> dict[str, Any]:
+    """The options in ``offer`` that the backend kind of ``spec`` takes (a run offers every
+    option it has: endpoint, key, seed, items, device…; each kind keeps its own)."""
+    kind = spec.partition(":")[0].strip().lower()
+    wanted = _COMMON | _ALLOWED.get(kind, set())
+    return {k: v for k, v in offer.items() if k in wanted}
+
+
+def caches_responses(spec: str) -> bool:
+    """Whether the response cache (``--cache-dir``) keeps this model's answers: real models
+    do; the baselines answer instantly and deterministically, so caching them buys nothing."""
+    return spec.partition(":")[0].strip().lower() in ("openai", "hf")
 
 
 def load_backend(spec: str, **options: Any) -> Backend:

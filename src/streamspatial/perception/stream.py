@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -35,6 +35,10 @@ class PerceptionProvider(ABC):
     # Track ids that name one object for the whole stream (annotation instance ids): the
     # memory then never merges two tracks, as it must for a tracker's fragmented tracks.
     stable_tracks: bool = False
+    # The object vocabulary and attribute words the provider can report (question matching);
+    # empty when open-ended (a provider without a closed label set).
+    labels: Sequence[str] = ()
+    attributes: Sequence[str] = ()
 
     def __init__(self, fps: float, n_frames: int = 0):
         if not (fps > 0 and math.isfinite(fps)):

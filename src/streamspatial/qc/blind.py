@@ -19,9 +19,9 @@ from typing import Any
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.eval.runner import extract, prior_text, score
 from streamspatial.models.baselines import frequent_task_key
 from streamspatial.models.types import Backend, ModelRequest, TextPart
+from streamspatial.scoring.scorers import extract, prior_text, score
 
 RIGHT = 0.999  # a score this high is a right answer (exact for choices, full MRA for numbers)
 

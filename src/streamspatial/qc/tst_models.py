@@ -310,7 +310,7 @@ def number_models(seed: int = 0) -> list[NumberModel]:
 
 
 def mra(pred: float, gt: float) -> float:
-    from streamspatial.eval.metrics import mean_relative_accuracy
+    from streamspatial.scoring.metrics import mean_relative_accuracy
 
     return mean_relative_accuracy(float(pred) if math.isfinite(pred) else math.inf, gt)
 

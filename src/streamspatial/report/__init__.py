@@ -1,6 +1,6 @@
 """Reports: a run folder's tables as ``scores.json`` + ``report.md``, and leaderboards across runs.
 
-The tables are the eval package's (:func:`streamspatial.eval.official_tables.results_table`),
+The tables are the scoring package's (:func:`streamspatial.scoring.tables.results_table`),
 chosen by the benchmark's scoring spec recorded in ``run.json`` at run time, so a report never
 has to re-read the benchmark file.  Every number says which scorer made it (``official``: the
 benchmark's own scoring code; ``paper``: the papers' formulas); a run is reported with the
@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.eval.aggregate import Table, diagnostics_table, per_source_table
-from streamspatial.eval.official_tables import results_table
 from streamspatial.eval.planner import NotApplicable
 from streamspatial.eval.results import (
     Record,
@@ -25,9 +23,11 @@ from streamspatial.eval.results import (
     read_run_json,
     write_json_atomic,
 )
-from streamspatial.eval.scoring import SCORERS, SCORERS_KEY, rescored
 from streamspatial.report.blind import find_blind, gap_table, load_blind
 from streamspatial.report.tables import fmt_cell, headline, markdown, table_markdown
+from streamspatial.scoring.aggregate import Table, diagnostics_table, per_source_table
+from streamspatial.scoring.scorers import SCORERS, SCORERS_KEY, rescored
+from streamspatial.scoring.tables import results_table
 
 SCORES_JSON = "scores.json"
 REPORT_MD = "report.md"
@@ -48,6 +48,15 @@ class RunReport:
     # Each task's score next to the blind stress test's (report.blind), when one is found.
     blind: Table | None = None
     blind_source: Path | None = None
+
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """The report figures particular to this run's benchmark (its adapter lists them,
+        e.g. ``trajectories`` for VCBench's counting trajectories)."""
+        from streamspatial.bench.registry import ADAPTERS
+
+        adapter = ADAPTERS.get(str((self.meta.get("benchmark") or {}).get("format")))
+        return adapter.figures if adapter is not None else ()
 
     @property
     def not_applicable(self) -> dict[str, Any] | None:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError
-from streamspatial.eval.aggregate import Table
-from streamspatial.eval.metrics import mean_relative_accuracy
 from streamspatial.eval.results import Record
+from streamspatial.scoring.aggregate import Table
+from streamspatial.scoring.metrics import mean_relative_accuracy
 
 BLIND_JSON = "blind.json"
 MANIFEST_JSON = "manifest.json"
@@ -103,7 +103,7 @@ def gap_table(
 ) -> Table | None:
     """One row per task the probe scored: query points, score, blind, chance, score − blind.
 
-    ``records``: a run's records, or the plain dicts :func:`~streamspatial.eval.scoring.rescored`
+    ``records``: a run's records, or the plain dicts :func:`~streamspatial.scoring.scorers.rescored`
     makes of them under a scorer."""
     scores: dict[str, list[float]] = defaultdict(list)
     for rec in records:

@@ -7,6 +7,9 @@ write ``scores.json`` (:func:`streamspatial.report.load_run`, the eval tables an
 ``data-value`` so a test can check the page against ``scores.json``.  A figure that cannot be
 drawn for lack of data is replaced by one sentence saying what is missing, never left out
 silently.
+
+Over 400 lines on purpose: one self-contained page whose sections share the same cell and
+figure helpers; each section is a short function.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.analysis.taxonomy import TAXONOMY_JSON
-from streamspatial.eval.aggregate import Table, vcbench_trajectories
+from streamspatial.bench.base import TRAJECTORIES
+from streamspatial.bench.registry import ADAPTERS
 from streamspatial.eval.results import iter_records
 from streamspatial.report import RunReport, plots, write_report
 from streamspatial.report.queries import (
@@ -40,6 +44,8 @@ from streamspatial.report.runs import (
     thinking_flag,
 )
 from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
+from streamspatial.scoring.aggregate import Table
+from streamspatial.scoring.vcbench_tables import vcbench_trajectories
 
 REPORT_HTML = "report.html"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable
@@ -344,9 +350,10 @@ def _percent_table(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> st
 
 
 def _trajectory_section(reports: Sequence[RunReport], label: Labels) -> str:
-    vc = [r for r in reports if r.table.name == "VCBench"]
+    vc = [r for r in reports if TRAJECTORIES in r.figures]
     if not vc:
-        return _absent("no VCBench run among the inputs: no prediction trajectories")
+        having = " / ".join(a.title for a in ADAPTERS.values() if TRAJECTORIES in a.figures)
+        return _absent(f"no {having} run among the inputs: no prediction trajectories")
     out = ""
     for rep in vc:
         records = list(iter_records(rep.run_dir))
@@ -371,7 +378,7 @@ def _trajectory_section(reports: Sequence[RunReport], label: Labels) -> str:
 
 def _recall_section(reports: Sequence[RunReport], queries: Sequence[RunQueries]) -> str:
     """OVO-S-Bench, Fig. 5, once per benchmark.  CR / ER per level are the runs' scores.json
-    ``diagnostics`` tables (eval.aggregate.diagnostics_table); the Pearson r and the
+    ``diagnostics`` tables (scoring.aggregate.diagnostics_table); the Pearson r and the
     retained-time density are computed here from the same records."""
     by_run = {rep.run_dir: q for rep, q in zip(reports, queries, strict=True)}
     with_diag = [rep for rep in reports if rep.diagnostics]

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.eval.aggregate import Trajectory
 from streamspatial.report.tables import VCBENCH_METRICS
+from streamspatial.scoring.vcbench_tables import Trajectory
 
 try:
     import matplotlib

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.eval.config import _EXECUTION_ONLY
+from streamspatial.models.registry import REFERENCE_ROWS
 from streamspatial.report import RunReport
 from streamspatial.report.tables import headline
 
@@ -35,10 +36,8 @@ def reference_kind(rep: RunReport) -> str | None:
     """
     cfg = rep.meta.get("config", {})
     model = str(cfg.get("model") or "")
-    if model == "random":
-        return "Random"
-    if model == "frequent":
-        return "Frequent"
+    if model in REFERENCE_ROWS:
+        return REFERENCE_ROWS[model]
     if model.startswith("human:"):
         return "Human"
     if cfg.get("agent", "policy") == "policy" and cfg.get("policy") == "none":

@@ -1,8 +1,9 @@
-"""Markdown rendering of the per-paper tables, and the headline numbers of a table.
+"""Markdown rendering of the per-paper tables.
 
-The numbers come from :mod:`streamspatial.eval.aggregate` unchanged (DESIGN: ``report`` must not
-recompute metrics differently from ``eval``); this module only lays them out: fractions print as
-percentages with two decimals, as the papers print them, and a missing cell is "–".
+The numbers come from :mod:`streamspatial.scoring` unchanged (DESIGN: ``report`` must not
+recompute metrics differently from ``eval``), the headline numbers included
+(:func:`streamspatial.scoring.tables.headline`); this module only lays them out: fractions
+print as percentages with two decimals, as the papers print them, and a missing cell is "–".
 """
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from streamspatial.eval.aggregate import Table
+from streamspatial.scoring.aggregate import Table
+from streamspatial.scoring.tables import headline
+from streamspatial.scoring.vcbench_tables import METRIC_NAMES as VCBENCH_METRICS
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
-# VCBench's three metrics as its paper prints them (VCBench, §3.3).
-VCBENCH_METRICS = {"gpa": "GPA", "moc": "MoC", "uda": "UDA"}
 PERCENT_COLUMNS = frozenset(
     {"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"}
     | {"blind", "chance", "vision_gap"}  # the vision–blind gap (report.blind)
@@ -55,39 +56,4 @@ def table_markdown(table: Table) -> str:
     return "\n".join(out)
 
 
-def headline(table: Table) -> dict[str, float | None]:
-    """The few numbers a leaderboard shows for a table, in the paper's order.
-
-    OVO-S: each level's Avg. and Overall; VCBench: Overall GPA / MoC / UDA; UCS-Bench: each
-    category's Overall and the grand Overall; S3-Bench: Num, MC, Overall; VSI-Bench and others:
-    Overall of the table's score column.
-    """
-    rows = table.rows
-    name = table.name
-    out: dict[str, float | None] = {}
-    if name == "OVO-S-Bench":
-        for r in rows:
-            if r.get("group") in ("Avg.", "All"):  # the paper's level mean, official's pool
-                out[str(r["level"])] = r["accuracy"]
-            elif r.get("level") == "Overall":
-                out["Overall"] = r["accuracy"]
-        return out
-    if name == "VCBench":
-        overall = next((r for r in rows if r.get("subcategory") == "Overall"), {})
-        return {name: overall.get(m) for m, name in VCBENCH_METRICS.items()}
-    if name == "UCS-Bench":
-        for r in rows:
-            if r.get("subcategory") == "Overall" or r.get("category") == "Overall":
-                out[str(r["category"])] = r["accuracy"]
-        return out
-    if name == "S3-Bench":
-        for r in rows:
-            if r.get("task") in ("Num", "MC", "Overall"):
-                out[str(r["task"])] = r["score"]
-        return out
-    key_col = table.columns[0]
-    metric = next((c for c in ("score", "accuracy", "gpa") if c in table.columns), None)
-    for r in rows:
-        if r.get(key_col) == "Overall" and metric is not None:
-            out["Overall"] = r.get(metric)
-    return out
+__all__ = ["VCBENCH_METRICS", "fmt_cell", "headline", "markdown", "table_markdown"]

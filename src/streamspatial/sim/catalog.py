@@ -9,6 +9,9 @@ the catalogue models are checked against.  ``tints`` says how an instance may be
 never): the colour a question uses is then *measured* from the rendered pixels
 (:mod:`streamspatial.sim.colors`), never declared here.  :data:`COLORS` are the names that
 measurement chooses from.
+
+Over 400 lines on purpose: it is data — every room program and category with its size
+range and tints, in one table a reader checks at once, as ProcTHOR keeps its constants.
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ boxes (half a thickness in from the polygon edge), so depth and ids agree with t
 geometry the tests ray-cast.  Geom names carry the room they belong to (``s_<room>_…``,
 ``w_<room>_…``; ``d_<door>_…`` for door frames, which belong to both sides) for per-view
 culling.  Everything is a pure function of the house.
+
+Over 400 lines on purpose: floors, walls with openings, ceilings, frames and lamps are
+baked into the same per-room images from the same lighting, so the surfaces of a room are
+built and lit in one place.
 """
 
 from __future__ import annotations

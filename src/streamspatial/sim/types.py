@@ -17,6 +17,9 @@ Conventions (fixed; question generators depend on them):
   ``z``.  The object's front faces its local ``+x``.
 * Instance ids are positive integers unique within a house; ``0`` means "no object" (walls,
   floor, background) in instance-id images.
+
+Over 400 lines on purpose: it is the simulator's whole data contract (houses, trajectories,
+visibility) in one place, plain dataclasses and their JSON forms.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ index and time are known without decoding — which is what lets a cached run sk
 
 Bad inputs (missing, empty, truncated, audio-only or non-video files; folders with gaps in
 their numbering) raise :class:`~streamspatial.core.errors.InputError` with one clear line.
+
+Over 400 lines on purpose: the two kinds of source share one contract (index ↔ time,
+probing, errors), and keeping them side by side keeps that contract one reading.
 """
 
 from __future__ import annotations

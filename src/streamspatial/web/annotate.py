@@ -25,6 +25,9 @@ from streamspatial.core.schema import LETTERS, Item
 
 from .media import MediaError, resolve_media
 
+# The format annotations are written in: the annotation file is OVO-S JSONL.
+ANNOTATION_FORMAT = OvosAdapter.name
+
 
 class AnnotationError(Exception):
     """The submitted item is invalid; ``problems`` are one line each, for the form."""

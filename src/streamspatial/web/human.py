@@ -19,6 +19,9 @@ cannot obtain a question early or answer out of order by talking to the API dire
 Answers become :class:`~streamspatial.eval.results.Record` s in the participant's own run folder
 (model ``human:<name>``), written by the runner's crash-safe writer and scored by the runner's
 scoring rule, so ``report`` and ``compare`` treat a person exactly like a model.
+
+Over 400 lines on purpose: the protocol's rules and the endpoints that enforce them must
+be read together to check that no path lets a participant see ahead.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record, RunFolder, read_run_json
-from streamspatial.eval.runner import score
+from streamspatial.scoring.scorers import score
 
 Mode = Literal["streaming", "offline"]
 MODES: tuple[str, ...] = ("streaming", "offline")

@@ -4,6 +4,9 @@ Which families exist here is decided by App. D's boundary rules: L1 cues are vis
 query frame, L2 cues were seen and are gone, L3 operates on the explored room graph, L4 asks
 about the allocentric map.  Rooms enter L3/L4 questions only once the camera has stood in them,
 and the room graph is the *explored* one: doorways the camera actually walked through.
+
+Over 400 lines on purpose: one short generator per OVO-S-Bench family over shared helpers,
+in the level order of the paper's appendix; splitting them would scatter one table.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable, Iterable
 
+from streamspatial.bench.tasks import OVOS_TASKS as TASKS
 from streamspatial.core.schema import TaskLabels
 
 from .common import clear_margin, count_options, intent, ladder, name, nameable
@@ -20,40 +25,6 @@ from .naming import plural, room_ref
 from .prefix import Prefix, object_distance, wrap
 from .registry import Episode, family
 from .search import class_first
-
-# The 30 canonical task types of OVO-S-Bench (App. D), numbered in the appendix's order.
-TASKS = {
-    "1.1.1": "Object-to-Object Absolute Distance",
-    "1.1.2": "Relative Physical Scale",
-    "1.1.3": "Object Depth Ordering",
-    "1.1.4": "Viewpoint Height Perception",
-    "1.2.1": "Containment Relation",
-    "1.2.2": "Occlusion Recognition",
-    "1.2.3": "Support Relation",
-    "1.2.4": "Local Topology Description",
-    "1.3.1": "Ego-motion Translation",
-    "1.3.2": "Ego-motion Rotation",
-    "1.3.3": "Object Motion Separation",
-    "1.3.4": "Relative Speed Judgment",
-    "1.3.5": "Judgment of Motion State",
-    "2.1.1": "Revisit Detection",
-    "2.1.2": "Revisit Counting",
-    "2.2.1": "Out-of-View Localization",
-    "2.2.2": "Behind-Camera Inference",
-    "2.2.3": "Transient Count Memory",
-    "2.3.1": "Chronological Recall",
-    "2.3.2": "Temporal Depth Estimation",
-    "3.1.1": "Mental Rotation & Fitting",
-    "3.1.2": "Spatial What-If Consequence",
-    "3.1.3": "Physical Stability & Feasibility",
-    "3.2.1": "Object-Level Change Detection",
-    "3.3.1": "Optimal Path Reasoning",
-    "3.3.2": "Obstacle-Aware Rerouting",
-    "3.3.3": "Reachability Judgment",
-    "4.1.1": "Allocentric Direction Reasoning",
-    "4.2.1": "Topological Structure Reasoning",
-    "4.3.1": "Trajectory Map Alignment",
-}
 
 
 def labels(code: str) -> TaskLabels:
@@ -173,25 +144,37 @@ def _translation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
     return None
 
 
-@ovos("ego_translation", "1.3.1")
-def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    got = class_first(ep, k, rng, TRANSLATION, _translation)
+def _ego_motion(
+    ep: Episode,
+    k: int,
+    rng: random.Random,
+    task: str,
+    question: str,
+    options: tuple[str, ...],
+    classes: tuple[str, ...],
+    label_of: Callable[[Prefix, random.Random], tuple[str, None] | None],
+) -> list[Draft]:
+    """A camera-motion question over the last second of the prefix (L1 ego-motion tasks)."""
+    got = class_first(ep, k, rng, classes, label_of)
     if got is None:
         return []
     p, label, _ = got
     j = p.k - p.frames_back(1.0)
+    evidence = [(p.t(j), p.t(p.k))]
     return [
         _choice(
-            p,
-            "ego_translation",
-            "Is the camera currently moving forward or staying in place?",
-            label,
-            TRANSLATION,
-            [(p.t(j), p.t(p.k))],
-            intent("ego_translation", window_s=1.0),
-            classes=TRANSLATION,
+            p, task, question, label, options, evidence, intent(task, window_s=1.0), classes=classes
         )
     ]
+
+
+@ovos("ego_translation", "1.3.1")
+def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    # two options: a walking camera never walks backwards, so "backward" was never right
+    question = "Is the camera currently moving forward or staying in place?"
+    return _ego_motion(
+        ep, k, rng, "ego_translation", question, TRANSLATION, TRANSLATION, _translation
+    )
 
 
 ROTATION = ("Panning left", "Panning right", "Not panning")
@@ -214,23 +197,8 @@ def _rotation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
 
 @ovos("ego_rotation", "1.3.2")
 def ego_rotation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    got = class_first(ep, k, rng, ROTATION, _rotation)
-    if got is None:
-        return []
-    p, label, _ = got
-    j = p.k - p.frames_back(1.0)
-    return [
-        _choice(
-            p,
-            "ego_rotation",
-            "Which direction is the camera currently panning?",
-            label,
-            ROTATION,
-            [(p.t(j), p.t(p.k))],
-            intent("ego_rotation", window_s=1.0),
-            classes=ROTATION,
-        )
-    ]
+    question = "Which direction is the camera currently panning?"
+    return _ego_motion(ep, k, rng, "ego_rotation", question, ROTATION, ROTATION, _rotation)
 
 
 # -- L2 ------------------------------------------------------------------------------------
@@ -352,18 +320,26 @@ def ego_direction(bearing_rad: float) -> tuple[str, float]:
     return label, margin
 
 
+def pick_in_direction(
+    p: Prefix, objects: Iterable[int], want: str, rng: random.Random
+) -> int | None:
+    """One of ``objects`` clearly in egocentric direction ``want`` (10° from the sector's
+    edges) and over a metre from the camera; None when there is none."""
+    cands = []
+    for o in objects:
+        label, margin = ego_direction(p.bearing(o))
+        if label == want and margin >= 10 and math.dist(p.camera_xy(), p.obj(o).position[:2]) > 1:
+            cands.append(o)
+    return rng.choice(cands) if cands else None
+
+
 @ovos("behind_camera", "2.2.2")
 def behind_camera(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
     want = rng.choice(EGO_DIRS)
-    cands = []
-    for o in out_of_view(p):
-        label, margin = ego_direction(p.bearing(o))
-        if label == want and margin >= 10 and math.dist(p.camera_xy(), p.obj(o).position[:2]) > 1:
-            cands.append(o)
-    if not cands:
+    o = pick_in_direction(p, out_of_view(p), want, rng)
+    if o is None:
         return []
-    o = rng.choice(cands)
     return [
         _choice(
             p,

@@ -4,8 +4,8 @@ Two scorers exist, and every record holds the verdict of both (``record.extra["s
 so a report can print either from the same responses:
 
 * ``official`` reproduces each benchmark's own scoring code point by point — its answer
-  reader (:mod:`streamspatial.eval.official`), its treatment of unreadable answers, and (in
-  :mod:`streamspatial.eval.official_tables`) its averaging — so a number means what the
+  reader (:mod:`streamspatial.scoring.official`), its treatment of unreadable answers, and (in
+  :mod:`streamspatial.scoring.official_tables`) its averaging — so a number means what the
   leaderboard's number means.  A benchmark without published scoring code (S3-Bench) is scored
   by the paper rules under both names.
 * ``paper`` is the formulas as the papers write them (the G.7 cascade with letters up to G,
@@ -24,17 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.bench.ucs import SHAPE, SHAPE_JSONL
 from streamspatial.core.directions import direction_classes
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
-from streamspatial.eval import official
-from streamspatial.eval.extract import extract_choice
-from streamspatial.eval.metrics import score_prediction
-from streamspatial.eval.numbers import extract_number
+from streamspatial.scoring import official
+from streamspatial.scoring.extract import extract_choice
+from streamspatial.scoring.metrics import score_prediction
+from streamspatial.scoring.numbers import extract_number
 
 SCORERS = ("official", "paper")
 
@@ -177,6 +178,48 @@ def default_scorer(items: Iterable[Item]) -> str:
     return "official" if all(has_official(it.benchmark) for it in items) else "paper"
 
 
+# --- one answer ----------------------------------------------------------------------------
+
+
+def extract(item: Item, text: str) -> str | float | None:
+    """The item's answer in the model's text under the paper rules (a letter, a number, or
+    the direction classes of an open-ended item)."""
+    return score_response(item, item.queries[0], text, "paper").extracted
+
+
+def score(
+    adapter: BenchmarkAdapter, answer: str | float, extracted: str | float | None
+) -> float | None:
+    """Per the adapter's scoring spec; an unparseable answer is 0 or excluded (None)."""
+    spec = adapter.scoring
+    if extracted is None:
+        return 0.0 if spec.invalid == "wrong" else None
+    return score_prediction(extracted, answer, number_metric=spec.number_metric)
+
+
+class Answered(Protocol):
+    """What :func:`prior_text` reads of a record: what was extracted, and the raw text."""
+
+    extracted: str | float | None
+    raw_output: str
+
+
+def prior_text(record: Answered, item: Item) -> str:
+    """How a model's earlier answer enters a dependant's prompt: what it committed to.
+
+    A chosen letter becomes that option's text (the dependant's question names the object the
+    model picked, not a letter); a number prints plainly; an unparseable answer passes on the
+    raw output, so error propagation is measured rather than hidden.
+    """
+    ans = record.extracted
+    if ans is None:
+        return record.raw_output.strip()
+    if isinstance(ans, str):
+        option = next((o for o in item.options if o.letter == ans), None)
+        return option.text if option is not None and option.text is not None else ans
+    return f"{float(ans):g}"
+
+
 # --- records -------------------------------------------------------------------------------
 
 SCORERS_KEY = "scorers"  # record.extra[SCORERS_KEY][scorer] = Scored.as_dict()
@@ -224,11 +267,14 @@ __all__ = [
     "Scored",
     "default_scorer",
     "direction_rule",
+    "extract",
     "has_official",
     "paper_rule",
+    "prior_text",
     "record_scorer",
     "rescored",
     "rule_for",
+    "score",
     "score_all",
     "score_response",
 ]

@@ -1,6 +1,6 @@
 """Results tables as the official scoring scripts average, for ``--scorer official``.
 
-The per-query verdicts come from :mod:`streamspatial.eval.scoring`; these functions only
+The per-query verdicts come from :mod:`streamspatial.scoring.scorers`; these functions only
 average them the way each script does, which is not always the papers' way:
 
 * OVO-S-Bench ``score.py`` ``calculate_scores``: records with an error (and no response) are
@@ -25,21 +25,16 @@ average them the way each script does, which is not always the papers' way:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
-from streamspatial.core.errors import InputError
-from streamspatial.eval.aggregate import (
-    TABLES,
-    Record,
-    ScoredQuery,
-    Table,
-    _group,
-    _natural,
-    _records,
-    ucs_table,
-    vcbench_table,
-)
-from streamspatial.eval.metrics import mean
+from streamspatial.bench.ovos import OvosAdapter
+from streamspatial.bench.ucs import UCSAdapter
+from streamspatial.bench.vsibench import VSIBenchAdapter
+from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _natural, _records
+from streamspatial.scoring.metrics import mean
+from streamspatial.scoring.paper_tables import ucs_table
+from streamspatial.scoring.vcbench_tables import vcbench_table
 
 VSI_DIRECTION_PARTS = (
     "object_rel_direction_easy",
@@ -76,7 +71,7 @@ def ovos_official_table(records: Iterable[Record]) -> Table:
         rows.append(_row(f"L{level}" if level != "unknown" else level, "All", in_level))
     rows.append(_row("Overall", "", kept))
     return Table(
-        name="OVO-S-Bench",
+        name=OvosAdapter.title,
         columns=("level", "group", "n", "invalid", "accuracy"),
         rows=tuple(rows),
         notes=(
@@ -98,11 +93,8 @@ def _row(level: str, group: str, records: list[ScoredQuery]) -> dict[str, Any]:
 
 
 def vcbench_official_table(records: Iterable[Record]) -> Table:
-    table = vcbench_table(records)
-    return Table(
-        name=table.name,
-        columns=table.columns,
-        rows=table.rows,
+    return replace(
+        vcbench_table(records),
         notes=(
             "official scorer (buaa-colalab/VCBench compute_metrics.py): GPA/MoC/UDA per "
             "question, averaged per subtype; Overall over all questions having the metric; "
@@ -115,11 +107,8 @@ def vcbench_official_table(records: Iterable[Record]) -> Table:
 def ucs_official_table(records: Iterable[Record]) -> Table:
     recs = _records(records)
     if not any(r.rule == "ucs-jsonl" for r in recs):
-        table = ucs_table(recs)
-        return Table(
-            name=table.name,
-            columns=table.columns,
-            rows=table.rows,
+        return replace(
+            ucs_table(recs),
             notes=(
                 "official scorer (cocowy1/UCS-Bench directme/eval/eval_ucsbench.py): accuracy "
                 "pooled over query points per category, subcategory and overall; unreadable "
@@ -148,7 +137,7 @@ def ucs_official_table(records: Iterable[Record]) -> Table:
         }
     )
     return Table(
-        name="UCS-Bench",
+        name=UCSAdapter.title,
         columns=("category", "subcategory", "n", "invalid", "accuracy"),
         rows=tuple(rows),
         notes=(
@@ -199,7 +188,7 @@ def vsibench_official_table(records: Iterable[Record]) -> Table:
         }
     )
     return Table(
-        name="VSI-Bench",
+        name=VSIBenchAdapter.title,
         columns=("question_type", "format", "n", "invalid", "score"),
         rows=tuple(rows),
         notes=(
@@ -218,22 +207,9 @@ OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
 }
 
 
-def results_table(table: str, records: Iterable[Record], scorer: str = "paper") -> Table:
-    """The table of a run under ``scorer``; records must already carry that scorer's verdicts
-    (:func:`streamspatial.eval.scoring.rescored`)."""
-    if table not in TABLES:
-        raise InputError(
-            f"unknown results table {table!r}; expected one of {', '.join(sorted(TABLES))}"
-        )
-    if scorer == "official" and table in OFFICIAL_TABLES:
-        return OFFICIAL_TABLES[table](records)
-    return TABLES[table](records)
-
-
 __all__ = [
     "OFFICIAL_TABLES",
     "ovos_official_table",
-    "results_table",
     "ucs_official_table",
     "vcbench_official_table",
     "vsibench_official_table",

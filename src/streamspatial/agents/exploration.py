@@ -1,37 +1,87 @@
-"""Active exploration (seed 004 §4.3): an agent may act in the simulator before it answers.
+"""Active exploration (S3-Bench §4.3): an agent may act in an environment before it answers.
 
-For an item marked ``explorable`` (a simulator episode whose ground-truth metadata lies next to
-its video), the answer request is offered the S3 action space.  When the model replies with a
-JSON action instead of an answer, the runner restores the exploration environment
-(``streamspatial/Explore-v0``) to the house of the episode and the camera pose at t_q, executes
-the action, appends the views it produced and asks again, up to ``max_steps`` actions.
+For an item marked ``explorable``, the answer request is offered the S3 action space.  When
+the model replies with a JSON action instead of an answer, the explorer restores the item's
+environment to the camera pose recorded at t_q, executes the action, appends the views it
+produced and asks again, up to ``max_steps`` actions.
+
+The environment is reached through :class:`ExplorationWorld`, an interface this module
+defines and the simulator implements (``streamspatial.sim.exploration.EpisodeWorld``); the
+agents never import the simulator, and a different world (a real robot, another renderer)
+plugs in the same way.
 
 Time and causality: the video stops at t_q.  Exploration views form a second stream that starts
 at t_q and advances by the time each action takes (walking and turning speeds of the
-simulator's camera), so a follow-up request is asked at ``t_q + elapsed``; it carries the very
-same video frames as the first request (all ≤ t_q) plus rendered views, never a video frame
-from after t_q.  The house is static scene content, the pose is the one recorded at t_q.
+environment's camera), so a follow-up request is asked at ``t_q + elapsed``; it carries the
+very same video frames as the first request (all ≤ t_q) plus rendered views, never a video
+frame from after t_q.  The scene is static content, the pose is the one recorded at t_q.
 
 Every action taken is stored with the prediction, in ``Record.actions`` (see
-:func:`Explorer.run` for the fields).  MuJoCo's GL context belongs to the thread that made it,
-so one episode's environment lives in one worker thread of its own.
+:func:`Explorer.run` for the fields).  A GL context belongs to the thread that made it, so one
+episode's environment lives in one worker thread of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import numpy as np
+
+from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.eval.extract import extract_action
-from streamspatial.models.types import ImagePart, ModelRequest, ModelResponse, Part, TextPart
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import (
+    Backend,
+    ImagePart,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    TextPart,
+)
+from streamspatial.scoring.extract import extract_action
+
+
+class StepOutcome(Protocol):
+    """What one executed action produced in an environment."""
+
+    views: Sequence[tuple[float, np.ndarray]]  # (seconds since t_q, RGB frame), in order
+    elapsed: float  # seconds since t_q when the action ended
+    collided: bool
+    new_objects: int  # objects seen for the first time in the episode
+    position: tuple[float, float]
+    yaw_deg: float
+
+
+class ExplorationEnv(Protocol):
+    """One episode's environment, restored to the pose recorded at t_q.  Its calls block and
+    must all come from one thread (the explorer gives each episode its own)."""
+
+    start_view: np.ndarray  # the RGB frame at the restored pose
+
+    def step(self, action: Mapping[str, Any]) -> StepOutcome:
+        """Execute one action; :class:`InputError` for one the environment cannot do."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class ExplorationWorld(Protocol):
+    """Where explorable items' environments come from."""
+
+    def episode_file(self, video: Path) -> Path:
+        """The file an item's environment is restored from (next to its video)."""
+        ...
+
+    def restore(self, video: Path, t_q: float) -> ExplorationEnv:
+        """The environment of ``video``'s episode at the pose recorded at ``t_q``;
+        :class:`InputError` when it cannot be restored there."""
+        ...
+
 
 OFFER = (
     "Active exploration: if the observations so far are not enough to answer, you may reply "
@@ -46,96 +96,51 @@ ANSWER_NOW = "No exploration actions are left: answer the question now."
 
 @dataclass(frozen=True)
 class StepResult:
-    """What one executed action produced: its views (JPEG, exploration-stream times)."""
+    """One executed action's views as request parts (JPEG, exploration-stream times)."""
 
     views: tuple[ImagePart, ...]
-    elapsed: float  # seconds since t_q when the action ended
-    collided: bool
-    new_objects: int
-    position: tuple[float, float]
-    yaw_deg: float
+    outcome: StepOutcome
 
 
 class EnvSession:
-    """One exploration episode: the environment restored to the episode's pose at t_q."""
+    """One exploration episode: its environment, in a worker thread of its own."""
 
-    def __init__(
-        self,
-        video: Path,
-        t_q: float,
-        frame_size: int,
-        load_meta: Callable[[Path], Any] | None = None,
-    ):
+    def __init__(self, world: ExplorationWorld, video: Path, t_q: float, frame_size: int):
+        self.world = world
         self.video = video
         self.t_q = t_q
         self.frame_size = frame_size
-        self._load_meta = load_meta
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="explore")
-        self._env: Any = None
-        self.start_view: Any = None  # the RGB frame rendered at the restored pose
+        self._env: ExplorationEnv | None = None
+        self.start_view: np.ndarray | None = None  # the RGB frame at the restored pose
 
     async def _call(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     async def open(self) -> None:
-        await self._call(self._open)
+        self._env = await self._call(self.world.restore, self.video, self.t_q)
+        self.start_view = self._env.start_view
 
-    def _open(self) -> None:
-        from streamspatial.sim.env import ExploreEnv
-        from streamspatial.sim.nav import Motion
-        from streamspatial.sim.types import load_episode_meta
-        from streamspatial.video.prefix import query_frame_index
-
-        meta = (self._load_meta or load_episode_meta)(self.video)
-        n_q = query_frame_index(self.t_q, meta.fps, len(meta.frames))
-        pose = meta.frames[n_q].pose  # the camera at t_q: recorded, never later
-        k = meta.intrinsics
-        vfov = math.degrees(2 * math.atan(k.height / (2 * k.fy)))
-        self._env = ExploreEnv(
-            size=(k.width, k.height),
-            max_steps=1_000_000,  # the runner's step limit applies, not the env's
-            vfov_deg=vfov,
-            motion=_motion_like(Motion, pose),
-        )
-        x, y, _ = pose.position
-        obs, _ = self._env.reset(options={"house": meta.house, "start": (x, y, pose.yaw)})
-        self.start_view = obs
-
-    async def step(self, action: dict[str, Any]) -> StepResult:
-        return await self._call(self._step, action)
-
-    def _step(self, action: dict[str, Any]) -> StepResult:
-        from streamspatial.sim.actions import parse_action
+    async def step(self, action: Mapping[str, Any]) -> StepResult:
+        assert self._env is not None, "open() first"
+        outcome: StepOutcome = await self._call(self._env.step, action)
         from streamspatial.video.cache import ResizeSpec, encode_jpeg
 
-        act = parse_action(action)  # InputError for an action the env cannot do (d > 5 m)
-        _, reward, _, _, info = self._env.step(act)
         spec = ResizeSpec(short_side=self.frame_size)
         views = tuple(
-            ImagePart(
-                jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + rec.pose.time, 6), record=rec
+            ImagePart(jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + t, 6), record=rec)
+            for (t, rgb), rec in zip(
+                outcome.views,
+                getattr(outcome, "records", ()) or [None] * len(outcome.views),
+                strict=True,
             )
-            for rgb, rec in zip(info["frames"], info["records"], strict=True)
         )
-        pose = info["pose"]
-        return StepResult(
-            views=views,
-            elapsed=float(pose.time),
-            collided=bool(info["collided"]),
-            new_objects=int(reward),
-            position=(float(pose.position[0]), float(pose.position[1])),
-            yaw_deg=round(math.degrees(pose.yaw), 2),
-        )
+        return StepResult(views, outcome)
 
     async def close(self) -> None:
         if self._env is not None:
             await self._call(self._env.close)
         self._pool.shutdown(wait=False)
-
-
-def _motion_like(motion_cls: Any, pose: Any) -> Any:
-    """The simulator's default camera motion with the recorded pitch and eye height."""
-    return motion_cls(pitch=pose.pitch, eye_height=pose.position[2])
 
 
 def offer(request: ModelRequest, left: int) -> ModelRequest:
@@ -178,46 +183,29 @@ class _Episode:
 class Explorer:
     """The runner's exploration hook: asks, executes actions, asks again, records the actions."""
 
-    def __init__(self, videos: Path, *, max_steps: int, frame_size: int = 448):
+    def __init__(self, world: ExplorationWorld, *, max_steps: int, frame_size: int = 448):
         if max_steps < 0:
             raise InputError(f"--explore-steps must be ≥ 0, got {max_steps}")
-        self.videos = Path(videos)
+        self.world = world
         self.max_steps = max_steps
         self.frame_size = frame_size
-        self._metas: OrderedDict[Path, Any] = OrderedDict()  # a few episodes' metadata
-        self._lock = threading.Lock()
 
-    def episode_meta(self, video: Path) -> Any:
-        """The episode's metadata, read once per video (every frame of a long episode is in
-        it; consecutive explorable items of one video share it).  Called from worker threads."""
-        from streamspatial.sim.types import load_episode_meta
+    def applies(self, item: Item) -> bool:
+        return self.max_steps > 0 and item.explorable
 
-        with self._lock:
-            meta = self._metas.get(video)
-        if meta is None:
-            meta = load_episode_meta(video)
-            with self._lock:
-                self._metas[video] = meta
-                while len(self._metas) > 4:
-                    self._metas.popitem(last=False)
-        return meta
-
-    def applies(self, item: Any) -> bool:
-        return self.max_steps > 0 and bool(item.explorable)
-
-    def problems(self, adapter: Any, items: list[Any]) -> list[Problem]:
-        """Explorable items whose video has no simulator metadata to restore the env from."""
-        from streamspatial.sim.types import meta_path_for
-
+    def problems(
+        self, adapter: BenchmarkAdapter, items: Sequence[Item], videos: Path
+    ) -> list[Problem]:
+        """Explorable items whose video has no episode file to restore the environment from."""
         out = []
         for item in items:
             if not item.explorable:
                 continue
-            meta = meta_path_for(adapter.video_path(item, self.videos))
-            if not meta.is_file():
+            needed = self.world.episode_file(adapter.video_path(item, videos))
+            if not needed.is_file():
                 out.append(
                     Problem(
-                        file=str(meta),
+                        file=str(needed),
                         item_id=item.id,
                         field="explorable",
                         expected="expected the simulator metadata next to the video of an "
@@ -227,7 +215,7 @@ class Explorer:
         return out
 
     async def run(
-        self, adapter: Any, item: Any, query: Any, request: ModelRequest, backend: Any
+        self, video: Path, query: QueryPoint, request: ModelRequest, backend: Backend
     ) -> tuple[ModelResponse, list[dict[str, Any]]]:
         """Answer ``request`` with up to ``max_steps`` actions in between.
 
@@ -237,7 +225,7 @@ class Explorer:
         ``collided``, ``new_objects`` (objects seen for the first time in the episode),
         ``position`` and ``yaw_deg`` after it; or ``error`` when it could not be executed.
         """
-        episode = _Episode(adapter.video_path(item, self.videos), float(query.time))
+        episode = _Episode(video, float(query.time))
         actions: list[dict[str, Any]] = []
         turns: list[ModelResponse] = []
         current = offer(request, self.max_steps)
@@ -278,10 +266,11 @@ class Explorer:
         try:
             if episode.session is None:
                 episode.session = EnvSession(
-                    episode.video, episode.t_q, self.frame_size, self.episode_meta
+                    self.world, episode.video, episode.t_q, self.frame_size
                 )
                 await episode.session.open()
             result = await episode.session.step(action)
+            outcome = result.outcome
         except InputError as exc:
             entry["error"] = str(exc)
             if episode.session is not None and episode.session.start_view is None:
@@ -291,20 +280,20 @@ class Explorer:
                 TextPart(f"Action {_action_text(action)} could not be executed: {exc}")
             )
             return entry
-        episode.elapsed = result.elapsed
+        episode.elapsed = outcome.elapsed
         entry.update(
-            time=round(episode.t_q + result.elapsed, 6),
+            time=round(episode.t_q + outcome.elapsed, 6),
             views=len(result.views),
-            collided=result.collided,
-            new_objects=result.new_objects,
-            position=[round(v, 4) for v in result.position],
-            yaw_deg=result.yaw_deg,
+            collided=outcome.collided,
+            new_objects=outcome.new_objects,
+            position=[round(v, 4) for v in outcome.position],
+            yaw_deg=outcome.yaw_deg,
         )
-        blocked = " (stopped by an obstacle)" if result.collided else ""
+        blocked = " (stopped by an obstacle)" if outcome.collided else ""
         episode.parts.append(
             TextPart(
                 f"Exploration step {step}: {_action_text(action)}{blocked}; "
-                f"{result.elapsed:.1f} s after the question. New views:"
+                f"{outcome.elapsed:.1f} s after the question. New views:"
             )
         )
         for view in result.views:

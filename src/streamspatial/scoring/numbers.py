@@ -3,7 +3,7 @@
 VCBench §4.1 says only that outputs are post-processed "to extract numbers (supporting Arabic
 numerals and English number words)"; S3-Bench and VSI-Bench score numbers with MRA.  Which
 number, when a response holds several, is our choice, documented in :func:`extract_number`.
-(The official scorers read numbers their own way: :mod:`streamspatial.eval.official`.)
+(The official scorers read numbers their own way: :mod:`streamspatial.scoring.official`.)
 
 Numerals are read as people and Python write them: ``1,234``, ``1_000``, ``3.5``, ``-3``,
 ``1e3`` and ``2.5E-2``; a dash between two numbers is a range ("3-4"), not a minus sign; digits
@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from streamspatial.eval.thinking import strip_thinking
+from streamspatial.scoring.thinking import strip_thinking
 
 __all__ = ["asks_for_several_numbers", "extract_number"]
 

@@ -1,0 +1,63 @@
+"""Building an answer request: the pieces every agent shares.
+
+Whatever an agent shows the model (sampled frames, a scene graph, folded memory), the request
+ends the same way — the item's image options, the benchmark's prompt, and the fields a backend
+may key on besides the content (choice letters, the frequent baseline's task key, the item id)
+— so every agent works with every backend, the baselines included.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+
+OPTION_IMAGE_CAPTION = "Option {letter}:"
+
+
+def option_image_parts(item: Item) -> list[Part]:
+    """The item's image options (OVO-S-Bench 4.3 maps) as images, each after a caption naming
+    its letter, in letter order; empty for text options.
+
+    The images are sent as released (their own MIME type, no re-encoding; the benchmark
+    reader has checked the base64) with no recording time: they are part of the question, not
+    frames of the video.
+    """
+    parts: list[Part] = []
+    for option in item.options:
+        if option.image is None:
+            continue
+        header, _, payload = option.image.partition(",")
+        mime = header.removeprefix("data:").split(";")[0] or "image/png"
+        parts.append(TextPart(OPTION_IMAGE_CAPTION.format(letter=option.letter)))
+        parts.append(ImagePart(jpeg=base64.b64decode(payload), time=None, mime=mime))
+    return parts
+
+
+def answer_request(
+    item: Item,
+    query: QueryPoint,
+    parts: Sequence[Part],
+    *,
+    params: GenerationParams,
+    system: str | None = None,
+) -> ModelRequest:
+    """The request that answers ``query`` of ``item``: the one place that fills in what a
+    backend may key on besides the content (choice letters, the frequent baseline's task key,
+    the item id)."""
+    from streamspatial.models.baselines import frequent_task_key
+
+    return ModelRequest(
+        parts=tuple(parts),
+        query_time=float(query.time),
+        system=system,
+        params=params,
+        choices=item.letters,
+        task_key=frequent_task_key(item),
+        item_id=item.id,
+    )
+
+
+__all__ = ["OPTION_IMAGE_CAPTION", "answer_request", "option_image_parts"]

@@ -1,0 +1,306 @@
+"""One run from its configuration: check, plan, lock the folder, run to a final state.
+
+This is what ``streamspatial run`` and :func:`streamspatial.evaluate` both do (the command line
+is a thin layer over it).  Every check that needs no run folder (model spec, agent,
+benchmark file, videos) happens before the folder is made, so a user mistake leaves nothing
+behind.  From the moment the folder is opened it is locked (a second run into it is refused),
+and ``run.json`` ends in a final state however the run ends: ``complete``, ``errors``,
+``failed`` (with the reason) or ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamspatial.agents.contract import AgentOptions
+from streamspatial.agents.exploration import ExplorationWorld, Explorer
+from streamspatial.agents.registry import AgentFactory, agent_entry, agent_factory
+from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.schema import Item
+from streamspatial.eval.config import RunConfig
+from streamspatial.eval.outcome import run_local, run_to_a_final_state, totals
+from streamspatial.eval.planner import applicable_items, keep_whole_chains
+from streamspatial.eval.results import PredictionWriter, RunFolder
+from streamspatial.models.types import Backend, GenerationParams
+
+Notify = Callable[[str], None]  # a line for the user (the CLI prints it on stderr)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How a run ended: its counts (``records``, ``errors_total``, ``invalid_total``, the
+    runner's own counters) and the scorer its records' own fields hold."""
+
+    counts: dict[str, int]
+    scorer: str
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every planned query point has an error-free record, else 1."""
+        return 1 if self.counts["errors_total"] else 0
+
+
+def limit_items(items: list[Item], limit: int | None) -> list[Item]:
+    """The first ``limit`` items, minus any whose dependency chain the limit cut off."""
+    if limit is None:
+        return items
+    return keep_whole_chains(items[:limit])
+
+
+def generation_params(cfg: RunConfig) -> GenerationParams:
+    """The run's sampling parameters for its model; what is unset is not sent."""
+    f = cfg.sampling_fields()
+    return GenerationParams(
+        temperature=f["temperature"],
+        max_tokens=f["max_tokens"],
+        top_p=f["top_p"],
+        seed=f["seed"],
+        extra=dict(f["extra_body"] or {}),
+    )
+
+
+def build_backend(
+    cfg: RunConfig, items: list[Item], params: GenerationParams, device: str | None = None
+) -> Backend:
+    """The run's model backend; each kind takes the options it knows (models.registry)."""
+    from streamspatial.models.registry import caches_responses, load_backend, options_for
+
+    offer: dict[str, Any] = {
+        "base_url": cfg.base_url,
+        "concurrency": cfg.concurrency,
+        "params": params,
+        "api_key": os.environ.get(cfg.api_key_env),
+        "key_env": cfg.api_key_env,
+        "timeout": cfg.timeout,
+        "max_retries": cfg.max_retries,
+        "seed": cfg.seed,
+        "items": items,
+        "device": device,  # None: the backend's default
+    }
+    backend = load_backend(cfg.model, **options_for(cfg.model, offer))
+    if cfg.cache_dir is not None and caches_responses(cfg.model):
+        from streamspatial.models.cache import CachedBackend, ResponseCache
+
+        backend = CachedBackend(backend, ResponseCache(cfg.cache_dir / "responses.sqlite"))
+    return backend
+
+
+def agent_options(cfg: RunConfig, params: GenerationParams, scorer: str) -> AgentOptions:
+    """The run's options as agents take them; ``--perception`` only for agents that read it."""
+    if cfg.perception is not None and not agent_entry(cfg.agent).reads_perception:
+        from streamspatial.agents.registry import perception_agents
+
+        raise StreamspatialError(
+            f"--perception: only --agent {' / '.join(perception_agents())} read perception, "
+            f"not --agent {cfg.agent}"
+        )
+    return AgentOptions(
+        policy=cfg.policy,
+        params=params,
+        variant=cfg.variant,
+        scorer=scorer,
+        perception=cfg.perception,
+        fold_every=cfg.fold_every,
+    )
+
+
+def check_model(cfg: RunConfig) -> None:
+    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected).
+
+    An agent that answers without a model (``scene-graph-rules``) records the name it
+    answers as (``rules``) as its model: that name is for it alone, and it needs no other.
+    """
+    from streamspatial.agents.registry import agent_names
+    from streamspatial.models.registry import check_spec
+
+    own = agent_entry(cfg.agent).answers_as
+    owner = next((n for n in agent_names() if agent_entry(n).answers_as == cfg.model), None)
+    if own is None and owner is None:
+        check_spec(cfg.model)
+        return
+    if own != cfg.model:
+        agent, model = (cfg.agent, own) if own is not None else (owner, cfg.model)
+        raise StreamspatialError(
+            f"--model {cfg.model}: --agent {agent} answers without a model (leave "
+            f"--model out), and model {model!r} exists only for that agent"
+        )
+    if cfg.executor != "local":
+        raise StreamspatialError(f"--agent {cfg.agent} runs with --executor local only")
+
+
+def register_secrets(cfg: RunConfig) -> None:
+    """Everything secret this run may see, masked in every file and line from now on."""
+    from streamspatial.core import secrets
+
+    secrets.register(os.environ.get(cfg.api_key_env))
+    secrets.register_url(cfg.base_url or os.environ.get("OPENAI_BASE_URL"))
+    secrets.register_url(cfg.address)
+
+
+def execute(
+    cfg: RunConfig,
+    *,
+    world: ExplorationWorld | None = None,
+    agent: AgentFactory | None = None,
+    notify: Notify | None = None,
+) -> RunOutcome:
+    """Run (or resume) one configuration into ``cfg.out``.
+
+    ``world`` serves explorable items when ``cfg.explore_steps`` > 0; ``agent`` overrides the
+    registry's factory for ``cfg.agent`` (a factory given in code); ``notify`` receives the
+    lines a user should read (items left out, nothing to explore).
+    """
+    from streamspatial.bench.registry import load_benchmark
+    from streamspatial.models.registry import supported_answer_types
+
+    say = notify or (lambda line: None)
+    notes: list[str] = []
+
+    def note(line: str) -> None:
+        notes.append(line)
+        say(line)
+
+    register_secrets(cfg)
+    params = generation_params(cfg)
+    check_model(cfg)
+
+    def factory_for(scorer: str) -> AgentFactory:
+        return agent or agent_factory(cfg.agent, agent_options(cfg, params, scorer))
+
+    make = factory_for("paper" if cfg.scorer == "auto" else cfg.scorer)
+    described = make()
+    # A text-only run reads no video, so it does not need the videos to be there.
+    adapter, items = load_benchmark(
+        cfg.data, format=cfg.format, videos=cfg.videos if described.reads_video else None
+    )
+    if cfg.scorer == "auto":  # official for a released benchmark file (scoring.scorers)
+        from streamspatial.scoring.scorers import default_scorer
+
+        scorer = default_scorer(items)
+        cfg = cfg.model_copy(update={"scorer": scorer})
+        if scorer != "paper":
+            make = factory_for(scorer)
+            described = make()
+    items = limit_items(list(items), cfg.limit)
+    # Items the model cannot answer by design (random: numbers) are left out, and said so.
+    planned, not_applicable = applicable_items(
+        items, supported_answer_types(cfg.model), model=cfg.model
+    )
+    explorer = None
+    if cfg.explore_steps:
+        if not any(it.explorable for it in planned):
+            note(
+                f"--explore-steps {cfg.explore_steps}: no item of {cfg.data} is marked "
+                "explorable; nothing will be explored"
+            )
+        if world is None:
+            raise StreamspatialError(
+                f"--explore-steps {cfg.explore_steps}: no exploration world to act in"
+            )
+        explorer = Explorer(world, max_steps=cfg.explore_steps, frame_size=cfg.frame_size)
+    if cfg.executor == "ray":  # an unreachable cluster fails before the run folder exists
+        from streamspatial.eval.ray_executor import check_address
+
+        check_address(cfg.address)
+    bench_meta = {
+        "format": adapter.name,
+        "table": adapter.scoring.table,
+        "invalid": adapter.scoring.invalid,
+        "number_metric": adapter.scoring.number_metric,
+        "scorer": cfg.scorer,
+        "official": adapter.scoring.official,
+        "items": len(planned),
+        "query_points": sum(len(it.queries) for it in planned),
+    }
+    if not_applicable is not None:
+        bench_meta["not_applicable"] = not_applicable.as_dict()
+        note(not_applicable.sentence())
+    with RunFolder(cfg.out) as folder:
+        meta = folder.open(
+            cfg.public_dict(),
+            cfg.config_hash(),
+            force=cfg.force,
+            extra={"benchmark": bench_meta, "offline": described.offline},
+        )
+        job = _Job(cfg, folder, make, adapter, items, planned, params, explorer)
+        counts = run_to_a_final_state(
+            folder, meta, job.run, job.progress, planned=bench_meta["query_points"]
+        )
+    return RunOutcome(counts, cfg.scorer, tuple(notes))
+
+
+@dataclass
+class _Job:
+    """The work of one run inside its locked folder: backend, writer, runner, executor."""
+
+    cfg: RunConfig
+    folder: RunFolder
+    agent: AgentFactory
+    adapter: BenchmarkAdapter
+    items: list[Item]
+    planned: list[Item]
+    params: GenerationParams
+    explorer: Explorer | None
+    runner: Any = None
+
+    def progress(self) -> dict[str, int]:
+        return self.runner.stats.as_dict() if self.runner is not None else {}
+
+    def run(self) -> dict[str, int]:
+        from streamspatial.eval.runner import Runner
+
+        cfg = self.cfg
+        # An agent that answers itself needs no model; Ray actors build their own backends.
+        needs_model = agent_entry(cfg.agent).answers_as is None
+        local = cfg.executor == "local"
+        backend = build_backend(cfg, self.items, self.params) if needs_model and local else None
+        with PredictionWriter(self.folder.predictions) as writer:
+            self.runner = runner = Runner(
+                adapter=self.adapter,
+                items=self.planned,
+                backend=backend,
+                agent=self.agent,
+                writer=writer,
+                videos=cfg.videos,
+                model=cfg.model,
+                concurrency=cfg.concurrency,
+                frame_size=cfg.frame_size,
+                cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
+                progress=cfg.progress,
+                source_name=str(cfg.data),
+                retry_errors=cfg.retry_errors,
+                explorer=self.explorer,
+                scorer=cfg.scorer,
+            )
+            if cfg.executor == "ray":
+                _run_on_ray(cfg, runner, self.items, self.params)
+            else:
+                run_local(runner, backend)
+            return totals(writer.records.values(), runner.stats.as_dict())
+
+
+def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
+    from functools import partial
+
+    from streamspatial.eval.ray_executor import RayOptions, run_on_ray
+
+    # Each actor builds its backend itself: the API key is read from the actor's own environment.
+    make_backend = partial(build_backend, cfg, items, params)
+    run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
+
+
+__all__ = [
+    "Notify",
+    "RunOutcome",
+    "agent_options",
+    "build_backend",
+    "check_model",
+    "execute",
+    "generation_params",
+    "limit_items",
+]

@@ -1,0 +1,80 @@
+"""Scoring: how a model's text becomes an answer, a score, and the papers' tables.
+
+One room, used by everything that judges answers — the runner (``eval``), the quality-control
+probes (``qc``), the human study (``web``) and the reports (``report``) — so a number means the
+same wherever it is printed:
+
+* :mod:`.extract`, :mod:`.numbers`, :mod:`.thinking`: reading a letter, a number or an action
+  out of a response (the papers' cascade);
+* :mod:`.official`: each benchmark's own answer reader, as its released scoring code does it;
+* :mod:`.scorers`: one verdict per scorer (``official``, ``paper``) for one response;
+* :mod:`.metrics`: accuracy, MRA, GPA / MoC / UDA;
+* :mod:`.aggregate`, :mod:`.paper_tables`, :mod:`.official_tables`: the results tables.
+
+The public names here are the stable surface; submodules hold the details.
+"""
+
+from streamspatial.scoring.aggregate import (
+    ScoredQuery,
+    Table,
+    diagnostics_table,
+    generic_table,
+    per_source_table,
+)
+from streamspatial.scoring.extract import (
+    ChoiceExtraction,
+    extract_action,
+    extract_choice,
+    extract_choice_detailed,
+    extract_number,
+    strip_thinking,
+)
+from streamspatial.scoring.metrics import (
+    MRA_THRESHOLDS,
+    accuracy,
+    gaussian_precision_accuracy,
+    mean_relative_accuracy,
+    monotonicity_consistency,
+    score_prediction,
+    update_direction_accuracy,
+)
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.scorers import SCORERS, Scored, default_scorer, score_all, score_response
+from streamspatial.scoring.tables import headline, paper_table, results_table
+from streamspatial.scoring.vcbench_tables import Trajectory, vcbench_table, vcbench_trajectories
+
+__all__ = [
+    "MRA_THRESHOLDS",
+    "SCORERS",
+    "ChoiceExtraction",
+    "Scored",
+    "ScoredQuery",
+    "Table",
+    "Trajectory",
+    "accuracy",
+    "default_scorer",
+    "diagnostics_table",
+    "extract_action",
+    "extract_choice",
+    "extract_choice_detailed",
+    "extract_number",
+    "gaussian_precision_accuracy",
+    "generic_table",
+    "headline",
+    "mean_relative_accuracy",
+    "monotonicity_consistency",
+    "ovos_table",
+    "paper_table",
+    "per_source_table",
+    "results_table",
+    "s3_table",
+    "score_all",
+    "score_prediction",
+    "score_response",
+    "strip_thinking",
+    "ucs_table",
+    "update_direction_accuracy",
+    "vcbench_table",
+    "vcbench_trajectories",
+    "vsibench_table",
+]

@@ -1,0 +1,282 @@
+"""The papers' results tables: OVO-S-Bench, UCS-Bench, S3-Bench and VSI-Bench.
+
+* OVO-S-Bench Table 2: accuracy per main category (1.1 … 4.3); a level's Avg. is the *unweighted*
+  mean of its categories; Overall is the unweighted mean of the level averages.
+* UCS-Bench main table and S3-Bench Tables 2–3: accuracy (or MRA) pooled over query points in
+  every cell, category and overall rows included.
+* VSI-Bench: per question type, the three relative-direction difficulties merged by their
+  mean, Overall the unweighted mean over types.
+
+VCBench's trajectory tables are in :mod:`.vcbench_tables`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from streamspatial.bench.ovos import OvosAdapter
+from streamspatial.bench.s3 import S3Adapter
+from streamspatial.bench.ucs import UCSAdapter
+from streamspatial.bench.vsibench import VSIBenchAdapter
+from streamspatial.scoring.aggregate import (
+    InvalidPolicy,
+    Record,
+    ScoredQuery,
+    Table,
+    _cell,
+    _group,
+    _natural,
+    _records,
+)
+from streamspatial.scoring.metrics import mean
+
+
+def ovos_table(
+    records: Iterable[Record], *, by: str = "category", invalid: InvalidPolicy = "wrong"
+) -> Table:
+    """OVO-S-Bench Table 2 for one run.
+
+    Rows: one per main category (``by="category"``, the 1.1 … 4.3 columns of Table 2; pass
+    ``"subcategory"`` for 1.1.1-level detail), then the level's ``Avg.`` — the unweighted mean
+    of its categories, as Table 2's Avg. columns are — and finally ``Overall``, the unweighted
+    mean of the four level averages (Random: (29.81 + 35.10 + 33.33 + 27.08) / 4 = 31.33).
+    Unparseable answers count as wrong and stay in every denominator (G.7).
+    """
+    recs = _records(records)
+    rows: list[dict[str, Any]] = []
+    level_means: list[float] = []
+    for level, in_level in sorted(
+        _group(recs, lambda r: r.level).items(), key=lambda kv: _natural(kv[0])
+    ):
+        cat_scores = []
+        for cat, in_cat in sorted(
+            _group(in_level, lambda r: getattr(r, by) or r.task).items(),
+            key=lambda kv: _natural(kv[0]),
+        ):
+            cell = _cell(in_cat, invalid)
+            cat_scores.append(cell["score"])
+            rows.append(
+                {
+                    "level": level,
+                    "group": cat,
+                    "n": cell["n"],
+                    "invalid": cell["invalid"],
+                    "accuracy": cell["score"],
+                }
+            )
+        level_mean = mean(cat_scores)
+        if level_mean is not None:
+            level_means.append(level_mean)
+        rows.append(
+            {
+                "level": level,
+                "group": "Avg.",
+                "n": len(in_level),
+                "invalid": sum(r["invalid"] for r in rows if r["level"] == level),
+                "accuracy": level_mean,
+            }
+        )
+    rows.append(
+        {
+            "level": "Overall",
+            "group": "",
+            "n": len(recs),
+            "invalid": sum(1 for r in recs if not r.valid or r.score is None),
+            "accuracy": mean(level_means),
+        }
+    )
+    return Table(
+        name=OvosAdapter.title,
+        columns=("level", "group", "n", "invalid", "accuracy"),
+        rows=tuple(rows),
+        notes=(
+            f"accuracy per {by} over query points; level Avg. = unweighted mean of its "
+            f"{by} rows; Overall = unweighted mean of level averages; invalid answers "
+            f"counted {'wrong' if invalid == 'wrong' else 'out'}",
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# UCS-Bench, S3-Bench, VSI-Bench
+
+
+def ucs_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+    """UCS-Bench main table: accuracy per category and subcategory, pooled over query points.
+
+    Category ``Overall`` rows and the grand Overall pool all their query points (the paper's
+    category Overall lies between its subcategories but is not their mean, e.g. DirectMe
+    Traj. & Movement 54.1 from 53.0 / 57.2; the grand Overall is not the mean of categories).
+    """
+    recs = _records(records)
+    rows = []
+    for cat, in_cat in sorted(
+        _group(recs, lambda r: r.category or r.task).items(), key=lambda kv: _natural(kv[0])
+    ):
+        cell = _cell(in_cat, invalid)
+        rows.append(
+            {
+                "category": cat,
+                "subcategory": "Overall",
+                "n": cell["n"],
+                "invalid": cell["invalid"],
+                "accuracy": cell["score"],
+            }
+        )
+        for sub, in_sub in sorted(
+            _group(in_cat, lambda r: r.subcategory or r.task).items(),
+            key=lambda kv: _natural(kv[0]),
+        ):
+            cell = _cell(in_sub, invalid)
+            rows.append(
+                {
+                    "category": cat,
+                    "subcategory": sub,
+                    "n": cell["n"],
+                    "invalid": cell["invalid"],
+                    "accuracy": cell["score"],
+                }
+            )
+    cell = _cell(recs, invalid)
+    rows.append(
+        {
+            "category": "Overall",
+            "subcategory": "",
+            "n": cell["n"],
+            "invalid": cell["invalid"],
+            "accuracy": cell["score"],
+        }
+    )
+    return Table(
+        name=UCSAdapter.title,
+        columns=("category", "subcategory", "n", "invalid", "accuracy"),
+        rows=tuple(rows),
+        notes=("accuracy pooled over query points in every row",),
+    )
+
+
+def _format(r: ScoredQuery) -> str:
+    return "Num" if r.answer_type == "number" else "MC"
+
+
+def s3_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+    """S3-Bench Tables 2–4: per task, then Num (mean MRA), MC (accuracy) and Overall.
+
+    Records carry MRA as ``score`` for numeric tasks and 1/0 for multiple choice (§3.4).
+    Overall pools every query point: Table 2's Overall is not the mean of its 16 task columns
+    (GPT-5.2: task mean 44.7 vs. 44.9 reported), consistent with pooling.
+    """
+    recs = _records(records)
+    rows = []
+    for task, in_task in sorted(
+        _group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0])
+    ):
+        cell = _cell(in_task, invalid)
+        rows.append(
+            {
+                "task": task,
+                "dimension": in_task[0].category or "",
+                "format": _format(in_task[0]),
+                "n": cell["n"],
+                "invalid": cell["invalid"],
+                "score": cell["score"],
+            }
+        )
+    for label, subset in (
+        ("Num", [r for r in recs if _format(r) == "Num"]),
+        ("MC", [r for r in recs if _format(r) == "MC"]),
+        ("Overall", recs),
+    ):
+        cell = _cell(subset, invalid)
+        rows.append(
+            {
+                "task": label,
+                "dimension": "",
+                "format": "" if label == "Overall" else label,
+                "n": cell["n"],
+                "invalid": cell["invalid"],
+                "score": cell["score"],
+            }
+        )
+    return Table(
+        name=S3Adapter.title,
+        columns=("task", "dimension", "format", "n", "invalid", "score"),
+        rows=tuple(rows),
+        notes=(
+            "score = MRA for Num tasks, accuracy for MC; Num, MC and Overall pool "
+            "their query points",
+        ),
+    )
+
+
+VSI_MERGED = {
+    "object_rel_direction_easy": "object_rel_direction",
+    "object_rel_direction_medium": "object_rel_direction",
+    "object_rel_direction_hard": "object_rel_direction",
+}
+
+
+def vsibench_table(
+    records: Iterable[Record],
+    *,
+    merge: Mapping[str, str] = VSI_MERGED,
+    invalid: InvalidPolicy = "wrong",
+) -> Table:
+    """VSI-Bench: MRA (numeric types) or accuracy (MC types) per question type.
+
+    As in VSI-Bench's own aggregation, the three relative-direction difficulties are scored
+    separately and merged into one type by the unweighted mean of their scores; Overall is the
+    unweighted mean over the (merged) types.
+    """
+    recs = _records(records)
+    scores: dict[str, float | None] = {}
+    rows = []
+    for task, in_task in sorted(
+        _group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0])
+    ):
+        cell = _cell(in_task, invalid)
+        rows.append(
+            {
+                "question_type": task,
+                "format": _format(in_task[0]),
+                "n": cell["n"],
+                "invalid": cell["invalid"],
+                "score": cell["score"],
+            }
+        )
+        scores[task] = cell["score"]
+    merged: dict[str, list[float | None]] = defaultdict(list)
+    for task, score in scores.items():
+        merged[merge.get(task, task)].append(score)
+    type_scores = {name: mean(values) for name, values in merged.items()}
+    for name in sorted(set(merge.values()) & set(merged)):
+        parts = [r for r in rows if merge.get(r["question_type"]) == name]
+        rows.append(
+            {
+                "question_type": name,
+                "format": parts[0]["format"],
+                "n": sum(r["n"] for r in parts),
+                "invalid": sum(r["invalid"] for r in parts),
+                "score": type_scores[name],
+            }
+        )
+    rows.append(
+        {
+            "question_type": "Overall",
+            "format": "",
+            "n": len(recs),
+            "invalid": sum(r["invalid"] for r in rows[: len(scores)]),
+            "score": mean(type_scores.values()),
+        }
+    )
+    return Table(
+        name=VSIBenchAdapter.title,
+        columns=("question_type", "format", "n", "invalid", "score"),
+        rows=tuple(rows),
+        notes=(
+            "Overall = unweighted mean over question types, relative-direction "
+            "difficulties merged by their mean",
+        ),
+    )

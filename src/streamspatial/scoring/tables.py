@@ -1,0 +1,113 @@
+"""Which results table a run gets, and the few numbers a leaderboard shows of each.
+
+Two registries, keyed the way the data names them: :data:`TABLES` by the table a benchmark's
+:class:`~streamspatial.bench.base.ScoringSpec` names (``ovos``, ``vcbench``, …; the official
+scorer's averaging in :mod:`.official_tables`), and :data:`HEADLINES` by the table's own name
+(``OVO-S-Bench``, ``VCBench``, …), since ``scores.json`` stores a table, not its benchmark.
+Adding a benchmark adds one entry to each; nothing else branches on its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from streamspatial.bench.ovos import OvosAdapter
+from streamspatial.bench.s3 import S3Adapter
+from streamspatial.bench.ucs import UCSAdapter
+from streamspatial.bench.vcbench import VCBenchAdapter
+from streamspatial.core.errors import InputError
+from streamspatial.scoring.aggregate import Record, Table, generic_table
+from streamspatial.scoring.official_tables import OFFICIAL_TABLES
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.vcbench_tables import METRIC_NAMES, vcbench_table
+
+TABLES: dict[str, Callable[..., Table]] = {
+    "generic": generic_table,
+    "ovos": ovos_table,
+    "vcbench": vcbench_table,
+    "ucs": ucs_table,
+    "s3": s3_table,
+    "vsibench": vsibench_table,
+}
+
+
+def paper_table(table: str, records: Iterable[Record]) -> Table:
+    """The table a benchmark's :class:`~streamspatial.bench.base.ScoringSpec` names."""
+    return results_table(table, records, "paper")
+
+
+def results_table(table: str, records: Iterable[Record], scorer: str = "paper") -> Table:
+    """The table of a run under ``scorer``; records must already carry that scorer's verdicts
+    (:func:`streamspatial.scoring.scorers.rescored`)."""
+    if table not in TABLES:
+        raise InputError(
+            f"unknown results table {table!r}; expected one of {', '.join(sorted(TABLES))}"
+        )
+    if scorer == "official" and table in OFFICIAL_TABLES:
+        return OFFICIAL_TABLES[table](records)
+    return TABLES[table](records)
+
+
+# -- headline numbers --------------------------------------------------------------------------
+
+Headline = dict[str, float | None]
+
+
+def _ovos(table: Table) -> Headline:
+    """Each level's Avg. (the paper's level mean; the official scorer's pooled All), Overall."""
+    out: Headline = {}
+    for r in table.rows:
+        if r.get("group") in ("Avg.", "All"):
+            out[str(r["level"])] = r["accuracy"]
+        elif r.get("level") == "Overall":
+            out["Overall"] = r["accuracy"]
+    return out
+
+
+def _vcbench(table: Table) -> Headline:
+    """Overall GPA / MoC / UDA, named as VCBench prints them."""
+    overall = next((r for r in table.rows if r.get("subcategory") == "Overall"), {})
+    return {name: overall.get(m) for m, name in METRIC_NAMES.items()}
+
+
+def _ucs(table: Table) -> Headline:
+    """Each category's Overall and the grand Overall."""
+    out: Headline = {}
+    for r in table.rows:
+        if r.get("subcategory") == "Overall" or r.get("category") == "Overall":
+            out[str(r["category"])] = r["accuracy"]
+    return out
+
+
+def _s3(table: Table) -> Headline:
+    """Num (mean MRA), MC (accuracy) and Overall."""
+    rows = table.rows
+    return {str(r["task"]): r["score"] for r in rows if r.get("task") in ("Num", "MC", "Overall")}
+
+
+def _overall(table: Table) -> Headline:
+    """The Overall row of the table's score column (VSI-Bench, generic tables)."""
+    key_col = table.columns[0]
+    metric = next((c for c in ("score", "accuracy", "gpa") if c in table.columns), None)
+    out: Headline = {}
+    for r in table.rows:
+        if r.get(key_col) == "Overall" and metric is not None:
+            out["Overall"] = r.get(metric)
+    return out
+
+
+HEADLINES: dict[str, Callable[[Table], Headline]] = {
+    OvosAdapter.title: _ovos,
+    VCBenchAdapter.title: _vcbench,
+    UCSAdapter.title: _ucs,
+    S3Adapter.title: _s3,
+}
+
+
+def headline(table: Table) -> Headline:
+    """The few numbers a leaderboard shows for a table, in the paper's order (the
+    ``headline`` of ``scores.json``)."""
+    return HEADLINES.get(table.name, _overall)(table)
+
+
+__all__ = ["HEADLINES", "TABLES", "headline", "paper_table", "results_table"]

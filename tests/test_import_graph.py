@@ -1,0 +1,176 @@
+"""The rooms import one way: no cycle between subpackages, and the layering DESIGN.md draws.
+
+Every import in ``src/streamspatial`` counts — module level, inside functions (lazy imports),
+under ``TYPE_CHECKING`` — and so does a lazy-import target written as a string
+(``"streamspatial.agents.folding:FoldingAgent"`` in a registry).  A room is a subpackage
+(``agents``, ``eval``, …) or a top-level module (``api``, the package root).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import streamspatial
+
+ROOT = Path(streamspatial.__file__).parent
+PACKAGE = "streamspatial"
+_TARGET = re.compile(r"^streamspatial(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\w*)?$")
+
+# room -> rooms it must never import (DESIGN.md's "must not", and the one-way flow).
+FORBIDDEN: dict[str, set[str]] = {
+    "core": {"*"},
+    "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception"},
+    "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web"},
+    "models": {"bench", "agents", "eval", "scoring", "sim"},
+    "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc"},
+    "sim": {"agents", "eval", "perception", "report", "web", "api", "cli"},
+    "perception": {"agents", "eval", "report", "web"},
+    "agents": {"eval", "report", "web", "qc", "sim", "api", "cli"},
+    "eval": {"sim", "report", "web", "qc", "api", "cli"},
+    "qc": {"eval", "agents", "sim", "report", "web", "api", "cli"},
+    "report": {"web", "api", "cli"},
+    "web": {"api", "cli"},
+    "analysis": {"report", "web", "api", "cli"},
+}
+ROOMS_BELOW_EVERYTHING = {"core"}
+
+
+def room_of(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    if len(parts) == 1:
+        return PACKAGE  # the package root (__init__)
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, absolute, wherever the import stands."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    docstrings = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and n.body
+        and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module or ""
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import module`
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and _TARGET.match(node.value)
+        ):
+            out.add(node.value.partition(":")[0])
+    return out
+
+
+def room_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = defaultdict(set)
+    modules = {module_name(p) for p in ROOT.rglob("*.py")}
+    for path in ROOT.rglob("*.py"):
+        me = room_of(module_name(path))
+        assert me is not None
+        graph[me]
+        for target in imported(path):
+            # `from streamspatial.x import name`: a module when one exists by that name
+            while target not in modules and "." in target and target != PACKAGE:
+                target = target.rpartition(".")[0]
+            other = room_of(target)
+            if other is not None and other != me:
+                graph[me].add(other)
+    return dict(graph)
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_cycle_between_rooms() -> None:
+    graph = room_graph()
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle between rooms: " + " → ".join(cycle or [])
+
+
+def test_rooms_import_one_way() -> None:
+    graph = room_graph()
+    wrong = []
+    for room, banned in FORBIDDEN.items():
+        for other in sorted(graph.get(room, set())):
+            if "*" in banned or other in banned:
+                wrong.append(f"{room} imports {other}")
+    assert not wrong, "; ".join(wrong)
+
+
+def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:
+    """A function-level import and a registry's string target are edges too."""
+    src = tmp_path / "streamspatial" / "x"
+    src.mkdir(parents=True)
+    mod = src / "m.py"
+    mod.write_text(
+        '"""streamspatial.eval.runner in a docstring is not an import."""\n'
+        "def f():\n    from ..eval import runner\n    return runner\n"
+        'TARGETS = {"a": "streamspatial.sim.env:ExploreEnv"}\n'
+    )
+    global ROOT
+    old, ROOT = ROOT, tmp_path / "streamspatial"
+    try:
+        got = imported(mod)
+    finally:
+        ROOT = old
+    assert "streamspatial.eval" in got and "streamspatial.sim.env" in got
+    assert "streamspatial.eval.runner" in got  # `from ..eval import runner`
+    assert not any("docstring" in g for g in got)
+
+
+def test_a_cycle_is_found() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
