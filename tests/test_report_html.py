@@ -117,7 +117,7 @@ def test_every_figure_is_drawn_or_explained(ovos, tmp_path: Path) -> None:
     run_cli(["report", *ovos.values(), "--html", "--html-out", out])
     cells, text = parse(out)
     assert cells.sections == [
-        "runs", "tables", "levels", "heatmap", "thinking", "interval", "trajectories",
+        "runs", "tables", "levels", "blind", "heatmap", "thinking", "interval", "trajectories",
         "recall", "sources", "length", "taxonomy", "footage",
     ]  # fmt: skip
     assert all(img.startswith(b"\x89PNG") for img in cells.images)
@@ -129,11 +129,30 @@ def test_every_figure_is_drawn_or_explained(ovos, tmp_path: Path) -> None:
     assert "no VCBench run among the inputs" in section(text, "trajectories")
     assert "no error taxonomy" in section(text, "taxonomy")
     assert "no simulator footage" in section(text, "footage")
+    assert "no blind scores found" in section(text, "blind")
     assert "Reference rows not among the inputs: Human" in section(text, "levels")
     # Reference rows are marked and listed first.
     levels = section(text, "levels")
     assert levels.index("<td>Text-only</td>") < levels.index("openai:m1 · uniform-8")
     assert levels.count('class="ref"') == 2
+
+
+def test_blind_scores_stand_beside_the_runs(ovos, tmp_path: Path) -> None:
+    run = ovos["m1-uniform-8"]
+    records = [json.loads(line) for line in (run / "predictions.jsonl").open()]
+    tasks = sorted({f"{r['benchmark']}/{r['task']['task']}" for r in records})
+    blind = tmp_path / "blind.json"
+    rows = [{"task": t, "chance": 0.25, "blind": 0.3, "items": 30} for t in tasks]
+    blind.write_text(json.dumps({"tasks": rows}))
+    out = tmp_path / "page.html"
+    run_cli(["report", run, "--html", "--html-out", out, "--blind", blind])
+    _, text = parse(out)
+    gap = section(text, "blind")
+    assert gap.count("<tr>") == len(tasks) + 1  # header + one row per task
+    assert "vision_gap" in gap and str(blind) in gap
+    scores = json.loads((run / "scores.json").read_text())
+    assert [r["task"] for r in scores["vision_blind_gap"]["rows"]] == tasks
+    assert "Vision–blind gap" in (run / "report.md").read_text()
 
 
 def test_single_run_without_data_explains_what_is_missing(ovos, tmp_path: Path) -> None:

@@ -65,7 +65,10 @@ def items(episodes) -> list[tuple[EpisodeMeta, Item]]:
 
 
 def before(meta: EpisodeMeta, t_q: float):
-    return [f for f in meta.frames if f.time < t_q]
+    """The frames the protocol shows for t_q: index ≤ ⌊t_q · fps⌋ (whole-second UCS questions
+    see the frame at t_q itself; the rest sit half a frame after their last frame)."""
+    n_q = math.floor(t_q * meta.fps + 1e-9)
+    return [f for f in meta.frames if f.index <= n_q]
 
 
 def minpx(meta: EpisodeMeta) -> int:
@@ -92,6 +95,19 @@ def names(meta) -> dict[str, int]:
         elif len([x for x in same_cat if x.color == o.color]) == 1:
             out[f"{o.color} {cat}"] = o.instance_id
     return out
+
+
+def counted(meta, params) -> set[int]:
+    """Instance ids a counting question's target covers: one category, or a group's."""
+    if "categories" in params:
+        cats = set(params["categories"])
+        kind = {"furniture": "furniture", "small": "small"}[params["group"]]
+        return {
+            o.instance_id
+            for o in meta.house.objects
+            if o.category.replace("_", " ") in cats and o.kind == kind
+        }
+    return {o.instance_id for o in meta.house.objects if o.category == params["category"]}
 
 
 def name_of(meta, oid) -> str:
@@ -171,7 +187,11 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
     assert all(e < q.time for _, e in q.evidence)
     ans = q.answer if item.answer_type is AnswerType.NUMBER else correct_text(item)
 
-    if task == "camera_displacement":
+    if item.benchmark == "ucs" and task in UCS_CHECKS:  # task names shared with OVO-S
+        assert q.time == int(q.time) and "answer" in item.meta
+        UCS_CHECKS[task](meta, item, frames, ans, ids, params)
+    elif task == "camera_displacement":
+        assert f"{params['seconds']} seconds ago" in item.question
         then = [f for f in frames if f.time <= now.time - params["seconds"] + 1e-6][-1]
         assert ans == pytest.approx(math.dist(then.pose.position, now.pose.position), abs=0.006)
     elif task == "current_room_area":
@@ -224,12 +244,11 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         x, y, _ = now.pose.position
         room = next(r for r in meta.house.rooms if r.contains(x, y))
         mine = {o.instance_id for o in meta.house.objects if o.room_id == room.room_id}
-        counted = {i for i in mine if obj(meta, i).category == params["category"]}
-        assert item.explorable and set(ids) == counted and ans == len(counted) >= 1
-        assert set(params["hidden"]) == counted - seen and counted - seen
+        here = mine & counted(meta, params)
+        assert item.explorable and set(ids) == here and ans == len(here) >= 1
+        assert set(params["hidden"]) == here - seen and here - seen
     elif task == "count":
-        cat = params["category"]
-        assert ans == len({i for i in seen if obj(meta, i).category == cat})
+        assert ans == len(seen & counted(meta, params))
     elif task == "sequence":
         order = sorted(ids, key=lambda i: first_time(meta, frames, i))
         assert ans == " → ".join(name_of(meta, i) for i in order)
@@ -277,11 +296,9 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         then = [f for f in frames if f.time <= now.time - 1 + 1e-6][-1]
         dx = np.subtract(now.pose.position[:2], then.pose.position[:2])
         fwd = dx @ [math.cos(then.pose.yaw), math.sin(then.pose.yaw)]
-        want = (
-            "Staying in place"
-            if np.hypot(*dx) < 0.05
-            else ("Moving forward" if fwd > 0 else "Moving backward")
-        )
+        assert {o.text for o in item.options} == {"Moving forward", "Staying in place"}
+        moving = "Moving forward" if fwd > 0 else None
+        want = "Staying in place" if np.hypot(*dx) < 0.05 else moving
         assert ans == want
     elif task == "Ego-motion Rotation":
         window = [f for f in frames if f.time >= now.time - 1 - 1e-6]
@@ -296,14 +313,19 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert s[-1] == params["room_id"]
         assert ans == ("Yes" if params["room_id"] in s[:-1] else "No")
     elif task == "Revisit Counting":
+        answers = []
         for i, qp in enumerate(item.queries):
             s = stays(before(meta, qp.time))
-            assert s[-1] == params["room_id"]
             assert correct_text(item, i) == str(s.count(params["room_id"]))
+            answers.append(int(correct_text(item, i)))
+        assert answers == sorted(answers) and answers[-1] <= len(item.options)
+        # options 1…m, m the most stays any room has had: no count likelier than another
+        most = max(Counter(stays(before(meta, item.queries[-1].time))).values())
+        assert sorted(int(o.text) for o in item.options) == list(range(1, min(5, most) + 1))
     elif task == "Out-of-View Localization":
         assert ids[0] not in {v.instance_id for v in now.visible}
         assert ans == room_name(meta, obj(meta, ids[0]).room_id)
-    elif task in ("Behind-Camera Inference", "Ego-centric Position (UCS-style)"):
+    elif task in ("Behind-Camera Inference", "Ego-centric Position"):
         b = bearing_deg(now, obj(meta, ids[0]))
         sector = (
             "ahead"
@@ -328,6 +350,7 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert ans == room_name(meta, a if s.index(a) < s.index(b) else b)
     elif task == "Temporal Depth Estimation":
         a, b = params["room_ids"]
+        assert item.question.index(room_name(meta, a)) < item.question.index(room_name(meta, b))
         ta = sum(f.room_id == a for f in frames)
         tb = sum(f.room_id == b for f in frames)
         if ans == "About the same":
@@ -368,16 +391,16 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
             assert room_name(meta, n) in ans
     elif task == "Trajectory Map Alignment":
         check_map(item)
+    elif task in LOCAL_CHECKS:
+        LOCAL_CHECKS[task](meta, item, frames, ans, ids, params)
     elif task == "O1-Snap":
-        cat = params["category"]
         for qp in item.queries:
             f = before(meta, qp.time)[-1]
-            assert qp.answer == sum(obj(meta, i).category == cat for i in seen_in(meta, f))
+            assert qp.answer == len(seen_in(meta, f) & counted(meta, params))
     elif task == "O2-Unique":
-        cat = params["category"]
         for qp in item.queries:
             fs = before(meta, qp.time)
-            got = {i for f in fs for i in seen_in(meta, f) if obj(meta, i).category == cat}
+            got = {i for f in fs for i in seen_in(meta, f)} & counted(meta, params)
             assert qp.answer == len(got)
     elif task == "O2-Gain":
         cat, w = params["category"], params["window_s"]
@@ -385,8 +408,181 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         old = {i for f in frames if f.time <= start + 1e-6 for i in seen_in(meta, f)}
         new = {i for i in seen - old if obj(meta, i).category == cat}
         assert q.answer == len(new)
+    elif task == "O1-Delta":
+        w = params["window_s"]
+        then = [f for f in frames if f.time <= now.time - w + 1e-6][-1]
+        c = counted(meta, params)
+        assert q.answer == len(seen_in(meta, now) & c) - len(seen_in(meta, then) & c)
     else:
         raise AssertionError(f"no independent check for task {task!r}")
+
+
+# -- the L1 local relations and L3 hypotheticals, from boxes and the frame's segmentation ----
+
+
+def aabb(o):
+    lo, hi = o.aabb()
+    return np.array(lo), np.array(hi)
+
+
+def in_frame(meta, frame) -> dict:
+    return {v.instance_id: v for v in frame.visible if v.pixels >= minpx(meta)}
+
+
+def check_scale(meta, item, frames, ans, ids, params):
+    a, b = ids
+    assert {a, b} <= seen_in(meta, frames[-1])
+    vol = {i: float(np.prod(obj(meta, i).size)) for i in ids}
+    pick = max(vol, key=vol.get) if params["ask"] == "larger" else min(vol, key=vol.get)
+    assert ans == name_of(meta, pick) and max(vol.values()) >= 1.6 * min(vol.values())
+
+
+def check_containment(meta, item, frames, ans, ids, params):
+    x, y = ids
+    assert {x, y} <= seen_in(meta, frames[-1])
+    assert ans == ("Yes" if obj(meta, x).support_id == y else "No")
+
+
+def check_support(meta, item, frames, ans, ids, params):
+    x = obj(meta, ids[0])
+    assert x.kind == "small"  # what holds up a chair is answered blind ("the floor")
+    assert ans == f"The {name_of(meta, x.support_id)}" and x.support_id in ids
+    assert "The floor" not in [o.text for o in item.options]
+
+
+def check_occlusion(meta, item, frames, ans, ids, params):
+    # four options whatever the answer: their number must not tell "nothing" apart
+    assert len(item.options) == 4
+    view = in_frame(meta, frames[-1])
+    x = view[ids[0]]
+
+    def share(b):  # of x's box covered by b
+        w = min(x.bbox[2], b[2]) - max(x.bbox[0], b[0])
+        h = min(x.bbox[3], b[3]) - max(x.bbox[1], b[1])
+        return max(0, w) * max(0, h) / ((x.bbox[2] - x.bbox[0]) * (x.bbox[3] - x.bbox[1]))
+
+    nearer = {i: share(v.bbox) for i, v in view.items() if v.mean_depth < x.mean_depth - 0.3}
+    if ans == "Nothing is blocking it":
+        assert max(nearer.values(), default=0) <= 0.02
+    else:
+        top = max(nearer, key=nearer.get)
+        assert ans == f"The {name_of(meta, top)}" and nearer[top] >= 0.25
+
+
+def check_local_topology(meta, item, frames, ans, ids, params):
+    view = in_frame(meta, frames[-1])
+    order = sorted(ids, key=lambda i: view[i].bbox[0] + view[i].bbox[2])
+    assert ans == " – ".join(name_of(meta, i) for i in order)
+
+
+def check_rotation(meta, item, frames, ans, ids, params):
+    x, y, z = (obj(meta, i) for i in ids)
+    (lx, hx), (ly, hy), (lz, hz) = aabb(x), aabb(y), aabb(z)
+    d = np.abs(np.subtract(y.position, z.position))
+    axis = 0 if d[0] >= d[1] else 1
+    gap = max(ly[axis], lz[axis]) - min(hy[axis], hz[axis])
+    assert gap == pytest.approx(params["gap_m"], abs=1e-3)
+    turned = hx[1 - axis] - lx[1 - axis]
+    assert abs(turned - gap) >= 0.1 and ans == ("Yes" if turned < gap else "No")
+
+
+def check_what_if(meta, item, frames, ans, ids, params):
+    x, y, *rest = ids
+    here = np.array(frames[-1].pose.position[:2])
+    end = np.array(obj(meta, y).position[:2])
+    pts = here + np.linspace(0, 1, 2001)[:, None] * (end - here)
+
+    def on_path(o):
+        lo, hi = aabb(o)
+        inside = (pts >= lo[:2]) & (pts <= hi[:2])
+        return bool(inside.all(axis=1).any())
+
+    blockers = {o.instance_id for o in meta.house.objects if o.instance_id != y and on_path(o)}
+    assert x in blockers and blockers - {x} == set(rest)
+    assert ans == ("No" if rest else "Yes")
+
+
+def check_feasibility(meta, item, frames, ans, ids, params):
+    (lx, hx), (ly, hy) = (aabb(obj(meta, i)) for i in ids)
+    need, top = sorted((hx - lx)[:2]), sorted((hy - ly)[:2])
+    assert ans == ("Yes" if need[0] < top[0] and need[1] < top[1] else "No")
+
+
+def check_rerouting(meta, item, frames, ans, ids, params):
+    here, t = params["room_ids"]
+    a, b = params["blocked"]
+    s = stays(frames)
+    edges = {frozenset(p) for p in itertools.pairwise(s)} - {frozenset((a, b))}
+    paths = bfs(edges, here, t)
+    if ans == "There is no other way":
+        assert not paths
+    else:
+        assert {p[1] for p in paths} == {
+            next(r for r in meta.house.rooms if room_name(meta, r.room_id) == ans).room_id
+        }
+
+
+def sector(b: float) -> str:
+    return (
+        "front" if abs(b) <= 45 else "behind" if abs(b) >= 135 else ("left" if b > 0 else "right")
+    )
+
+
+def check_relative_position(meta, item, frames, ans, ids, params):
+    entry = next(f for f in frames if f.room_id == params["room_id"])
+    assert sector(bearing_deg(entry, obj(meta, ids[0]))) in ans
+
+
+def check_my_trajectory(meta, item, frames, ans, ids, params):
+    room, *nxt = params["room_ids"]
+    s = stays(frames)
+    last = max(i for i, r in enumerate(s[:-1]) if r == room)
+    assert s[last + 1 : last + 3] == nxt
+    assert ans == "I went into the " + ", then the ".join(room_name(meta, r) for r in nxt) + "."
+
+
+def check_distance_comparison(meta, item, frames, ans, ids, params):
+    d = {i: eye_dist(frames[-1], obj(meta, i)) for i in ids}
+    assert ans == f"The {name_of(meta, min(d, key=d.get))}."
+
+
+def check_reach(meta, item, frames, ans, ids, params):
+    lo, hi = aabb(obj(meta, ids[0]))
+    x, y = frames[-1].pose.position[:2]
+    d = math.hypot(max(lo[0] - x, 0, x - hi[0]), max(lo[1] - y, 0, y - hi[1]))
+    assert (
+        ans.startswith("You can reach") if d <= 0.6 else (ans.startswith("You cannot") and d >= 1.2)
+    )
+
+
+def check_category_recall(meta, item, frames, ans, ids, params):
+    room = params["room_id"]
+    in_room = {o.category.replace("_", " ") for o in meta.house.objects if o.room_id == room}
+    shown = [o.text for o in item.options]
+    right = [t for t in shown if any(f"a {c} there" in t for c in in_room)]
+    assert right == [ans] and room in stays(frames)
+
+
+UCS_CHECKS = {
+    "Relative Position & Orientation Memory": check_relative_position,
+    "My Trajectory": check_my_trajectory,
+    "Distance Comparison Memory": check_distance_comparison,
+    "Reachability Judgment": check_reach,
+    "Object Category Recall": check_category_recall,
+}
+
+
+LOCAL_CHECKS = {
+    "Relative Physical Scale": check_scale,
+    "Containment Relation": check_containment,
+    "Support Relation": check_support,
+    "Occlusion Recognition": check_occlusion,
+    "Local Topology Description": check_local_topology,
+    "Mental Rotation & Fitting": check_rotation,
+    "Spatial What-If Consequence": check_what_if,
+    "Physical Stability & Feasibility": check_feasibility,
+    "Obstacle-Aware Rerouting": check_rerouting,
+}
 
 
 def _dot(img: Image.Image, rgb) -> np.ndarray | None:
@@ -422,8 +618,9 @@ def test_every_family_produced_items(items):
     made = Counter(it.intent["task"] for _, it in items)
     fams = {f.split(".", 1)[1] for f in FAMILIES}
     missing = {f for f in fams if made[f] == 0}
-    # The explored room graph of a 45 s walk may be too small for a unique shortest route.
-    assert missing <= {"optimal_path"}, missing
+    # The explored room graph of a 45 s walk through four rooms may be too small for a unique
+    # shortest route, a detour or a star of neighbour sets: the slow test below walks longer.
+    assert missing <= {"optimal_path", "rerouting", "topology"}, missing
 
 
 def test_every_answer_recomputed_from_metadata_before_tq(items):
@@ -551,7 +748,8 @@ def test_blind_frequent_baseline_is_near_chance_on_every_family(items):
     assert total > 300
     assert hits / total <= chance / total + 0.06
     choice = {frequent_task_key(it) for it in its if it.answer_type is AnswerType.CHOICE}
-    assert len(choice - checked) <= 5, choice - checked  # too few points this time
+    # families balanced over answers, words and bins make fewer items on three 45 s walks
+    assert len(choice - checked) <= len(choice) // 3, choice - checked  # too few points
 
 
 def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
@@ -560,11 +758,12 @@ def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
     keys = {frequent_task_key(it) for it in its if it.answer_type is AnswerType.NUMBER}
     assert len(keys) == len(numeric)  # every numeric family is here, the chains included
     checked = check_numeric_families_blind(its)
-    assert len(keys - checked) <= 3, keys - checked
+    assert len(keys - checked) <= 5, keys - checked  # binned families fill slowly
 
 
 # Families whose questions need several room changes or a clear approach: few per 45 s walk.
 RARE = ("ovos.optimal_path", "ovos.revisit_counting", "s3.tem_cam_obj_distance_ref")
+GRAPH_FAMILIES = ("ovos.topology", "ovos.rerouting")  # made, and right, on longer walks
 RARE_KEYS = {"ovos/Optimal Path Reasoning", "ovos/Revisit Counting", "s3/tem_cam_obj_distance_ref"}
 
 
@@ -576,6 +775,8 @@ def test_blind_frequent_baseline_is_near_chance_on_the_rare_families(tmp_path):
     from streamspatial.sim.nav import plan_trajectory
 
     gen = QuestionGenerator(7 + SHIFT, per_family=8, families=RARE)
+    graph = QuestionGenerator(7 + SHIFT, per_family=2, families=GRAPH_FAMILIES)
+    graph_made: set[str] = set()
     its: list[Item] = []
     for n in range(6):
         house = generate_house(500 + 10 * SHIFT + n, n_rooms=5)
@@ -587,15 +788,19 @@ def test_blind_frequent_baseline_is_near_chance_on_the_rare_families(tmp_path):
         for it in made:
             check(meta, it, by_id)  # and every answer still recomputes
         its += made
+        for it in graph.items(meta, video=f"sim/h{n}.mp4", episode_id=f"h{n}"):
+            check(meta, it, {})
+            graph_made.add(it.meta["family"])
+    assert graph_made == set(GRAPH_FAMILIES)
     checked, *_ = check_choice_families_blind(its)
     checked |= check_numeric_families_blind(its)
     assert checked >= RARE_KEYS, RARE_KEYS - checked
 
 
-def test_no_answer_text_takes_more_than_about_half_of_a_choice_family():
+def test_no_answer_text_takes_more_than_its_share_of_a_choice_family():
     """The open-answer cap: houses favour some answers (the hub room on shortest routes)."""
     from streamspatial.sim.qa import Draft, DraftQuery
-    from streamspatial.sim.qa.build import OPEN_SHARE, OPEN_SLACK
+    from streamspatial.sim.qa.balance import OPEN_SLACK
 
     def draft(answer: str, **kw) -> Draft:
         queries = kw.pop("queries", [DraftQuery(1.0, answer)])
@@ -604,16 +809,33 @@ def test_no_answer_text_takes_more_than_about_half_of_a_choice_family():
 
     gen = QuestionGenerator(0)
     rng = random.Random(0)
-    stream = [rng.choice(["living room"] * 9 + ["kitchen", "bedroom"]) for _ in range(300)]
+    rare = ["kitchen", "bedroom", "study", "hallway"]
+    stream = [rng.choice(["living room"] * 9 + rare) for _ in range(300)]
     kept = [a for a in stream if gen._admit(draft(a))]
     counts = Counter(kept)
-    assert counts["kitchen"] == stream.count("kitchen")  # rare answers always get in
-    assert counts["bedroom"] == stream.count("bedroom")
-    assert counts["living room"] <= OPEN_SHARE * len(kept) + OPEN_SLACK
-    assert counts["living room"] >= OPEN_SHARE * len(kept) - 1  # and the cap is not stingier
-    # Numbers, image options and multi-query items (answers follow the query order) pass.
+    for room in rare:
+        assert counts[room] == stream.count(room)  # rare answers always get in
+    share = 1 / 3  # three options
+    assert counts["living room"] <= share * len(kept) + OPEN_SLACK
+    assert counts["living room"] >= share * len(kept) - 2  # and the cap is not stingier
+    # Image options and multi-query items (answers follow the query order) pass.
     assert all(gen._admit(draft("living room", images=True)) for _ in range(20))
     many = [DraftQuery(1.0, "1"), DraftQuery(2.0, "2")]
     assert all(gen._admit(draft("1", queries=many, choices=["1", "2", "3"])) for _ in range(20))
-    number = Draft("s3.count", "?", [DraftQuery(1.0, 2.0)], {})
-    assert all(gen._admit(number) for _ in range(20))
+
+
+def test_numeric_answers_are_spread_over_their_bins():
+    """A number family whose answers pile into one bin is throttled to about its share."""
+    from streamspatial.sim.qa import Draft, DraftQuery
+    from streamspatial.sim.qa.balance import BIN_SHARE, bin_of, bins_of
+
+    gen = QuestionGenerator(0)
+    rng = random.Random(1)
+    stream = [rng.choice([2.0] * 8 + [1.0, 3.0, 6.0]) for _ in range(400)]
+    kept = [v for v in stream if gen._admit(Draft("s3.count", "?", [DraftQuery(1.0, v)], {}))]
+    per_bin = Counter(bin_of("s3.count", v) for v in kept)
+    even = len(kept) / len(bins_of("s3.count"))
+    assert max(per_bin.values()) <= BIN_SHARE * even + 1
+    assert per_bin[bin_of("s3.count", 6.0)] == stream.count(6.0)  # rare bins always get in
+    free = Draft("s3.unbinned", "?", [DraftQuery(1.0, 2.0)], {})
+    assert all(gen._admit(free) for _ in range(20))  # families without bins pass

@@ -53,9 +53,9 @@ def bench(tmp_path_factory):
 
 def test_every_file_loads_through_its_adapter_with_no_problem(bench):
     result, _ = bench
-    assert {"s3", "ovos", "vcbench"} <= set(result.files)
+    assert {"s3", "ovos", "vcbench", "ucs"} <= set(result.files)
     by_id = {it.id: it for it in result.items}
-    for fmt in ("s3", "ovos", "vcbench"):
+    for fmt in ("s3", "ovos", "vcbench", "ucs"):
         adapter, loaded = check_benchmark(result.files[fmt], "auto", result.videos)
         assert adapter.name == fmt
         assert loaded.problems == []
@@ -69,10 +69,45 @@ def test_every_file_loads_through_its_adapter_with_no_problem(bench):
             assert got.answer_type == want.answer_type
             if fmt == "s3":
                 assert got.depends_on == want.depends_on
-                assert got.intent == want.intent
+            if fmt in ("s3", "ucs"):  # the rules agent reads which task is asked
+                assert got.intent == want.intent and want.intent
+            if fmt == "ucs":  # whole seconds, the open-ended answer kept beside the letter
+                assert got.queries[0].time == int(got.queries[0].time)
+                assert got.meta["answer"] == want.meta["answer"]
+                assert (got.task.category, got.task.subcategory) == (
+                    want.task.category,
+                    want.task.subcategory,
+                )
 
 
-@pytest.mark.parametrize("fmt", ["s3", "ovos", "vcbench"])
+def test_ucs_file_is_the_released_json_array_with_open_direction_answers(bench):
+    import json
+
+    result, _ = bench
+    rows = json.loads(result.files["ucs"].read_text())
+    assert rows and {r["qtype"] for r in rows} >= {"Ego-centric Position"}
+    for r in rows:
+        assert set(r) >= {
+            "qid",
+            "video_uid",
+            "question",
+            "question_timestamps",
+            "options",
+            "answer_label",
+            "answer",
+            "category",
+            "subcategory",
+            "qtype",
+        }
+        h, m, sec = (int(x) for x in r["question_timestamps"].split(":"))
+        assert all(e < 3600 * h + 60 * m + sec for _, e in r["evidence"])
+        if r["qtype"] == "Ego-centric Position":
+            assert (
+                r["answer"].startswith("It is ") and r["answer"] != r["options"][r["answer_label"]]
+            )
+
+
+@pytest.mark.parametrize("fmt", ["s3", "ovos", "vcbench", "ucs"])
 def test_validate_command_accepts_generated_files(bench, fmt, capsys):
     result, _ = bench
     with pytest.raises(SystemExit) as exc:

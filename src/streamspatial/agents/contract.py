@@ -92,6 +92,9 @@ class Ask:
 
     request: ModelRequest
     diagnostics: Diagnostics | None = None
+    # A backend of the agent's own that answers this request instead of the run's model (the
+    # rules agent on an explorable item: the exploration controller asks it, it looks around).
+    backend: Backend | None = None
 
 
 @dataclass(frozen=True)

@@ -128,8 +128,12 @@ class EnvSession:
 
         spec = ResizeSpec(short_side=self.frame_size)
         views = tuple(
-            ImagePart(jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + t, 6))
-            for t, rgb in outcome.views
+            ImagePart(jpeg=encode_jpeg(rgb, spec), time=round(self.t_q + t, 6), record=rec)
+            for (t, rgb), rec in zip(
+                outcome.views,
+                getattr(outcome, "records", ()) or [None] * len(outcome.views),
+                strict=True,
+            )
         )
         return StepResult(views, outcome)
 

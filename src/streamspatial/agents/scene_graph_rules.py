@@ -10,24 +10,31 @@ that.
 
 A task it has no rule for is answered with an empty text (scored invalid, as a model that
 declined would be) and counted in :attr:`SceneGraphRulesAgent.unsupported`.
-
-Over 400 lines on purpose: one rule per task of the shared task vocabulary
-(:mod:`streamspatial.bench.tasks`), each a few lines over the same memory queries; a table
-of rules reads best in one place.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from streamspatial.agents import contract
+from streamspatial.agents import contract, rules_scene, rules_space, rules_time, rules_user
 from streamspatial.agents.contract import AgentOptions, QueryContext
+from streamspatial.agents.rule_context import (
+    Answer,
+    RuleContext,
+    best_option,
+    nearest_number_option,
+    scene_option,
+    scenes_in,
+    sector_option,
+    text_option,
+)
 from streamspatial.agents.scene_graph import (
-    Mention,
     ObjectNode,
     SceneGraphAgent,
     SceneGraphMemory,
@@ -35,100 +42,10 @@ from streamspatial.agents.scene_graph import (
     ego_relation,
     find_mentions,
     parse_intent,
-    resolve,
+    render_subgraph,
     retrieve,
 )
 from streamspatial.perception.types import wrap
-
-Answer = str | float | None
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-# words in option texts → the egocentric sector they name
-_SECTOR_WORDS = (
-    ("behind", "behind"),
-    ("back", "behind"),
-    ("left", "left"),
-    ("right", "right"),
-    ("ahead", "ahead"),
-    ("front", "ahead"),
-    ("forward", "ahead"),
-)
-
-
-class RuleContext:
-    """What one query's rules may look at: memory, question, options, vocabulary."""
-
-    def __init__(
-        self, memory: SceneGraphMemory, item: Any, labels: set[str], attributes: Sequence[str]
-    ):
-        self.memory = memory
-        self.item = item
-        self.labels = labels
-        self.attributes = list(attributes)
-        self.params = dict((item.intent or {}).get("params") or {}) if item.intent else {}
-        self.mentions = find_mentions(item.question, labels, attributes)
-
-    @property
-    def options(self) -> list[tuple[str, str]]:
-        return [(o.letter, o.text or "") for o in self.item.options]
-
-    def node(self, m: Mention) -> ObjectNode | None:
-        return resolve(self.memory, m)
-
-    def option_nodes(self) -> list[tuple[str, ObjectNode | None]]:
-        out = []
-        for letter, text in self.options:
-            ms = find_mentions(text, self.labels, self.attributes)
-            out.append((letter, self.node(ms[0]) if ms else None))
-        return out
-
-    def seconds(self, default: float) -> float:
-        v = self.params.get("seconds", self.params.get("window_s"))
-        if v is not None:
-            return float(v)
-        m = re.search(r"(\d+(?:\.\d+)?)\s*seconds?", self.item.question.lower())
-        return float(m.group(1)) if m else default
-
-
-# -- choosing among options ----------------------------------------------------------------------
-
-
-def nearest_number_option(ctx: RuleContext, value: float) -> str | None:
-    best, best_d = None, math.inf
-    for letter, text in ctx.options:
-        m = _NUMBER.search(text)
-        if m and abs(float(m.group()) - value) < best_d:
-            best, best_d = letter, abs(float(m.group()) - value)
-    return best
-
-
-def sector_option(ctx: RuleContext, sector: str) -> str | None:
-    for letter, text in ctx.options:
-        low = text.lower()
-        for word, sec in _SECTOR_WORDS:
-            if re.search(rf"\b{word}\b", low):
-                if sec == sector:
-                    return letter
-                break
-    return None
-
-
-def text_option(ctx: RuleContext, wanted: str) -> str | None:
-    low = wanted.lower()
-    for letter, text in ctx.options:
-        if text.lower().strip() == low:
-            return letter
-    for letter, text in ctx.options:
-        if low in text.lower():
-            return letter
-    return None
-
-
-def best_option(ctx: RuleContext, key: Callable[[ObjectNode], float]) -> str | None:
-    scored = [(key(n), letter) for letter, n in ctx.option_nodes() if n is not None]
-    return min(scored)[1] if scored else None
-
 
 # -- the rules ----------------------------------------------------------------------------------
 
@@ -139,10 +56,10 @@ def _cam_dist(ctx: RuleContext, n: ObjectNode) -> float:
 
 
 def _count(ctx: RuleContext) -> Answer:
-    if not ctx.mentions:
+    labels = ctx.target_labels()
+    if labels is None:
         return None
-    label = ctx.mentions[0].label
-    n = sum(1 for x in ctx.memory.nodes() if x.label == label)
+    n = sum(1 for x in ctx.memory.nodes() if x.label in labels)
     return float(n) if not ctx.item.options else nearest_number_option(ctx, n)
 
 
@@ -298,26 +215,6 @@ def _displacement(ctx: RuleContext) -> Answer:
 # -- the room graph as walked (OVO-S L2 room memory, L3 reachability, L4 allocentric) ----------
 
 
-def scenes_in(ctx: RuleContext, text: str) -> list[str]:
-    """Scene tags (room types) named in ``text``, in the order they appear."""
-    low = text.lower()
-    found: list[tuple[int, str]] = []
-    for tag in sorted(ctx.memory.visits, key=len, reverse=True):
-        for m in re.finditer(rf"(?<![a-z]){re.escape(tag.lower())}(?![a-z])", low):
-            if not any(s <= m.start() < s + len(t) for s, t in found):
-                found.append((m.start(), tag))
-    return [t for _, t in sorted(found)]
-
-
-def _scene_option(ctx: RuleContext, key: Callable[[str], float]) -> str | None:
-    scored = []
-    for letter, text in ctx.options:
-        tags = scenes_in(ctx, text)
-        if tags:
-            scored.append((key(tags[0]), letter))
-    return min(scored)[1] if scored else None
-
-
 def _revisit_detection(ctx: RuleContext) -> Answer:
     v = ctx.memory.visits.get(ctx.memory.scene or "")
     return None if v is None else text_option(ctx, "Yes" if v.entries >= 2 else "No")
@@ -332,7 +229,7 @@ def _revisit_counting(ctx: RuleContext) -> Answer:
 
 
 def _chronological_recall(ctx: RuleContext) -> Answer:
-    return _scene_option(ctx, lambda tag: ctx.memory.visits[tag].first_seen)
+    return scene_option(ctx, lambda tag: ctx.memory.visits[tag].first_seen)
 
 
 def _temporal_depth(ctx: RuleContext) -> Answer:
@@ -344,7 +241,7 @@ def _temporal_depth(ctx: RuleContext) -> Answer:
         for letter, text in ctx.options:
             if "same" in text.lower():
                 return letter
-    return _scene_option(ctx, lambda tag: -ctx.memory.visits[tag].frames)
+    return scene_option(ctx, lambda tag: -ctx.memory.visits[tag].frames)
 
 
 def _reachability(ctx: RuleContext) -> Answer:
@@ -385,7 +282,7 @@ def _optimal_path(ctx: RuleContext) -> Answer:
     step = tags[0]
     while parent[step] not in (here, None):
         step = parent[step]  # type: ignore[assignment]
-    return _scene_option(ctx, lambda tag: 0.0 if tag == step else 1.0)
+    return scene_option(ctx, lambda tag: 0.0 if tag == step else 1.0)
 
 
 def _topology(ctx: RuleContext) -> Answer:
@@ -426,11 +323,24 @@ def _allocentric_direction(ctx: RuleContext) -> Answer:
     if facing is None or len(tags) < 2 or not mem.chain:
         return None
     north_yaw = mem.chain[0].yaw + math.radians(facing)
-    a, b = mem.scene_center(tags[0]), mem.scene_center(tags[1])
+    a, b = (_room_centre(mem, t) for t in tags[:2])
     if a is None or b is None:
         return None
     bearing = math.degrees(north_yaw - math.atan2(a[1] - b[1], a[0] - b[0])) % 360
     return text_option(ctx, CARDINALS[round(bearing / 90) % 4])
+
+
+def _room_centre(mem: SceneGraphMemory, tag: str) -> tuple[float, float] | None:
+    """The perceived room's floor centroid; without a layout, where the walk was in it."""
+    room = mem.rooms.get(tag)
+    if room is None:
+        return mem.scene_center(tag)
+    pts = [tuple(q) for q in room["polygon"]]
+    a = cx = cy = 0.0
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True):
+        c = x0 * y1 - x1 * y0
+        a, cx, cy = a + c, cx + (x0 + x1) * c, cy + (y0 + y1) * c
+    return (cx / (3 * a), cy / (3 * a)) if abs(a) > 1e-9 else mem.scene_center(tag)
 
 
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
@@ -463,6 +373,11 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "topology": _topology,
 }
 
+RULES.update(rules_space.RULES)  # room layouts, the walked path, multi-turn references
+RULES.update(rules_time.RULES)  # counts at a moment and over a window
+RULES.update(rules_scene.RULES)  # object boxes and the latest frame
+RULES.update(rules_user.RULES)  # UCS-Bench's user-centric questions
+
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
 _BY_PRIMITIVE = {
     "count": _count,
@@ -473,14 +388,19 @@ _BY_PRIMITIVE = {
 
 
 def answer(
-    memory: SceneGraphMemory, item: Any, *, labels: set[str], attributes: Sequence[str] = ()
+    memory: SceneGraphMemory,
+    item: Any,
+    *,
+    labels: set[str],
+    attributes: Sequence[str] = (),
+    prior: Mapping[str, str] | None = None,
 ) -> tuple[str, str | None]:
     """The answer text (a letter, or a number) and the rule used; ``""`` when none applies."""
     intent = parse_intent(item, labels, attributes)
     rule = RULES.get(intent.task or "") or _BY_PRIMITIVE.get(intent.primitive)
     if rule is None or memory.pose is None:
         return "", None
-    got = rule(RuleContext(memory, item, labels, attributes))
+    got = rule(RuleContext(memory, item, labels, attributes, prior))
     if got is None:
         return "", rule.__name__.lstrip("_")
     if isinstance(got, float):
@@ -488,12 +408,31 @@ def answer(
     return str(got), rule.__name__.lstrip("_")
 
 
+EXPLORE_OFFER = "Active exploration:"  # how the exploration controller offers actions
+LOOK_AROUND = '{"action": "sweep_around"}'
+
+
+@dataclass
+class Exploring:
+    """An explorable query's memory at t_q and what its rules need, kept until it is asked."""
+
+    memory: SceneGraphMemory
+    item: Any
+    labels: set[str]
+    attrs: list[str]
+    prior: Mapping[str, str] | None
+    provider: Any
+    t_q: float
+
+
 class SceneGraphRulesAgent(SceneGraphAgent):
     """``--agent scene-graph-rules``: the rule reasoner answers; no model is called.
 
     Each query point's decision is a :class:`~streamspatial.agents.contract.Answer`: what the
     reasoner concluded from the memory as it stood at t_q, recorded and scored like a model's
-    answer, with the rule it used in the diagnostics.
+    answer, with the rule it used in the diagnostics.  An explorable item is the exception: it
+    is an :class:`~streamspatial.agents.contract.Ask` to :class:`RuleAnswerBackend`, so the
+    exploration controller can offer it actions; it sweeps around and answers from the views.
     """
 
     name: ClassVar[str] = "scene-graph-rules"
@@ -506,6 +445,8 @@ class SceneGraphRulesAgent(SceneGraphAgent):
         pixels = parse_perception(perception).kind != "ground-truth"
         kw.setdefault("sample_fps", 1.0 if pixels else 0.0)
         super().__init__(perception, **kw)
+        self._answers: dict[tuple[str, float], tuple[str, str | None]] = {}
+        self._explorable: dict[str, Exploring] = {}
         self.unsupported: dict[str, int] = {}
 
     @classmethod
@@ -516,16 +457,78 @@ class SceneGraphRulesAgent(SceneGraphAgent):
     def label(self) -> str:
         return f"scene-graph-rules[{self.spec.label}]"
 
-    async def decide(self, ctx: QueryContext) -> contract.Answer:
-        item, query = ctx.item, ctx.query
+    async def decide(self, ctx: QueryContext) -> contract.Decision:
+        from streamspatial.models.types import GenerationParams, TextPart
+
+        item, query, prior = ctx.item, ctx.query, ctx.prior_answers
         memory = self.memory_at(ctx.view, item, query)
         provider = self.state(item).provider
-        labels = set(provider.labels) | memory.labels()
-        attrs = list(provider.attributes)
-        text, rule = answer(memory, item, labels=labels, attributes=attrs)
+        labels = set(getattr(provider, "labels", ())) | memory.labels()
+        attrs = list(getattr(provider, "attributes", ()))
+        text, rule = answer(memory, item, labels=labels, attributes=attrs, prior=prior)
         if not text:
             key = item.intent.get("task") if item.intent else item.task.task
             self.unsupported[str(key)] = self.unsupported.get(str(key), 0) + 1
         intent = parse_intent(item, labels, attrs)
         nodes = retrieve(memory, intent, self.top_k)
-        return contract.Answer(text, diagnostics(memory, nodes, query, [], rule=rule))
+        diag = diagnostics(memory, nodes, query, [], rule=rule)
+        if not item.explorable:
+            return contract.Answer(text, diag)
+        # Looking around may follow: keep the memory as it stood at t_q, and ask our own
+        # backend through the exploration controller (which offers the actions).
+        self._answers[(item.id, round(float(query.time), 6))] = (text, rule)
+        self._explorable[item.id] = Exploring(
+            copy.deepcopy(memory), item, labels, attrs, prior, provider, query.time
+        )
+        request = ctx.request(
+            (TextPart(render_subgraph(memory, nodes)), TextPart(item.question)),
+            params=GenerationParams(),
+            system="scene-graph-rules",
+        )
+        return contract.Ask(request, diag, backend=RuleAnswerBackend(self))
+
+    def answer_for(self, item_id: str, query_time: float) -> str:
+        return self._answers.get((item_id, round(float(query_time), 6)), ("", None))[0]
+
+    def answer_after_looking(self, item_id: str, views: Sequence[Any]) -> str:
+        """The answer once the exploration views (their ground-truth records) are perceived.
+
+        They enter a copy of the memory as it stood at t_q, so they never reach the memory
+        later questions of the video are answered from.
+        """
+        ex = self._explorable[item_id]
+        memory = copy.deepcopy(ex.memory)
+        observe = getattr(ex.provider, "observation_of", None)
+        if observe is None:
+            return ""
+        for i, view in enumerate(sorted(views, key=lambda v: v.time)):
+            obs = observe(view.record, memory.last_index + 1 + i, float(view.time))
+            memory.ingest(obs)
+        text, _ = answer(memory, ex.item, labels=ex.labels, attributes=ex.attrs, prior=ex.prior)
+        return text
+
+
+class RuleAnswerBackend:
+    """The "model" of the rules agent: returns the reasoner's answer for each request."""
+
+    def __init__(self, agent: SceneGraphRulesAgent):
+        self.agent = agent
+        self.name = "rules"
+
+    async def generate(self, request: Any) -> Any:
+        from streamspatial.models.types import ModelResponse
+
+        if request.item_id in self.agent._explorable:
+            texts = " ".join(getattr(p, "text", "") for p in request.parts)
+            views = [v for v in request.images if v.record is not None]
+            if views:
+                return ModelResponse(text=self.agent.answer_after_looking(request.item_id, views))
+            if EXPLORE_OFFER in texts:  # the controller offers actions: look around first
+                return ModelResponse(text=LOOK_AROUND)
+        text = self.agent.answer_for(request.item_id, request.query_time)
+        if not text:
+            return ModelResponse(text="", error=None)
+        return ModelResponse(text=text)
+
+    async def aclose(self) -> None:
+        return None

@@ -49,7 +49,12 @@ S3_GENERATED_TASKS: dict[str, tuple[str, AnswerFormat]] = {
 # OVO-S-Bench subcategories the simulator generates: code → the paper's task name.
 OVOS_TASKS: dict[str, str] = {
     "1.1.1": "Object-to-Object Absolute Distance",
+    "1.1.2": "Relative Physical Scale",
     "1.1.3": "Object Depth Ordering",
+    "1.2.1": "Containment Relation",
+    "1.2.2": "Occlusion Recognition",
+    "1.2.3": "Support Relation",
+    "1.2.4": "Local Topology Description",
     "1.3.1": "Ego-motion Translation",
     "1.3.2": "Ego-motion Rotation",
     "2.1.1": "Revisit Detection",
@@ -59,11 +64,24 @@ OVOS_TASKS: dict[str, str] = {
     "2.2.3": "Transient Count Memory",
     "2.3.1": "Chronological Recall",
     "2.3.2": "Temporal Depth Estimation",
+    "3.1.1": "Mental Rotation & Fitting",
+    "3.1.2": "Spatial What-If Consequence",
+    "3.1.3": "Physical Stability & Feasibility",
     "3.3.1": "Optimal Path Reasoning",
+    "3.3.2": "Obstacle-Aware Rerouting",
     "3.3.3": "Reachability Judgment",
     "4.1.1": "Allocentric Direction Reasoning",
     "4.2.1": "Topological Structure Reasoning",
     "4.3.1": "Trajectory Map Alignment",
+}
+# The task types of OVO-S-Bench (App. D) the simulator cannot make yet: they need moving
+# objects or a changing scene (docs/families.md).
+OVOS_NOT_GENERATED: dict[str, str] = {
+    "1.1.4": "Viewpoint Height Perception",
+    "1.3.3": "Object Motion Separation",
+    "1.3.4": "Relative Speed Judgment",
+    "1.3.5": "Judgment of Motion State",
+    "3.2.1": "Object-Level Change Detection",
 }
 
 Primitive = Literal["count", "distance", "direction", "order", "locate", "attribute", "ego"]
@@ -103,7 +121,27 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "allocentric_direction": "direction",
             "topology": "locate",
             "trajectory_map": None,
-            "ego_position": "direction",  # UCS-Bench's question, exported as OVO-S-Bench
+            # the current view and imagined changes: the rules read boxes, the words decide
+            "relative_scale": None,
+            "containment": None,
+            "support": None,
+            "occlusion": None,
+            "local_topology": None,
+            "mental_rotation": None,
+            "what_if": None,
+            "feasibility": None,
+            "rerouting": None,
+        },
+    ),
+    **_tasks(
+        "ucs",
+        {
+            "ego_position": "direction",
+            "relative_position": None,
+            "my_trajectory": None,
+            "distance_comparison": None,
+            "reach": None,
+            "category_recall": None,
         },
     ),
     **_tasks(
@@ -130,7 +168,13 @@ INTENT_TASKS: dict[str, IntentTask] = {
     ),
     **_tasks(
         "vcbench",
-        {"o1_snap": None, "o2_unique": None, "o2_gain": None, "identity_persistence": None},
+        {
+            "o1_snap": None,
+            "o1_delta": None,
+            "o2_unique": None,
+            "o2_gain": None,
+            "identity_persistence": None,
+        },
     ),
 }
 
@@ -144,6 +188,7 @@ def primitive_of(task: str | None) -> Primitive | None:
 
 __all__ = [
     "INTENT_TASKS",
+    "OVOS_NOT_GENERATED",
     "OVOS_TASKS",
     "S3_GENERATED_TASKS",
     "S3_TASKS",

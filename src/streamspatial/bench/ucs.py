@@ -183,10 +183,12 @@ def _array_item(row: Row, ids: IdRegistry) -> Item | None:
     for extra in ("question_chinese", "answer", "answer_chinese", "task_difficulty"):
         if extra in row.data:
             meta[extra] = row.data[extra]
+    intent = row.dict("intent", required=False)  # generated benchmarks only (not released)
     return build_item(
         row,
         benchmark="ucs",
         id=qid,
+        intent=intent,
         video=strip_mcq(uid),
         question=question,
         answer_type=answer_type,

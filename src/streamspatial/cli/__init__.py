@@ -42,7 +42,7 @@ _EXTRA_OF_MODULE = {
     "gymnasium": "sim",
     "scipy": "sim",
     "cv2": "cv",
-    "sklearn": "cv",
+    "sklearn": "qc",
     "matplotlib": "report",
     "fastapi": "web",
     "uvicorn": "web",

@@ -50,11 +50,81 @@ def _write_json(path: Path, payload: Any) -> None:
     write_json_atomic(path, payload)
 
 
+def benchmark_files(path: Path) -> list[Path]:
+    """The benchmark files of ``path``: the file itself, or every file of a benchmark folder
+    (a generated benchmark's ``manifest.json`` names them; otherwise each file whose format
+    is recognised)."""
+    from streamspatial.bench.registry import detect_format
+    from streamspatial.core.errors import InputError, StreamspatialError
+
+    if not path.is_dir():
+        return [path]
+    manifest = path / "manifest.json"
+    if manifest.is_file():
+        try:
+            files = json.loads(manifest.read_text(encoding="utf-8")).get("files", {})
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{manifest}: not a readable JSON manifest ({exc})") from None
+        found = [path / name for kind, name in sorted(files.items()) if kind not in SKIP_FILES]
+    else:
+        found = []
+        for f in sorted(path.iterdir()):
+            if f.suffix not in (".jsonl", ".json", ".parquet") or f.name in NOT_BENCHMARKS:
+                continue
+            try:
+                detect_format(f)
+            except StreamspatialError:
+                continue
+            found.append(f)
+    if not found:
+        raise InputError(f"{path}: no benchmark file in this folder")
+    return found
+
+
+SKIP_FILES = ("items", "manifest", "blind")
+NOT_BENCHMARKS = ("items.jsonl", "manifest.json")
+
+
+def _load_all(path: Path, format: str) -> list:
+    items = []
+    for f in benchmark_files(path):
+        items += _load(f, format)[1]
+    return items
+
+
 @qc_app.command("blind")
 def blind(
-    data: DataOpt,
-    model: Annotated[str, typer.Option(help="random | frequent | openai:<model> | hf:<path>")],
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="Benchmark file, or a folder of them (a generated benchmark)."),
+    ] = None,
+    data: Annotated[Path | None, typer.Option("--data", help="Same as PATH.")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Ask this model text-only instead (random | frequent | openai:<model> "
+            "| hf:<path>); without it, the cross-validated stress test runs."
+        ),
+    ] = None,
     format: FormatOpt = "auto",
+    folds: Annotated[int, typer.Option(min=2, help="Cross-validation folds (by house).")] = 5,
+    margin: Annotated[float, typer.Option(help="Points over chance a task may show.")] = 5.0,
+    z: Annotated[float, typer.Option(min=0.0, help="Noise allowance in standard errors.")] = 4.0,
+    median_cap: Annotated[
+        float, typer.Option(help="Highest MRA the training median may score (numbers).")
+    ] = 0.40,
+    min_items: Annotated[int, typer.Option(min=1, help="Judge tasks with this many items.")] = 20,
+    rule: Annotated[
+        str, typer.Option(help="fair (noise allowance) | strict (point estimates) exit rule")
+    ] = "fair",
+    group: Annotated[
+        str | None,
+        typer.Option(
+            help="Regex on the video name whose first group is the fold unit "
+            "(default: a simulator house, else the video)."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the folds and the forests.")] = 0,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
     ] = None,
@@ -65,7 +135,77 @@ def blind(
     max_tokens: Annotated[int, typer.Option(min=1, help="Answer length cap.")] = 1024,
     out: OutOpt = None,
 ) -> None:
-    """Answer from question + options only; list leakage candidates and blind accuracy per task."""
+    """Blind stress test: can text-only models answer the items? Exit 1 when a task can."""
+    from streamspatial.core.errors import InputError
+
+    target = path or data
+    if target is None:
+        raise InputError("qc blind: give a benchmark file or folder (PATH or --data)")
+    if model is not None:
+        _model_probe(target, model, format, base_url, api_key_env, concurrency, max_tokens, out)
+        return
+    if rule not in ("fair", "strict"):
+        raise InputError(f"--rule: expected fair or strict, got {rule!r}")
+    from streamspatial.qc.tst import ProbeConfig, stress_test
+
+    items = _load_all(target, format)
+    cfg = ProbeConfig(
+        folds=folds, margin=margin / 100, z=z, median_cap=median_cap, min_items=min_items,
+        seed=seed, **({"group_pattern": group} if group is not None else {}),
+    )  # fmt: skip
+    n_tasks = len({f"{it.benchmark}/{it.task.task}" for it in items})
+    with Progress(
+        TextColumn("stress test"), BarColumn(), MofNCompleteColumn(), TextColumn("tasks"),
+        TimeElapsedColumn(), console=Console(stderr=True), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("tasks", total=n_tasks)
+        report = stress_test(items, cfg, on_task=lambda _r: bar.advance(task))
+    console = _console()
+    if not console.is_terminal:  # piped or captured: the table is read later, keep it whole
+        console = Console(soft_wrap=True, width=160)
+    console.print(blind_table(report))
+    bad = [t for t in report.tasks if (t.flagged if rule == "fair" else t.strict)]
+    judged = sum(t.judged for t in report.tasks)
+    console.print(
+        f"{len(bad)} of {judged} judged task(s) answerable blind ({rule} rule: "
+        + ("blind − chance > max(margin, z·SE)" if rule == "fair" else "blind − chance > margin")
+        + f"); {len(report.tasks) - judged} task(s) with fewer than {min_items} items not judged"
+    )
+    if out is not None:
+        _write_json(out, {"data": str(target), "rule": rule, **report.to_dict()})
+    if bad:
+        raise typer.Exit(1)
+
+
+def blind_table(report) -> Table:
+    table = Table(
+        "task", "items", "points", "chance", "blind", "gap pp", "allow pp", "best model",
+        "best-of", "verdict",
+    )  # fmt: skip
+    for t in report.tasks:
+        num = t.kind == "number"
+        verdict = ("BIASED" if t.flagged else ("strict" if t.strict else "ok")) if t.judged else "—"
+        table.add_row(
+            t.task + (" (MRA)" if num else ""),
+            str(t.items),
+            str(t.points),
+            _f2(t.chance),
+            _f2(t.blind),
+            "—" if t.gap is None else f"{100 * t.gap:+.1f}",
+            "—" if t.allowance is None else f"{100 * t.allowance:.1f}",
+            t.best_model or "—",
+            _f2(t.best_of),
+            verdict,
+        )
+    return table
+
+
+def _f2(v: float | None) -> str:
+    return "—" if v is None or v != v else f"{v:.2f}"
+
+
+def _model_probe(data, model, format, base_url, api_key_env, concurrency, max_tokens, out) -> None:
+    """Answer from question + options only; list leakage candidates and blind accuracy."""
     from streamspatial.models.registry import load_backend, options_for
     from streamspatial.models.types import GenerationParams
     from streamspatial.qc.blind import blind_probe

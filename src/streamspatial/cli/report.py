@@ -33,11 +33,23 @@ def register(app: typer.Typer) -> None:
                 "scoring code or the papers' formulas (default: the scorer the run ran with)."
             ),
         ] = None,
+        blind: Annotated[
+            Path | None,
+            typer.Option(
+                help="Blind scores to set beside each task's (the JSON of `qc blind --out`, or a "
+                "generated benchmark's manifest.json; default: blind.json or a pruned "
+                "manifest.json beside the run's data).",
+                exists=True,
+                dir_okay=False,
+            ),
+        ] = None,
     ) -> None:
         """Write scores.json and report.md in the paper's table layout; print the main table."""
         for run_dir in run_dirs:
-            rep = write_report(run_dir, scorer)
+            rep = write_report(run_dir, scorer, blind)
             typer.echo(table_markdown(rep.table))
+            if rep.blind is not None:
+                typer.echo("\n" + table_markdown(rep.blind))
             c = rep.counts
             if rep.not_applicable_line():
                 typer.echo(rep.not_applicable_line(), err=True)
@@ -57,7 +69,7 @@ def register(app: typer.Typer) -> None:
             from streamspatial.report.html import REPORT_HTML, write_html
 
             default = run_dirs[0] / REPORT_HTML if len(run_dirs) == 1 else Path(REPORT_HTML)
-            typer.echo(f"→ {write_html(run_dirs, html_out or default)}", err=True)
+            typer.echo(f"→ {write_html(run_dirs, html_out or default, blind=blind)}", err=True)
 
     @app.command("compare")
     def compare(

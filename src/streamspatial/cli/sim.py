@@ -116,6 +116,19 @@ def generate(
             help="Processes rendering side by side (0: one per core from 5 min of video).",
         ),
     ] = 0,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune/--no-prune",
+            help="Iterative Bias Pruning: replace questions a blind model answers (qc blind).",
+        ),
+    ] = True,
+    reserve: Annotated[
+        float,
+        typer.Option(
+            "--reserve", help="Spare questions per family and walk, share of --per-family."
+        ),
+    ] = 1.0,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig
@@ -135,11 +148,17 @@ def generate(
         rooms=rooms,
         furniture=furniture,
         workers=workers,
+        prune=prune,
+        reserve=reserve,
     )
     cfg.check()
     result = run_generation(cfg)
     console = Console()
+    if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
+        console = Console(soft_wrap=True, width=160)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
+    if result.pruning is not None:
+        print_pruning(console, result.pruning)
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")
@@ -173,6 +192,39 @@ def gallery(
                 "<!-- gallery:end --> where the gallery goes"
             )
         console.print(f"gallery of {len(shots)} room types written into {doc}")
+
+
+def print_pruning(console: Console, pruning: dict) -> None:
+    """Per judged task: blind vs chance before and after pruning, items pruned and replaced."""
+    from rich.table import Table
+
+    rows = {t: r for t, r in pruning["tasks"].items() if r["before"] and r["before"]["judged"]}
+    if not rows:
+        console.print("bias pruning: no task has enough items to judge (20); nothing pruned")
+        return
+    table = Table(
+        "task", "items", "chance", "blind before", "blind after", "pruned", "from reserve",
+        title=f"Iterative Bias Pruning ({pruning['rounds']} rounds; strict rule)",
+    )  # fmt: skip
+    for task, r in rows.items():
+        b, a = r["before"], r["after"] or r["before"]
+        table.add_row(
+            task,
+            f"{r['final']}/{r['requested']}",
+            f"{a['chance']:.2f}",
+            f"{b['blind']:.2f} ({b['best_model']})",
+            f"{a['blind']:.2f} ({a['best_model']})" + ("" if a["within"] else " ✗"),
+            str(r["pruned"]),
+            str(r["added_from_reserve"]),
+        )
+    console.print(table)
+    short = {t: r for t, r in pruning["tasks"].items() if r["final"] < r["requested"]}
+    if short:
+        console.print(
+            f"{len(short)} task(s) ended short of the questions asked for (the reserve ran out; "
+            "raise --reserve): "
+            + ", ".join(f"{t} {r['final']}/{r['requested']}" for t, r in short.items())
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -373,7 +373,9 @@ class Runner:
             request = decision.request
             _check_request(request, pq)
             diag = decision.diagnostics or Diagnostics.of_request(request, pq.query)
-            task = asyncio.create_task(self._ask(pq, request, done, diag.as_dict()))
+            task = asyncio.create_task(
+                self._ask(pq, request, done, diag.as_dict(), backend=decision.backend)
+            )
             sent = True
             return task
         finally:
@@ -421,18 +423,22 @@ class Runner:
         request: ModelRequest,
         done: asyncio.Future[Record],
         diagnostics: dict[str, Any] | None = None,
+        *,
+        backend: Backend | None = None,
     ) -> None:
-        """Send one built request; its concurrency slot (taken by the caller) is released
-        when the answer is in, and the request — frames and all — is dropped with it."""
+        """Send one built request (to ``backend`` when the agent gave its own, else the run's
+        model); its concurrency slot (taken by the caller) is released when the answer is in,
+        and the request — frames and all — is dropped with it."""
         assert self._requests is not None
         actions = None
         try:
-            assert self.backend is not None, "a request needs the run's backend"
+            backend = backend or self.backend
+            assert backend is not None, "a request needs the run's backend"
             if self.explorer is not None and self.explorer.applies(pq.item):
                 video = self.adapter.video_path(pq.item, self.videos)
-                response, actions = await self.explorer.run(video, pq.query, request, self.backend)
+                response, actions = await self.explorer.run(video, pq.query, request, backend)
             else:
-                response = await self.backend.generate(request)
+                response = await backend.generate(request)
         except StreamspatialError:  # the endpoint cannot serve the run: stop it
             raise
         except Exception as exc:  # a backend must not raise; record it rather than lose it

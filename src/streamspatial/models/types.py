@@ -23,11 +23,16 @@ class TextPart:
 class ImagePart:
     """A frame as JPEG bytes straight from the frame cache (never re-encoded), with the time it
     was recorded; or, with ``time`` None, an image that belongs to the question itself (an
-    answer option's map, OVO-S-Bench 4.3, in ``mime`` as released), which is no video frame."""
+    answer option's map, OVO-S-Bench 4.3, in ``mime`` as released), which is no video frame.
+
+    ``record`` is the simulator's ground truth of a rendered exploration view (pose, room,
+    visible objects) for agents whose perception reads annotations; it never reaches a model.
+    """
 
     jpeg: bytes
     time: float | None
     mime: str = "image/jpeg"
+    record: Any = field(default=None, compare=False, repr=False)
 
 
 Part = TextPart | ImagePart

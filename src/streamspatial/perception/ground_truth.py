@@ -30,6 +30,16 @@ def scene_of(room_type: str) -> str:
     return room_type.replace("_", " ")
 
 
+def room_shape(room) -> dict:
+    """The room the camera stands in as a layout estimator would report it: its name (unique
+    in the house, "bedroom 2"), floor polygon and floor area."""
+    return {
+        "name": room.name,
+        "polygon": [tuple(map(float, q)) for q in room.polygon],
+        "area": float(room.area),
+    }
+
+
 def sim_min_pixels(width: int, height: int) -> int:
     """The visibility threshold the question generators use, so oracle memory sees what they
     count as seen (falls back to the same formula when the generators are not installed)."""
@@ -62,7 +72,15 @@ class SimGroundTruth(PerceptionProvider):
         self.min_pixels = sim_min_pixels(i.width, i.height) if min_pixels is None else min_pixels
         self.noise = noise or NoiseModel()
         self._objects = {o.instance_id: o for o in meta.house.objects}
-        self._rooms = {r.room_id: scene_of(r.room_type) for r in meta.house.rooms}
+        # box extents along the world axes (what a 3D detector reports), not the model's own
+        self._extent = {
+            o.instance_id: tuple(float(b - a) for a, b in zip(*o.aabb(), strict=True))
+            for o in meta.house.objects
+        }
+        # Scene tags are the rooms' names, unique in the house ("bedroom 2"), as questions name
+        # them; the room's floor plan comes with it (a layout estimator's output).
+        self._rooms = {r.room_id: r.name for r in meta.house.rooms}
+        self._shapes = {r.room_id: room_shape(r) for r in meta.house.rooms}
         # The question parser's vocabulary (a detector's classes); noise never draws from it.
         self.labels = sorted({label_of(o.category) for o in meta.house.objects})
         self.attributes = sorted({o.color for o in meta.house.objects})
@@ -84,7 +102,11 @@ class SimGroundTruth(PerceptionProvider):
         self._state.reset()
 
     def _observe(self, index: int, time: float, image: np.ndarray | None) -> Observation:
-        rec = self.meta.frames[index]
+        return self.observation_of(self.meta.frames[index], index, time)
+
+    def observation_of(self, rec, index: int, time: float) -> Observation:
+        """What this provider perceives in one ground-truth frame record: a video frame's, or
+        an exploration view's (rendered in the same house, after t_q)."""
         p = rec.pose
         pose = EgoPose(time, p.position, p.yaw, p.pitch)
         dets = []
@@ -104,9 +126,13 @@ class SimGroundTruth(PerceptionProvider):
                     bbox=v.bbox,
                     visibility=float(v.pixels),
                     depth=v.mean_depth,
-                    size=o.size,
+                    size=self._extent[o.instance_id],
                 )
             )
         scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None
-        obs = Observation(index=index, time=time, pose=pose, detections=tuple(dets), scene=scene)
-        return self._state.apply(obs, *self._vocabulary.at(index))
+        extra = {"room": self._shapes[rec.room_id]} if rec.room_id is not None else {}
+        obs = Observation(
+            index=index, time=time, pose=pose, detections=tuple(dets), scene=scene, extra=extra
+        )
+        # exploration views come after the last video frame: its vocabulary still applies
+        return self._state.apply(obs, *self._vocabulary.at(min(index, len(self.meta.frames) - 1)))

@@ -211,7 +211,12 @@ class NoiseState:
                     depth=ahead,
                 )
             )
-        return replace(obs, pose=est, detections=tuple(dets))
+        extra = obs.extra
+        if "room" in extra:  # the layout is reported in the drifted frame, like everything else
+            room = dict(extra["room"])  # type: ignore[arg-type]
+            room["polygon"] = [to_est((x, y, 0.0))[:2] for x, y in room["polygon"]]
+            extra = {**extra, "room": room}
+        return replace(obs, pose=est, detections=tuple(dets), extra=extra)
 
     def _drift(self, true: EgoPose, rng: np.random.Generator) -> EgoPose:
         m = self.model

@@ -23,6 +23,7 @@ from streamspatial.eval.results import (
     read_run_json,
     write_json_atomic,
 )
+from streamspatial.report.blind import find_blind, gap_table, load_blind
 from streamspatial.report.tables import fmt_cell, headline, markdown, table_markdown
 from streamspatial.scoring.aggregate import Table, diagnostics_table, per_source_table
 from streamspatial.scoring.scorers import SCORERS, SCORERS_KEY, rescored
@@ -44,6 +45,9 @@ class RunReport:
     scorer: str = "paper"  # the scorer of every number in ``table``
     # The other scorer's headline numbers, when they differ from this one's (else None).
     compared: dict[str, Any] | None = None
+    # Each task's score next to the blind stress test's (report.blind), when one is found.
+    blind: Table | None = None
+    blind_source: Path | None = None
 
     @property
     def figures(self) -> tuple[str, ...]:
@@ -103,6 +107,8 @@ class RunReport:
             "table": self.table.to_dict(),
             "per_source": self.sources.to_dict() if self.sources else None,
             "diagnostics": self.diagnostics.to_dict() if self.diagnostics else None,
+            "vision_blind_gap": self.blind.to_dict() if self.blind else None,
+            "blind_source": str(self.blind_source) if self.blind_source else None,
             "generated_at": now_iso(),
         }
 
@@ -136,6 +142,8 @@ class RunReport:
             lines += ["", table_markdown(self.sources)]
         if self.diagnostics is not None:
             lines += ["", table_markdown(self.diagnostics)]
+        if self.blind is not None:
+            lines += ["", table_markdown(self.blind), f"*blind scores: `{self.blind_source}`*"]
         return "\n".join(lines) + "\n"
 
     def _comparison_markdown(self) -> str:
@@ -172,11 +180,12 @@ def run_scorer(meta: dict[str, Any]) -> str:
     return str((meta.get("benchmark") or {}).get("scorer") or "paper")
 
 
-def load_run(run_dir: Path, scorer: str | None = None) -> RunReport:
+def load_run(run_dir: Path, scorer: str | None = None, blind: Path | None = None) -> RunReport:
     """Read a run folder and compute its tables under ``scorer`` (default: the run's own).
 
     Nothing is written.  A scorer other than the run's own re-scores the same responses from
-    the verdicts every record holds.
+    the verdicts every record holds.  ``blind``: the blind stress test's scores (``qc blind
+    --out`` JSON or a generated ``manifest.json``); by default the one beside the run's data.
     """
     meta = read_run_json(run_dir)
     scorer = scorer or run_scorer(meta)
@@ -198,6 +207,9 @@ def load_run(run_dir: Path, scorer: str | None = None) -> RunReport:
         ),
     }
     offline = any(r.offline for r in raw) or bool(meta.get("offline"))
+    blind = blind or find_blind((meta.get("config") or {}).get("data"))
+    invalid = str((meta.get("benchmark") or {}).get("invalid", "wrong"))
+    gap = gap_table(records, load_blind(blind), invalid=invalid) if blind else None
     return RunReport(
         run_dir,
         meta,
@@ -208,6 +220,8 @@ def load_run(run_dir: Path, scorer: str | None = None) -> RunReport:
         diagnostics_table(raw),
         scorer=scorer,
         compared=_compared(meta, raw, table, scorer),
+        blind=gap,
+        blind_source=blind if gap is not None else None,
     )
 
 
@@ -225,9 +239,9 @@ def _compared(
     return {"scorer": other, "headline": theirs, "table": other_table.to_dict()}
 
 
-def write_report(run_dir: Path, scorer: str | None = None) -> RunReport:
+def write_report(run_dir: Path, scorer: str | None = None, blind: Path | None = None) -> RunReport:
     """Write ``scores.json`` and ``report.md`` into the run folder (atomically)."""
-    rep = load_run(run_dir, scorer)
+    rep = load_run(run_dir, scorer, blind)
     write_json_atomic(run_dir / SCORES_JSON, rep.scores())
     tmp = run_dir / (REPORT_MD + ".tmp")
     tmp.write_text(rep.markdown(), encoding="utf-8")

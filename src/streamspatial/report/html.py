@@ -570,8 +570,33 @@ def _footage_section(reports: Sequence[RunReport]) -> str:
 Progress = Callable[[str, int, int], None]  # (what is being done, steps done, steps in all)
 
 
+def _blind_section(reports: Sequence[RunReport]) -> str:
+    """Each task's score beside a text-only model's (VSI-Bench-Debiased reports both)."""
+    shown = [r for r in reports if r.blind is not None]
+    if not shown:
+        return _absent(
+            "no blind scores found: run `streamspatial qc blind DATA --out blind.json` beside "
+            "the benchmark file (a generated benchmark's pruned manifest.json is read as well)"
+        )
+    out = []
+    for r in shown:
+        assert r.blind is not None
+        notes = "".join(f'<p class="note">{_e(n)}</p>' for n in r.blind.notes)
+        out.append(
+            f"<h3>{_e(_run_name(r))} — {_e(r.table.name)}</h3>"
+            + html_table(r.blind.columns, r.blind.rows, run=_run_name(r))
+            + notes
+            + f'<p class="note">blind scores: {_e(r.blind_source)}</p>'
+        )
+    return "".join(out)
+
+
 def build_html(
-    run_dirs: Sequence[Path], *, title: str | None = None, progress: Progress | None = None
+    run_dirs: Sequence[Path],
+    *,
+    title: str | None = None,
+    progress: Progress | None = None,
+    blind: Path | None = None,
 ) -> str:
     """The page for these runs; also (re)writes each run's scores.json and report.md.
 
@@ -593,6 +618,7 @@ def build_html(
         ("runs", "Runs", lambda: _runs_section(reports)),
         ("tables", "Paper tables", paper_tables),
         ("levels", "Accuracy per level / task", lambda: _headline_section(reports)),
+        ("blind", "Vision–blind gap", lambda: _blind_section(reports)),
         ("heatmap", "Frame policy × model", lambda: _heatmap_section(reports)),
         ("thinking", "Thinking vs non-thinking", lambda: _thinking_section(reports)),
         ("interval", "Accuracy vs time", lambda: _interval_section(reports, queries)),
@@ -606,7 +632,7 @@ def build_html(
     total = len(run_dirs) + len(sections)
     for d in run_dirs:
         tick(f"scoring {Path(d).name}", len(reports), total)
-        reports.append(write_report(d))
+        reports.append(write_report(d, blind=blind))
     label = run_labels(reports)
     queries = [run_queries(r, label[r.run_dir]) for r in reports]
     names = sorted({r.table.name for r in reports})
@@ -624,9 +650,10 @@ def write_html(
     *,
     title: str | None = None,
     progress: Progress | None = None,
+    blind: Path | None = None,
 ) -> Path:
     """Write the page atomically (a reader never sees half a file)."""
-    text = build_html(run_dirs, title=title, progress=progress)
+    text = build_html(run_dirs, title=title, progress=progress, blind=blind)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -16,7 +16,10 @@ from streamspatial.scoring.tables import headline
 from streamspatial.scoring.vcbench_tables import METRIC_NAMES as VCBENCH_METRICS
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
-PERCENT_COLUMNS = frozenset({"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"})
+PERCENT_COLUMNS = frozenset(
+    {"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"}
+    | {"blind", "chance", "vision_gap"}  # the vision–blind gap (report.blind)
+)
 
 
 def fmt_cell(column: str, value: Any) -> str:

@@ -32,6 +32,9 @@ class ExploreStep:
     new_objects: int
     position: tuple[float, float]
     yaw_deg: float
+    # each view's ground truth (pose, room, visible objects), for agents that perceive from
+    # annotations (the rules agent); never sent to a model
+    records: tuple[Any, ...] = ()
 
 
 class EpisodeEnv:
@@ -73,6 +76,7 @@ class EpisodeEnv:
             new_objects=int(reward),
             position=(float(pose.position[0]), float(pose.position[1])),
             yaw_deg=round(math.degrees(pose.yaw), 2),
+            records=tuple(info["records"]),
         )
 
     def close(self) -> None:

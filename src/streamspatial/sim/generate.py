@@ -55,6 +55,8 @@ class GenerateConfig:
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
     furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
     workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
+    prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
+    reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
 
     def check(self) -> None:
         problems = []
@@ -77,6 +79,8 @@ class GenerateConfig:
             problems.append(f"--workers must be ≥ 0, got {self.workers}")
         if self.rooms is not None and not 2 <= self.rooms <= 12:
             problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
+        if not self.reserve >= 0:
+            problems.append(f"--reserve must be ≥ 0, got {self.reserve}")
         if problems:
             raise InputError("; ".join(problems))
 
@@ -87,6 +91,7 @@ class GenerateResult:
     files: dict[str, Path]
     items: list[Item]
     episodes: list[str] = field(default_factory=list)
+    pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
 
     @property
     def videos(self) -> Path:
@@ -155,7 +160,8 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     out = Path(cfg.out)
     frames_dir = episode_dir(out)
     frames_dir.mkdir(parents=True, exist_ok=True)
-    questions = QuestionGenerator(cfg.seed, per_family=cfg.per_family)
+    reserve = math.ceil(cfg.per_family * cfg.reserve) if cfg.prune else 0
+    questions = QuestionGenerator(cfg.seed, per_family=cfg.per_family, reserve=reserve)
     items: list[Item] = []
     episodes: list[str] = []
     seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
@@ -186,13 +192,58 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
         episodes.append(name)
         if progress is not None:
             progress(f"questions {name}", done, total)
+    items, pruning = debias(items, cfg, progress=progress, frames=total)
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
     manifest.pop("workers")  # how it was computed is no part of what was computed
     manifest.update(house_seeds=seeds, episodes=episodes)
+    if pruning is not None:
+        manifest["pruning"] = pruning
     files = export_items(items, out, manifest=manifest)
     if progress is not None:
         progress("done", total, total)
-    return GenerateResult(out=out, files=files, items=items, episodes=episodes)
+    return GenerateResult(out=out, files=files, items=items, episodes=episodes, pruning=pruning)
+
+
+def debias(
+    items: list[Item], cfg: GenerateConfig, *, progress: Progress | None = None, frames: int = 0
+) -> tuple[list[Item], dict | None]:
+    """The requested items, Iterative-Bias-Pruned against the reserve when ``cfg.prune``.
+
+    Every task with enough items to judge (``ProbeConfig.min_items``) is held to the strict
+    rule of the blind stress test: blind accuracy at most chance + 5 points, and for numbers a
+    training-median MRA of at most 0.40.  Each pruned question is replaced by a reserve
+    question of the same family (from the same walk while it has any), so the benchmark keeps
+    its size while the reserve lasts; the identity-persistence probe (its answer is 1 by
+    design) is exempt.
+    """
+    primary = [it for it in items if not it.meta.get("reserve")]
+    spare = [it for it in items if it.meta.get("reserve")]
+    if not cfg.prune:
+        return [_clean(it) for it in primary], None
+    from streamspatial.qc.prune import iterative_bias_pruning
+    from streamspatial.sim.qa import IDENTITY_KEY
+
+    def on_round(n: int, failing: list[str]) -> None:
+        if progress is not None:
+            progress(f"bias pruning, round {n} ({len(failing)} tasks)", frames, frames)
+
+    result = iterative_bias_pruning(
+        primary,
+        spare,
+        slot=lambda it: (str(it.meta.get("family")), it.video),
+        exempt=[it.id for it in items if it.meta.get("family") == IDENTITY_KEY],
+        seed=cfg.seed,
+        on_round=on_round,
+    )
+    return [_clean(it) for it in result.kept], result.summary()
+
+
+def _clean(item: Item) -> Item:
+    """The item as exported: the generator's bookkeeping (reserve mark) removed."""
+    if "reserve" not in item.meta:
+        return item
+    meta = {k: v for k, v in item.meta.items() if k != "reserve"}
+    return item.model_copy(update={"meta": meta})
 
 
 # ----------------------------------------------------------------------------- rendering jobs

@@ -21,8 +21,8 @@ text) and :mod:`.agent` (the agent and its diagnostics).
 """
 
 from .agent import SceneGraphAgent, diagnostics
-from .memory import SceneGraphMemory
-from .nodes import Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
+from .memory import PATH_CELL, SceneGraphMemory
+from .nodes import InView, Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
 from .render import REACH_M, describe_direction, ego_relation, render_subgraph
 from .retrieval import (
     Mention,
@@ -36,7 +36,9 @@ from .retrieval import (
 from .state import SceneGraphState
 
 __all__ = [
+    "PATH_CELL",
     "REACH_M",
+    "InView",
     "Keyframe",
     "MemoryConfig",
     "Mention",

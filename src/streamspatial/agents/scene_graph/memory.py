@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,10 @@ import numpy as np
 from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
-from .nodes import Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
+from .nodes import InView, Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
+
+PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
+VIEW_LOG_S = 60.0  # s of per-frame "what was in view" kept (counts at an earlier moment)
 
 
 class SceneGraphMemory:
@@ -47,6 +50,17 @@ class SceneGraphMemory:
         self.visits: dict[str, SceneVisits] = {}
         self.adjacency: dict[str, set[str]] = {}
         self._last_scene: str | None = None
+        # room layouts as perceived (``Observation.extra["room"]``: name, polygon, area), and
+        # every floor cell the camera stood on (PATH_CELL m), for coverage and area rules
+        self.rooms: dict[str, dict[str, Any]] = {}
+        self.path_cells: set[tuple[int, int]] = set()
+        # the latest frame as perceived: which nodes, where in the image, how deep; and which
+        # nodes each frame of the last VIEW_LOG_S seconds showed
+        self.in_view: list[InView] = []
+        self.view_log: deque[tuple[float, tuple[int, ...]]] = deque()
+        # rooms in the order they were entered, with the pose on entering (bounded by the
+        # number of room changes)
+        self.scene_log: list[tuple[str, EgoPose]] = []
         self.merges = 0
         self.splits = 0
         self.pruned = 0
@@ -67,12 +81,17 @@ class SceneGraphMemory:
         self.frames += 1
         self._ingest_pose(obs)
         seen: list[int] = []
+        self.in_view = []
         for det in obs.detections:
             node = self._associate(det, obs, seen)
             if node is None:  # held back: a tracked detection far from its node, for now
                 continue
             self._update(node, det, obs, jpeg)
             seen.append(node.node_id)
+            self.in_view.append(InView(node.node_id, det.bbox, det.depth))
+        self.view_log.append((obs.time, tuple(v.node_id for v in self.in_view)))
+        while self.view_log and self.view_log[0][0] < obs.time - VIEW_LOG_S:
+            self.view_log.popleft()
         for nid in seen:
             self._maybe_merge(nid, obs.index)
         self._prune(obs.time)
@@ -86,6 +105,12 @@ class SceneGraphMemory:
     def _ingest_pose(self, obs: Observation) -> None:
         c = self.config
         pose = obs.pose
+        room = obs.extra.get("room") if obs.extra else None
+        if isinstance(room, Mapping) and room.get("name"):
+            self.rooms[str(room["name"])] = dict(room)
+        self.path_cells.add(
+            (math.floor(pose.position[0] / PATH_CELL), math.floor(pose.position[1] / PATH_CELL))
+        )
         if self.pose is not None:
             self.travelled += math.dist(self.pose.position[:2], pose.position[:2])
         self.pose = pose
@@ -127,6 +152,8 @@ class SceneGraphMemory:
             v = self.visits[scene] = SceneVisits(t, t)
         if scene != self._last_scene:
             v.entries += 1
+            if self.pose is not None:
+                self.scene_log.append((scene, self.pose))
             if self._last_scene is not None:
                 self.adjacency.setdefault(self._last_scene, set()).add(scene)
                 self.adjacency.setdefault(scene, set()).add(self._last_scene)
@@ -333,6 +360,15 @@ class SceneGraphMemory:
 
     def nodes(self, *, confirmed: bool = True) -> list[ObjectNode]:
         return [n for n in self.objects.values() if n.confirmed or not confirmed]
+
+    def in_view_at(self, t: float) -> tuple[int, ...] | None:
+        """Nodes the last frame at or before ``t`` showed (within VIEW_LOG_S of now)."""
+        got = None
+        for time, ids in self.view_log:
+            if time > t + 1e-6:
+                break
+            got = ids
+        return got
 
     def labels(self) -> set[str]:
         return {n.label for n in self.objects.values()}

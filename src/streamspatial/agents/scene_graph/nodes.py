@@ -140,3 +140,12 @@ class MemoryConfig:
     knn: int = 3
     blip_ttl_s: float = 5.0  # an untracked node seen fewer than keep_after times by then…
     keep_after: int = 3  # … is dropped (false detections are independent per frame)
+
+
+@dataclass(frozen=True)
+class InView:
+    """A node as the latest frame showed it: image box (x0, y0, x1, y1) and depth (m)."""
+
+    node_id: int
+    bbox: tuple[int, int, int, int] | None
+    depth: float | None

@@ -36,10 +36,22 @@ def ladder(correct: float, n: int, rng: random.Random, *, ratio: float = 1.6) ->
     return [correct * ratio ** (j - rank) for j in range(n)]
 
 
-def count_options(correct: int, n: int, rng: random.Random, *, lowest: int = 0) -> list[int]:
-    """``n`` consecutive integers containing ``correct`` at a uniform rank (clamped ≥ lowest)."""
+def count_options(
+    correct: int, n: int, rng: random.Random, *, lowest: int = 0, clamp: bool = True
+) -> list[int] | None:
+    """``n`` consecutive integers containing ``correct`` at a uniform rank.
+
+    A window that would start below ``lowest`` is clamped up — or, with ``clamp=False``,
+    refused (None).  Clamping puts small answers at low ranks more often than chance, which a
+    blind model learns ("never the third of four"); refusing keeps, for every window, each of
+    its values equally likely to be the answer when the answers themselves are balanced.
+    """
     rank = rng.randrange(n)
-    start = max(lowest, correct - rank)
+    start = correct - rank
+    if start < lowest:
+        if not clamp:
+            return None
+        start = lowest
     return list(range(start, start + n))
 
 

@@ -53,6 +53,9 @@ class Draft:
     classes: tuple[str, ...] = ()
     # The model may act in the simulator before answering (S3 ``explorable``; seed 004 §3).
     explorable: bool = False
+    # When set, ``choices`` holds more distractors than fit: the builder keeps ``n_options``
+    # options, drawing distractors the way answers fall (see ``balance.pick_distractors``).
+    n_options: int | None = None
 
     @property
     def is_choice(self) -> bool:

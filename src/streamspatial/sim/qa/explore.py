@@ -26,7 +26,7 @@ import random
 
 from .common import intent
 from .draft import Draft, DraftQuery
-from .naming import plural
+from .groups import GROUPS, category_target, group_target
 from .prefix import Prefix
 from .registry import Episode, family
 from .s3 import REL, labels
@@ -41,30 +41,34 @@ def _reachable(p: Prefix, pixels: int) -> bool:
     return pixels >= max(SWEEP_MIN_PIXELS, 2 * p.min_pixels)
 
 
-def room_count_question(p: Prefix, rng: random.Random, *, several: bool) -> Draft | None:
-    """How many objects of a category the current room holds, some not yet seen at t_q.
+def room_count_question(p: Prefix, rng: random.Random, *, mode: str) -> Draft | None:
+    """How many objects of a category (or a group) the current room holds, some not yet seen.
 
-    ``several`` asks about a category the room holds more than one of (else exactly one)."""
+    ``mode``: "one" asks about a category the room holds once, "several" about one it holds
+    more than once, "group" about every piece of furniture or small object in the room."""
     room = p.current_room
     if room is None or not p.room_runs or p.room_runs[-1].key != room:
         return None
     stay = p.room_runs[-1]
     if stay.end - stay.start < p.frames_back(MIN_STAY_S):
         return None
-    in_room: dict[str, list[int]] = {}
-    for o in p.house.objects:
-        if o.room_id == room:
-            in_room.setdefault(o.category, []).append(o.instance_id)
-    hidden_cats = sorted(c for c, ids in in_room.items() if any(i not in p.first_seen for i in ids))
-    hidden_cats = [c for c in hidden_cats if (len(in_room[c]) > 1) == several]
-    rng.shuffle(hidden_cats)
+    if mode == "group":
+        targets = [group_target(p.house, g) for g in sorted(GROUPS)]
+    else:
+        cats = sorted({o.category for o in p.house.objects if o.room_id == room})
+        targets = [category_target(p.house, c) for c in cats]
+    rng.shuffle(targets)
     pose = p.now.pose
-    for cat in hidden_cats:
-        ids = sorted(in_room[cat])
-        elsewhere = [
-            o.instance_id for o in p.house.objects if o.category == cat and o.room_id != room
-        ]
+    for target in targets:
+        ids = sorted(o.instance_id for o in p.house.objects if o.room_id == room and target.test(o))
         unseen = [i for i in ids if i not in p.first_seen]
+        if not unseen or (mode != "group" and (len(ids) > 1) != (mode == "several")):
+            continue
+        elsewhere = [
+            o.instance_id
+            for o in p.house.objects
+            if target.test(o) and o.room_id != room and mode != "group"
+        ]
         px = sweep_pixels(p.house, p.intrinsics, pose, unseen + elsewhere)
         if not all(_reachable(p, px[i]) for i in unseen):
             continue  # an object the model could not find by looking around
@@ -72,26 +76,32 @@ def room_count_question(p: Prefix, rng: random.Random, *, several: bool) -> Draf
             continue  # the sweep would show another room's objects of this category
         return Draft(
             family="s3.explore_room_count",
-            question=f"How many {plural(cat)} are in the room you are in now? "
+            question=f"How many {target.noun} are in the room you are in now? "
             "You may look around before answering.",
             queries=[DraftQuery(p.time, float(len(ids)), ((p.t(stay.start), p.t(stay.end)),))],
-            intent=intent("explore_room_count", ids, category=cat, room_id=room, hidden=unseen),
+            intent=intent(
+                "explore_room_count", ids, room_id=room, hidden=unseen, **target.params()
+            ),
             explorable=True,
         )
     return None
 
 
+MODES = ("one", "several", "group")
+
+
 @family("s3.explore_room_count", "s3", labels(REL, "explore_room_count", "Num"), "number")
 def explore_room_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """Class first (see :mod:`.search`): "one" or "several" drawn uniformly, then the latest
-    query frame within LOOKBACK_S whose room offers it.  Most rooms hold one object of each
-    category, so taking whatever frame ``k`` offers would make the answer nearly always 1,
-    and a blind model answering 1 would score almost fully."""
-    several = rng.random() < 0.5
+    """Class first (see :mod:`.search`): "one", "several" or a whole group drawn uniformly,
+    then the latest query frame within LOOKBACK_S whose room offers it.  Most rooms hold one
+    object of each category, so taking whatever frame ``k`` offers would make the answer nearly
+    always 1, and a blind model answering 1 would score almost fully; groups spread the
+    answers over 2–10."""
+    mode = rng.choice(MODES)
     p = ep.prefix(k)
     lo = max(p.frames_back(3.0), k - p.frames_back(LOOKBACK_S))
     for kk in range(k, lo - 1, -max(1, p.frames_back(0.5))):
-        d = room_count_question(ep.prefix(kk), random.Random(rng.random()), several=several)
+        d = room_count_question(ep.prefix(kk), random.Random(rng.random()), mode=mode)
         if d is not None:
             return [d]
     return []

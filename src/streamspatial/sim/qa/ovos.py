@@ -63,6 +63,10 @@ def out_of_view(p: Prefix) -> list[int]:
 
 # -- L1 ------------------------------------------------------------------------------------
 
+# Every ladder of distance options lies inside this range (m): with the true distances
+# balanced over it (balance.BINS), each rung of any ladder is equally likely to be right.
+LADDER_RANGE = (0.3, 7.0)
+
 
 @ovos("absolute_distance", "1.1.1")
 def absolute_distance(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
@@ -75,21 +79,23 @@ def absolute_distance(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if d < 0.5:
         return []
     values = ladder(d, 4, rng)
+    if min(values) < LADDER_RANGE[0] or max(values) > LADDER_RANGE[1]:
+        return []  # an option no pair of visible objects could be apart by gives itself away
     text = [f"About {v:.1f} m" for v in values]
     if len(set(text)) < 4:
         return []
     correct = text[values.index(min(values, key=lambda v: abs(v - d)))]
-    return [
-        _choice(
-            p,
-            "absolute_distance",
-            f"About how far apart are the {name(p, a)} and the {name(p, b)}?",
-            correct,
-            text,
-            p.evidence([a, b], limit=1),
-            intent("absolute_distance", [a, b]),
-        )
-    ]
+    draft = _choice(
+        p,
+        "absolute_distance",
+        f"About how far apart are the {name(p, a)} and the {name(p, b)}?",
+        correct,
+        text,
+        p.evidence([a, b], limit=1),
+        intent("absolute_distance", [a, b]),
+    )
+    draft.meta["value"] = round(d, 3)  # balanced over distance bins (see balance.BINS)
+    return [draft]
 
 
 @ovos("depth_ordering", "1.1.3")
@@ -118,7 +124,9 @@ def depth_ordering(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-TRANSLATION = ("Moving forward", "Moving backward", "Staying in place")
+# The walks never step backwards: offering "Moving backward" would give a blind model a free
+# option to rule out, so the options are the two classes a walk offers, equally often right.
+TRANSLATION = ("Moving forward", "Staying in place")
 
 
 def _translation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
@@ -130,9 +138,9 @@ def _translation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
     fwd = dx * math.cos(a.yaw) + dy * math.sin(a.yaw)
     side = -dx * math.sin(a.yaw) + dy * math.cos(a.yaw)
     if math.hypot(dx, dy) < 0.05:
-        return TRANSLATION[2], None
-    if abs(side) < 0.5 * abs(fwd) and abs(fwd) >= 0.3:
-        return (TRANSLATION[0] if fwd > 0 else TRANSLATION[1]), None
+        return TRANSLATION[1], None
+    if abs(side) < 0.5 * abs(fwd) and fwd >= 0.3:
+        return TRANSLATION[0], None
     return None
 
 
@@ -162,9 +170,11 @@ def _ego_motion(
 
 @ovos("ego_translation", "1.3.1")
 def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    question = "Is the camera currently moving forward, moving backward, or staying in place?"
-    classes = (TRANSLATION[0], TRANSLATION[2])
-    return _ego_motion(ep, k, rng, "ego_translation", question, TRANSLATION, classes, _translation)
+    # two options: a walking camera never walks backwards, so "backward" was never right
+    question = "Is the camera currently moving forward or staying in place?"
+    return _ego_motion(
+        ep, k, rng, "ego_translation", question, TRANSLATION, TRANSLATION, _translation
+    )
 
 
 ROTATION = ("Panning left", "Panning right", "Not panning")
@@ -226,35 +236,44 @@ def revisit_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
+MAX_STAYS = 5  # most options a revisit count offers
+
+
 @ovos("revisit_counting", "2.1.2", min_history_s=10.0)
 def revisit_counting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many separate stays in room R so far (one query point).
+
+    The options are the counts 1…m, m the most stays any room has had so far, and the answer
+    is drawn uniformly over them before the room (one with exactly that many stays) is chosen,
+    so no count is likelier than another whatever the options are.  Asked at each new visit of
+    one room, the n-th query point's answer was n (read off the query index blind: 0.98); asked
+    at drawn counts of one room, the answers still rose with the index, and on one-minute walks
+    most rooms have one or two stays, so options 1–4 left a blind "1 or 2" at 0.57 against a
+    chance of 0.25.
+    """
     p = ep.prefix(k)
-    runs = p.room_runs
     counts: dict[int, int] = {}
-    for r in runs:
+    for r in p.room_runs:
         counts[r.key] = counts.get(r.key, 0) + 1
-    rooms = sorted(r for r, c in counts.items() if c >= 2)
+    m = min(MAX_STAYS, max(counts.values(), default=0))
+    if m < 2:
+        return []
+    want = rng.randint(1, m)
+    rooms = sorted(r for r, c in counts.items() if c == want)
     if not rooms:
         return []
     room = rng.choice(rooms)
-    queries: list[DraftQuery] = []
-    stays = [r for r in runs if r.key == room]
-    for n, stay in enumerate(stays, start=1):
-        kk = min(stay.start + p.frames_back(1.0), stay.end)
-        q = ep.prefix(kk)
-        frames = [i for s in stays[:n] for i in range(s.start, min(s.end, kk) + 1)]
-        queries.append(DraftQuery(q.time, str(n), q.spans(frames)))
-    top = min(7, max(4, len(stays) + rng.randint(0, 2)))
-    return [
-        Draft(
-            family="ovos.revisit_counting",
-            question=f"How many separate times have you been in the {room_ref(p.house, room)} so "
-            f"far, counting the current visit?",
-            queries=queries,
-            intent=intent("revisit_counting", room_id=room),
-            choices=[str(i) for i in range(1, top + 1)],
-        )
-    ]
+    frames_in = [i for s in p.room_runs if s.key == room for i in range(s.start, s.end + 1)]
+    draft = _choice(
+        p,
+        "revisit_counting",
+        f"How many separate times have you been in the {room_ref(p.house, room)} so far?",
+        str(want),
+        [str(want), *(str(i) for i in range(1, m + 1) if i != want)],
+        p.spans(frames_in),
+        intent("revisit_counting", room_id=room),
+    )
+    return [draft]
 
 
 @ovos("out_of_view", "2.2.1")
@@ -265,21 +284,24 @@ def out_of_view_localization(ep: Episode, k: int, rng: random.Random) -> list[Dr
     cands = out_of_view(p)
     if not cands:
         return []
+    # which room holds it is only known once one has stood in that room
+    cands = [o for o in cands if p.obj(o).room_id in p.visited_rooms]
+    if not cands:
+        return []
     o = rng.choice(cands)
     room = p.obj(o).room_id
     others = [r.room_id for r in p.house.rooms if r.room_id != room]
-    choices = [room, *rng.sample(others, 3)]
-    return [
-        _choice(
-            p,
-            "out_of_view",
-            f"In which room is the {name(p, o)} you saw earlier?",
-            room_ref(p.house, room),
-            [room_ref(p.house, r) for r in choices],
-            p.evidence([o]),
-            intent("out_of_view", [o], room_id=room),
-        )
-    ]
+    draft = _choice(
+        p,
+        "out_of_view",
+        f"In which room is the {name(p, o)} you saw earlier?",
+        room_ref(p.house, room),
+        [room_ref(p.house, r) for r in [room, *others]],
+        p.evidence([o]),
+        intent("out_of_view", [o], room_id=room),
+    )
+    draft.n_options = 4  # distractors drawn as answers fall (balance.pick_distractors)
+    return [draft]
 
 
 EGO_DIRS = ("Ahead", "To your left", "To your right", "Behind you")
@@ -338,12 +360,15 @@ def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     per_cat: dict[str, list[int]] = {}
     for o in p.seen:
         per_cat.setdefault(p.obj(o).category, []).append(o)
-    cats = sorted(c for c, v in per_cat.items() if len(v) >= 2 and not set(v) <= p.visible_now)
+    cats = sorted(c for c, v in per_cat.items() if not set(v) & p.visible_now)
     if not cats:
         return []
     cat = rng.choice(cats)
     n = len(per_cat[cat])
-    opts = [str(v) for v in count_options(n, 4, rng, lowest=1)]
+    values = count_options(n, 4, rng, lowest=1, clamp=False)
+    if values is None:
+        return []  # the true count would sit at a rank that cannot hold it: no item
+    opts = [str(v) for v in values]
     return [
         _choice(
             p,
@@ -391,6 +416,9 @@ def chronological_recall(ep: Episode, k: int, rng: random.Random) -> list[Draft]
 
 
 SAME = "About the same"
+# Which option is right: the room named first, the one named second, or neither.  Drawn
+# uniformly (class first), so "About the same" is right a third of the time, like the others.
+DEPTH_CLASSES = ("first", "second", SAME)
 
 
 def _durations(p: Prefix, rng: random.Random) -> tuple[str, tuple[int, int]] | None:
@@ -401,26 +429,24 @@ def _durations(p: Prefix, rng: random.Random) -> tuple[str, tuple[int, int]] | N
     rooms = sorted(time_in)
     if len(rooms) < 2:
         return None
-    a, b = rng.sample(rooms, 2)
+    a, b = rng.sample(rooms, 2)  # the question names a first
     ta, tb = time_in[a], time_in[b]
     hi, lo = max(ta, tb), min(ta, tb)
     if hi <= 1.15 * lo:
         return SAME, (a, b)
     if hi >= 1.6 * lo and hi - lo >= p.frames_back(3.0):
-        return "more", (a, b) if ta > tb else (b, a)
+        return ("first" if ta > tb else "second"), (a, b)
     return None
 
 
 @ovos("temporal_depth", "2.3.2", min_history_s=10.0)
 def temporal_depth(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    got = class_first(ep, k, rng, ("more", SAME), _durations, lookback_s=120.0)
+    got = class_first(ep, k, rng, DEPTH_CLASSES, _durations, lookback_s=120.0)
     if got is None:
         return []
-    p, label, (x, y) = got
-    pair = [x, y]
-    rng.shuffle(pair)  # the question's order says nothing about the answer
+    p, label, pair = got  # "first": the room the question names first had more time
     na, nb = (f"The {room_ref(p.house, r)}" for r in pair)
-    answer = SAME if label == SAME else f"The {room_ref(p.house, x)}"
+    answer = {"first": na, "second": nb}.get(label, SAME)
     frames = [i for i, f in enumerate(p.frames) if f.room_id in pair]
     return [
         _choice(
@@ -431,8 +457,8 @@ def temporal_depth(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             answer,
             [na, nb, SAME],
             p.spans(frames),
-            intent("temporal_depth", room_ids=pair),
-            classes=("more", SAME),
+            intent("temporal_depth", room_ids=list(pair)),
+            classes=DEPTH_CLASSES,
             cls=label,
         )
     ]
@@ -506,20 +532,19 @@ def optimal_path(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     others = [r for r in sorted(g) if r not in (here, t, via)]
     if not others:
         return []
-    choices = [via, *rng.sample(others, min(3, len(others)))]
-    return [
-        _choice(
-            p,
-            "optimal_path",
-            f"Using only the doorways you have walked through, which room "
-            f"should you enter first to reach the {room_ref(p.house, t)} from here by the "
-            "shortest route?",
-            room_ref(p.house, via),
-            [room_ref(p.house, r) for r in choices],
-            _graph_evidence(p),
-            intent("optimal_path", room_ids=path),
-        )
-    ]
+    draft = _choice(
+        p,
+        "optimal_path",
+        f"Using only the doorways you have walked through, which room "
+        f"should you enter first to reach the {room_ref(p.house, t)} from here by the "
+        "shortest route?",
+        room_ref(p.house, via),
+        [room_ref(p.house, r) for r in [via, *others]],
+        _graph_evidence(p),
+        intent("optimal_path", room_ids=path),
+    )
+    draft.n_options = min(4, len(others) + 1)
+    return [draft]
 
 
 def _reach(p: Prefix, rng: random.Random) -> tuple[str, tuple[int, int]] | None:
@@ -587,8 +612,12 @@ def _allocentric(p: Prefix, rng: random.Random) -> tuple[str, tuple[int, int]] |
         return None
     bearing = compass_deg(p.house.north_yaw, math.atan2(ca[1] - cb[1], ca[0] - cb[0]))
     sector = round(bearing / 90) % 4
-    if abs(bearing - 90 * round(bearing / 90)) > 25:
-        return None  # diagonal: no single cardinal answer
+    # The question gives the start heading to the nearest of eight directions, so north is
+    # known to within that rounding; the two errors together stay 10° clear of a diagonal.
+    start = compass_deg(p.house.north_yaw, p.frames[0].pose.yaw)
+    rounding = abs(start - 45 * round(start / 45))
+    if abs(bearing - 90 * round(bearing / 90)) + rounding > 35:
+        return None  # near a diagonal: no single cardinal answer
     return CARDINALS[sector], (a, b)
 
 
@@ -624,8 +653,29 @@ def _rooms_text(p: Prefix, rooms) -> str:
     return "The " + ", the ".join(names[:-1]) + f" and the {names[-1]}"
 
 
+def _neighbour_sets(truth: frozenset[int], rooms: list[int]) -> list[frozenset[int]]:
+    """Room sets one edit away from ``truth``: a room added, removed or swapped."""
+    out = []
+    for r in rooms:
+        if r in truth:
+            if len(truth) >= 2:
+                out.append(truth - {r})
+            for x in rooms:
+                if x not in truth:
+                    out.append((truth - {r}) | {x})
+        else:
+            out.append(truth | {r})
+    return sorted(set(out), key=lambda v: sorted(v))
+
+
 @ovos("topology", "4.2.1", min_history_s=10.0)
 def topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """Which rooms are directly connected to R.
+
+    The options form a *star*: a centre set and sets one edit away from it, with the truth
+    the centre only a quarter of the time (else one of the edits).  Distractors made as edits
+    of the truth would make it the option the others agree with most, found blind.
+    """
     p = ep.prefix(k)
     adj = p.house.adjacency()
     walked = p.walked_edges
@@ -635,34 +685,27 @@ def topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if not cands:
         return []
     room = rng.choice(cands)
-    truth = set(adj[room])
-    outside = [r for r in p.visited_rooms if r != room and r not in truth]
-    variants: list[set[int]] = []
-    for extra in outside:
-        variants.append(truth | {extra})
-        # one neighbour swapped for a room it does not touch ("Only the X" when truth is one)
-        drop = rng.choice(sorted(truth))
-        variants.append((truth - {drop}) | {extra})
-    if len(truth) >= 2:
-        for drop in sorted(truth):
-            variants.append(truth - {drop})
-    texts = []
-    for v in variants:
-        t = _rooms_text(p, v)
-        if t not in texts and t != _rooms_text(p, truth):
-            texts.append(t)
-    if len(texts) < 2:
+    truth = frozenset(adj[room])
+    others = [r for r in p.visited_rooms if r != room]
+    if len(others) < 3:
         return []
-    answer = _rooms_text(p, truth)
-    choices = [answer, *rng.sample(texts, min(3, len(texts)))]
+    centre = truth if rng.random() < 0.25 else rng.choice(_neighbour_sets(truth, others))
+    star = [v for v in _neighbour_sets(centre, others) if v and v not in (truth, centre)]
+    if len(star) < 2:
+        return []
+    fixed = list(dict.fromkeys(_rooms_text(p, v) for v in (truth, centre)))
+    rest = list(dict.fromkeys(t for v in star if (t := _rooms_text(p, v)) not in fixed))
+    keep = fixed + rng.sample(rest, min(len(rest), 4 - len(fixed)))
+    if len(keep) < 3:
+        return []
     frames = [i for i, f in enumerate(p.frames) if f.room_id in truth | {room}]
     return [
         _choice(
             p,
             "topology",
             f"Which rooms are directly connected to the {room_ref(p.house, room)} by a doorway?",
-            answer,
-            choices,
+            keep[0],
+            keep,
             p.spans(frames),
             intent("topology", room_ids=[room, *sorted(truth)]),
         )

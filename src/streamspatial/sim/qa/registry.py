@@ -19,7 +19,7 @@ from streamspatial.sim.types import EpisodeMeta
 from .draft import Draft
 from .prefix import Prefix
 
-Format = Literal["s3", "ovos", "vcbench"]
+Format = Literal["s3", "ovos", "vcbench", "ucs"]
 
 
 class Episode:
@@ -50,6 +50,7 @@ class Family:
     generate: Generator
     answer: Literal["choice", "number"]
     min_history_s: float = 3.0  # earliest query time worth asking at
+    balanced: bool = False  # answers in fixed classes: more candidate frames are tried
 
 
 FAMILIES: dict[str, Family] = {}
@@ -62,13 +63,14 @@ def family(
     answer: Literal["choice", "number"],
     *,
     min_history_s: float = 3.0,
+    balanced: bool = False,
 ) -> Callable[[Generator], Generator]:
     """Register a generator under ``key`` (decorator)."""
 
     def deco(fn: Generator) -> Generator:
         if key in FAMILIES:
             raise ValueError(f"question family {key!r} registered twice")
-        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s)
+        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s, balanced)
         return fn
 
     return deco

@@ -19,7 +19,8 @@ from streamspatial.core.schema import TaskLabels
 
 from .common import clear_margin, intent, name, nameable
 from .draft import Draft, DraftQuery
-from .naming import category_text, plural
+from .groups import pick_target
+from .naming import category_text
 from .prefix import Prefix, object_distance
 from .registry import Episode, family
 
@@ -58,21 +59,23 @@ def _one(fn):
 
 
 def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
-    """Straight-line camera displacement over the last 1–3 s of forward motion (MOVE frames)."""
-    seconds = rng.choice((1, 2, 3))
+    """Straight-line distance between the camera now and N seconds ago (N = 2–6).
+
+    Any motion counts (walks, stops, turns): a window of pure forward walking at the walk's
+    constant speed makes the answer ≈ speed × N, read off the question blind.  The family is
+    balanced over distance bins (``balance.BINS``), so N says little about the answer.
+    """
+    seconds = rng.choice((2, 3, 4, 5, 6))
     j = p.k - p.frames_back(seconds)
-    if j < 0 or p.now.pose.motion != "move":
-        return None
-    window = p.frames[j : p.k + 1]
-    if sum(f.pose.motion == "move" for f in window) < 0.8 * len(window):
+    if j < 0:
         return None
     d = math.dist(p.frames[j].pose.position, p.now.pose.position)
-    if d < 0.2:
+    if d < 0.25:
         return None
     return _num(
         p,
         "s3.camera_displacement",
-        f"How far did the camera move over the past {seconds} seconds? Answer in meters.",
+        f"How far is the camera now from where it was {seconds} seconds ago? Answer in meters.",
         d,
         [(p.t(j), p.t(p.k))],
         intent("camera_displacement", seconds=seconds),
@@ -244,23 +247,24 @@ def area(p: Prefix, rng: random.Random) -> Draft | None:
 
 
 def count(p: Prefix, rng: random.Random) -> Draft | None:
-    """Distinct instances of a category seen so far; categories seen more than once first."""
+    """Distinct instances seen so far of a category seen more than once, or of a group
+    (``groups.pick_target``)."""
     per_cat: dict[str, list[int]] = {}
     for o in p.seen:
         per_cat.setdefault(p.obj(o).category, []).append(o)
-    multi = sorted(c for c, v in per_cat.items() if len(v) > 1)
-    pool = multi or sorted(per_cat)
-    if not pool:
+    target = pick_target(p.house, sorted(c for c, v in per_cat.items() if len(v) > 1), rng)
+    if target is None:
         return None
-    cat = rng.choice(pool)
-    ids = per_cat[cat]
+    ids = [o for o in p.seen if target.test(p.obj(o))]
+    if not ids:
+        return None
     return _num(
         p,
         "s3.count",
-        f"How many {plural(cat)} have been visible so far?",
+        f"How many {target.noun} have been visible so far?",
         len(ids),
         p.evidence(ids),
-        intent("count", ids, category=cat),
+        intent("count", ids, **target.params()),
     )
 
 
@@ -327,13 +331,13 @@ def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
     far = [c for c in ranked[1:] if nearest[c] >= best_d + max(0.3, 0.2 * best_d)]
     if len(far) < 3:
         return None
-    choices = [best, *rng.sample(far, 3)]
     return Draft(
         family="s3.spatial_proximity",
         question=f"Which object category is spatially closest to the {name(p, a)}?",
         queries=[DraftQuery(p.time, category_text(best), p.evidence([a, closest_obj.instance_id]))],
         intent=intent("spatial_proximity", [a, closest_obj.instance_id]),
-        choices=[category_text(c) for c in choices],
+        choices=[category_text(c) for c in [best, *far]],
+        n_options=4,  # foils drawn as answers fall (balance.pick_distractors)
     )
 
 

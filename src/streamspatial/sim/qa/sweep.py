@@ -44,6 +44,11 @@ def _boxes(house: House) -> tuple[list[Box], dict[int, Box]]:
     return boxes, {b.instance_id: b for b in boxes if b.instance_id}
 
 
+def boxes_of(house: House) -> list[Box]:
+    """The boxes the renderer draws for ``house`` (walls have instance id 0), cached."""
+    return _boxes(house)[0]
+
+
 def _corners(b: Box) -> np.ndarray:
     c, s = math.cos(b.yaw), math.sin(b.yaw)
     out = []
@@ -77,6 +82,10 @@ def _footprint(b: Box, pose: CameraPose, intr: Intrinsics) -> np.ndarray | None:
     return np.stack([rows.ravel(), cols.ravel()], axis=1)
 
 
+_MEMO: dict[tuple, int] = {}
+_MEMO_MAX = 50_000  # (house, pose, object) results; generators revisit the same query frames
+
+
 def sweep_pixels(
     house: House, intr: Intrinsics, pose: CameraPose, instance_ids: Iterable[int]
 ) -> dict[int, int]:
@@ -84,6 +93,10 @@ def sweep_pixels(
     boxes, by_id = _boxes(house)
     out: dict[int, int] = {}
     for oid in instance_ids:
+        key = (house, intr, pose.position, pose.yaw, pose.pitch, oid)
+        if key in _MEMO:
+            out[oid] = _MEMO[key]
+            continue
         best = 0
         for view in sweep_poses(pose):
             pix = _footprint(by_id[oid], view, intr)
@@ -92,4 +105,7 @@ def sweep_pixels(
             _, ids, _ = cast(boxes, view, intr, pixels=pix)
             best = max(best, int((ids == oid).sum()))
         out[oid] = best
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = best
     return out

@@ -16,6 +16,7 @@ from streamspatial.core.schema import TaskLabels
 
 from .common import intent
 from .draft import Draft, DraftQuery
+from .groups import pick_target
 from .naming import plural
 from .prefix import Prefix, wrap
 from .registry import Episode, family
@@ -58,29 +59,30 @@ def _first_sightings(q: Prefix, ids: list[int]) -> tuple[tuple[float, float], ..
 @family("vc.o1_snap", "vcbench", labels("O1-Snap"), "number", min_history_s=12.0)
 def o1_snap(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
-    cats = sorted(c for c, v in _by_category(p).items() if len(v) >= 2)
-    if not cats:
+    target = pick_target(p.house, sorted(c for c, v in _by_category(p).items() if len(v) >= 2), rng)
+    if target is None:
         return []
-    cat = rng.choice(cats)
     on_screen = [
-        i for i, f in enumerate(p.frames) if any(p.obj(o).category == cat for o in p.seen_ids(f))
+        i for i, f in enumerate(p.frames) if any(target.test(p.obj(o)) for o in p.seen_ids(f))
     ]
+    if not on_screen:
+        return []
     frames = _query_frames(p, rng, start=on_screen[0])
     if not frames:
         return []
     queries = []
     for kk in frames:
         q = ep.prefix(kk)
-        now = [o for o in q.visible_now if q.obj(o).category == cat]
+        now = [o for o in q.visible_now if target.test(q.obj(o))]
         queries.append(DraftQuery(q.time, float(len(now)), ()))
     if sum(q.answer > 0 for q in queries) < len(queries) / 2:
         return []  # mostly "none in view": asking would test little
     return [
         Draft(
             family="vc.o1_snap",
-            question=f"How many {plural(cat)} are visible in the current frame?",
+            question=f"How many {target.noun} are visible in the current frame?",
             queries=queries,
-            intent=intent("o1_snap", [], category=cat),
+            intent=intent("o1_snap", [], **target.params()),
             meta={"occurrence_times": [q.time for q in queries]},
         )
     ]
@@ -90,25 +92,61 @@ def o1_snap(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 def o2_unique(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
     per = _by_category(p)
-    cats = sorted(c for c, v in per.items() if len(v) >= 2)
-    if not cats:
+    target = pick_target(p.house, sorted(c for c, v in per.items() if len(v) >= 2), rng)
+    if target is None:
         return []
-    cat = rng.choice(cats)
-    frames = _query_frames(p, rng, start=min(p.first_seen[o] for o in per[cat]))
+    mine = [o for o in p.seen if target.test(p.obj(o))]
+    if len(mine) < 2:
+        return []
+    frames = _query_frames(p, rng, start=min(p.first_seen[o] for o in mine))
     if not frames:
         return []
     queries = []
     for kk in frames:
         q = ep.prefix(kk)
-        ids = [o for o in q.seen if q.obj(o).category == cat]
+        ids = [o for o in q.seen if target.test(q.obj(o))]
         queries.append(DraftQuery(q.time, float(len(ids)), _first_sightings(q, ids)))
     return [
         Draft(
             family="vc.o2_unique",
-            question=f"How many different {plural(cat)} have appeared so far?",
+            question=f"How many different {target.noun} have appeared so far?",
             queries=queries,
-            intent=intent("o2_unique", per[cat], category=cat),
-            meta={"occurrence_times": [p.t(p.first_seen[o]) for o in per[cat]]},
+            intent=intent("o2_unique", mine, **target.params()),
+            meta={"occurrence_times": [p.t(p.first_seen[o]) for o in mine]},
+        )
+    ]
+
+
+@family("vc.o1_delta", "vcbench", labels("O1-Delta"), "number", min_history_s=15.0)
+def o1_delta(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How the number of X in view changed over the last N seconds (one query point)."""
+    p = ep.prefix(k)
+    window = rng.choice((5, 10, 15, 20))
+    start = p.k - p.frames_back(window)
+    if start < 0:
+        return []
+    target = pick_target(p.house, sorted(c for c, v in _by_category(p).items() if len(v) >= 2), rng)
+    if target is None:
+        return []
+    then = [o for o in p.seen_ids(p.frames[start]) if target.test(p.obj(o))]
+    now = [o for o in p.visible_now if target.test(p.obj(o))]
+    if not then and not now:
+        return []
+    return [
+        Draft(
+            family="vc.o1_delta",
+            question=f"Compared with {window} seconds ago, by how much has the number of "
+            f"{target.noun} visible in the current frame changed? Answer with a signed "
+            "number (for example +2 for two more, -1 for one fewer, 0 for no change).",
+            queries=[
+                DraftQuery(
+                    p.time,
+                    float(len(now) - len(then)),
+                    ((p.t(start), p.t(start)), (p.t(p.k), p.t(p.k))),
+                )
+            ],
+            intent=intent("o1_delta", sorted({*then, *now}), window_s=window, **target.params()),
+            meta={"occurrence_times": {"start": [p.t(start)], "end": [p.t(p.k)]}},
         )
     ]
 
@@ -121,10 +159,9 @@ def o2_gain(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if start < p.frames_back(3.0):
         return []
     per = _by_category(p)
-    cats = sorted(c for c, v in per.items() if any(p.first_seen[o] > start for o in v))
-    if not cats or rng.random() < 0.25:
-        # a quarter of windows ask about a seen category with no newcomers: answer 0
-        cats = sorted(c for c, v in per.items() if all(p.first_seen[o] <= start for o in v))
+    # Windows with and without newcomers are drawn alike; the answers are then balanced over
+    # 0 | 1 | 2 | 3+ (balance.BINS), so "none" is no better a blind guess than "one".
+    cats = sorted(per)
     if not cats:
         return []
     cat = rng.choice(cats)

@@ -1,0 +1,161 @@
+"""Which drafts a family may still add: answers balanced over the whole benchmark.
+
+A blind model learns whatever the answer distribution gives away: the class a trajectory
+offers most (a walking camera is "moving forward"), the answer text the houses favour (the hub
+room on shortest routes, "2" for counts), the magnitude every item sits near (rooms of
+12–20 m², a camera walking at 0.8 m/s).  The :class:`Balancer` sees every draft a family
+offers, in order, and admits one only while its answer keeps the family balanced:
+
+* **fixed classes** (Yes/No, directions): a class may run at most ``CLASS_SLACK`` ahead of the
+  family's rarest class;
+* **open answers** of single-query choice items (rooms, objects, counts as options): no answer
+  text may hold more than its share 1/k of the family (k options), plus ``OPEN_SLACK``;
+* **numbers**: the answer's bin on the family's log-spaced ladder (``BINS``) may hold at most
+  ``BIN_SHARE`` times its even share, plus one; spread over a factor of eight or more, the
+  training median scores an MRA near 0.3 instead of 0.5–0.7.  Choice families whose options
+  are magnitudes (``meta["value"]``) are binned the same way.
+
+And distractors are drawn the way answers fall (:meth:`Balancer.pick_distractors`): an option
+text that is often correct is as often shown as a distractor, so that seeing it among the
+options says nothing (otherwise "the option naming the living room" wins, because rooms full of
+furniture hold most of the objects asked about).
+
+Constants live here with their reasons; the stress test (``qc blind``) is what checks them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import re
+from collections import Counter
+
+from .draft import Draft
+
+CLASS_SLACK = 1
+OPEN_SLACK = 2
+BIN_SHARE = 1.25
+WORD_SLACK = 2
+
+# Bin edges per numeric family (answer units).  Chosen from what the houses offer: a bin
+# nothing can fill only throttles the family, so edges follow the observed ranges.
+BINS: dict[str, tuple[float, ...]] = {
+    "s3.camera_displacement": (0.7, 1.4, 2.5),  # m, windows of 2–6 s
+    "s3.current_room_area": (6.0, 12.0, 20.0),  # m²: bathrooms, halls … living rooms
+    "s3.area": (15.0, 30.0, 60.0),  # m², rooms visited so far
+    "s3.cam_obj_distance": (1.0, 2.0, 3.5),  # m
+    "s3.attribute": (0.3, 0.6, 1.2),  # m, longest edge
+    "s3.spatial_distance": (1.0, 2.0, 4.0),  # m
+    "s3.count": (1.5, 2.5, 4.5),  # 1 | 2 | 3–4 | 5+
+    "ovos.absolute_distance": (0.8, 1.6, 3.2),  # m, the true distance behind the ladder
+    "s3.explore_room_count": (1.5, 2.5, 4.5),
+    "s3.tem_spatial_distance_ref": (1.0, 2.0, 4.0),
+    "s3.tem_cam_obj_distance_ref": (1.0, 2.0, 3.5),
+    "vc.o1_snap": (1.5, 2.5, 4.5),  # last query point's count
+    "vc.o2_unique": (2.5, 4.5, 8.5),
+    "vc.o2_gain": (0.5, 1.5, 2.5),  # 0 | 1 | 2 | 3+
+    "vc.o1_delta": (-1.5, -0.5, 0.5, 1.5),  # ≤ -2 | -1 | 0 | +1 | ≥ +2
+}
+
+
+def bin_of(family: str, value: float) -> str | None:
+    edges = BINS.get(family)
+    if edges is None:
+        return None
+    return f"bin{bisect.bisect_right(edges, value)}"
+
+
+def bins_of(family: str) -> tuple[str, ...]:
+    return tuple(f"bin{i}" for i in range(len(BINS.get(family, ())) + 1))
+
+
+# Words a question is made of whatever it asks; the rest name what is asked about.
+_STOP = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the of to in on at for from by with and or is are was were be been you your it "
+        "its this that which what how many much where when do did have has had so far now "
+        "there than into not about",
+    )
+)
+
+
+def question_words(question: str) -> set[str]:
+    """Content words of a question: a blind model keys on these ("chairs", "living room")."""
+    words = re.findall(r"[a-z]+", question.replace("{prev_answer}", " ").lower())
+    return {w for w in words if w not in _STOP}
+
+
+class Balancer:
+    """Counts what each family has admitted so far and says whether a draft may join.
+
+    Beyond the family-wide caps, no content word of the question may predict the answer: a
+    word's items may give any one answer class, text or bin at most its share of them, plus
+    ``WORD_SLACK``.  Otherwise "How many *chairs* …" (three, nearly always) or "… without
+    passing through the *living room*?" (No, nearly always) is answered from one word.
+    """
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[str]] = {}
+        self.words: dict[tuple[str, str], Counter[str]] = {}
+        self.won: dict[str, Counter[str]] = {}
+
+    def key(self, d: Draft) -> tuple[str, float, str] | None:
+        """The draft's answer key, its even share, and which cap applies (None: uncapped)."""
+        if d.answer_class is not None:
+            return d.answer_class, 1.0 / len(d.classes), "class"
+        if not d.is_choice or "value" in d.meta:
+            b = bin_of(d.family, float(d.meta.get("value", d.queries[-1].answer)))
+            return None if b is None else (b, 1.0 / len(bins_of(d.family)), "bin")
+        if d.images or len(d.queries) > 1:
+            return None  # image options are unique; multi-query answers follow the stream
+        return str(d.queries[0].answer), 1.0 / max(2, len(d.choices)), "text"
+
+    def admit(self, d: Draft) -> bool:
+        got = self.key(d)
+        if got is None:
+            return True
+        key, share, kind = got
+        counts = self.counts.setdefault(d.family, Counter())
+        total = sum(counts.values())
+        if kind == "class":
+            if counts[key] >= min(counts[c] for c in d.classes) + CLASS_SLACK:
+                return False
+        elif kind == "bin":
+            if counts[key] + 1 > BIN_SHARE * share * (total + 1) + 1:
+                return False
+        elif counts[key] + 1 > share * (total + 1) + OPEN_SLACK:
+            return False
+        words = [
+            self.words.setdefault((d.family, w), Counter()) for w in question_words(d.question)
+        ]
+        if any(c[key] + 1 > share * (sum(c.values()) + 1) + WORD_SLACK for c in words):
+            return False
+        counts[key] += 1
+        for c in words:
+            c[key] += 1
+        return True
+
+    def pick_distractors(self, d: Draft, rng: random.Random) -> list[str]:
+        """``n_options - 1`` distractors from ``d.choices``, each weighted by how often its
+        text has been this family's correct answer so far (plus one)."""
+        answer = str(d.queries[0].answer)
+        pool = [c for c in dict.fromkeys(d.choices) if c != answer]
+        n = (d.n_options or len(pool) + 1) - 1
+        if len(pool) <= n:
+            return pool
+        won = self.won.setdefault(d.family, Counter())
+        out: list[str] = []
+        while len(out) < n:
+            weights = [won[c] + 1.0 for c in pool]
+            pick = rng.choices(range(len(pool)), weights=weights)[0]
+            out.append(pool.pop(pick))
+        return out
+
+    def record(self, d: Draft) -> None:
+        """Count the admitted draft's correct text (what distractors are weighted by)."""
+        if d.is_choice and not d.images:
+            self.won.setdefault(d.family, Counter())[str(d.queries[0].answer)] += 1
+
+
+__all__ = ["BINS", "CLASS_SLACK", "OPEN_SLACK", "WORD_SLACK", "Balancer", "bin_of", "bins_of"]
