@@ -3,7 +3,7 @@
 Runs every configuration through the public API (``streamspatial.evaluate``: the runner and
 the results store the CLI uses) on one ``streamspatial sim generate`` folder and prints
 markdown tables: overall, then per task family, each with the score, compression ratio (CR)
-and evidence recall (ER) that the runner records for every query (seed 000 §4.3.3).
+and evidence recall (ER) that the runner records for every query (OVO-S-Bench §4.3.3).
 
 Without real model weights a frame policy's *accuracy* says nothing about the policy — the
 model here is the leave-one-out ``frequent`` baseline, which ignores the frames — so policy

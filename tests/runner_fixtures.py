@@ -77,7 +77,7 @@ def ovos_rows() -> list[dict]:
 
 
 def write_ovos(root: Path) -> tuple[Path, Path]:
-    """An OVO-S JSONL (seed 000 App. E.6 layout) and its videos; returns (file, videos)."""
+    """An OVO-S JSONL (OVO-S-Bench App. E.6 layout) and its videos; returns (file, videos)."""
     videos = make_videos(root, ["a.mp4", "b.mp4", "c.mp4"])
     path = root / "ovo_s_bench_l1_l4.jsonl"
     with path.open("w") as fh:

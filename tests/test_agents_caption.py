@@ -1,4 +1,4 @@
-"""SpatialCaptionAgent (seed 003 D.3.1 / E.2): causality over real HTTP, frame–caption
+"""SpatialCaptionAgent (UCS-Bench D.3.1 / E.2): causality over real HTTP, frame–caption
 interleaving, the 64-frame buffer, and captions made once per frame."""
 
 from __future__ import annotations

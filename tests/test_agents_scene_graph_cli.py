@@ -179,7 +179,7 @@ def test_rules_agent_runs_without_a_model_and_reports_diagnostics_by_level(cli, 
 
 
 def test_policy_agent_records_frame_compression_ratio_and_evidence_recall(cli, bench, tmp_path):
-    """A frame policy's CR/ER are its kept frame seconds against the prefix (seed 000
+    """A frame policy's CR/ER are its kept frame seconds against the prefix (OVO-S-Bench
     §4.3.3), recomputed here from the frames the server received."""
     data, videos = bench
     out = tmp_path / "uniform"

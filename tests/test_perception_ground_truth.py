@@ -42,20 +42,34 @@ from streamspatial.sim.types import (
 def tiny_meta(n: int = 20, fps: float = 2.0) -> EpisodeMeta:
     room = Room(1, "kitchen", "kitchen", ((0, 0), (6, 0), (6, 6), (0, 6)), 36.0)
     objs = (
-        SceneObject(1, "coffee_table", 1, (3.0, 1.0, 0.3), (1.0, 0.6, 0.6), 0.0, "red",
-                    (0.8, 0.1, 0.1), "wood"),
-        SceneObject(2, "chair", 1, (5.0, 4.0, 0.5), (0.5, 0.5, 1.0), 0.0, "blue",
-                    (0.1, 0.1, 0.8), "wood"),
+        SceneObject(
+            1,
+            "coffee_table",
+            1,
+            (3.0, 1.0, 0.3),
+            (1.0, 0.6, 0.6),
+            0.0,
+            "red",
+            (0.8, 0.1, 0.1),
+            "wood",
+        ),
+        SceneObject(
+            2, "chair", 1, (5.0, 4.0, 0.5), (0.5, 0.5, 1.0), 0.0, "blue", (0.1, 0.1, 0.8), "wood"
+        ),
     )
     house = House("h", 0, (room,), (), (), objs)
     frames = []
     for i in range(n):
         pose = CameraPose(i / fps, (1.0 + 0.1 * i, 1.0, 1.5), 0.0)
-        vis = (Visible(1, 500, (10, 10, 50, 40), 2.0),) if i % 2 == 0 else (
-            Visible(1, 500, (10, 10, 50, 40), 2.0), Visible(2, 5, (0, 0, 2, 2), 4.0))
+        vis = (
+            (Visible(1, 500, (10, 10, 50, 40), 2.0),)
+            if i % 2 == 0
+            else (Visible(1, 500, (10, 10, 50, 40), 2.0), Visible(2, 5, (0, 0, 2, 2), 4.0))
+        )
         frames.append(FrameRecord(i, pose, 1, vis))
-    return EpisodeMeta(house, Intrinsics.from_vfov(160, 120, 60), fps, tuple(frames),
-                       video="tiny.mp4")
+    return EpisodeMeta(
+        house, Intrinsics.from_vfov(160, 120, 60), fps, tuple(frames), video="tiny.mp4"
+    )
 
 
 def test_ground_truth_reads_metadata_with_labels_attributes_and_scene(tmp_path):
@@ -66,7 +80,11 @@ def test_ground_truth_reads_metadata_with_labels_attributes_and_scene(tmp_path):
     assert [o.index for o in obs] == [0, 1, 2]
     d = obs[0].detections[0]
     assert (d.label, d.attributes, d.track_id, d.position) == (
-        "coffee table", ("red",), 1, (3.0, 1.0, 0.3))
+        "coffee table",
+        ("red",),
+        1,
+        (3.0, 1.0, 0.3),
+    )
     assert obs[0].scene == "kitchen"
     # the 5-pixel glimpse of the chair is below the generators' "seen" threshold
     assert all(len(o.detections) == 1 for o in obs)
@@ -109,19 +127,40 @@ def test_missing_metadata_is_one_clear_line(tmp_path):
 
 def capture_doc(**over):
     doc = {
-        "format": "streamspatial-boxes3d", "version": 1, "world_up": "z", "camera": "opencv",
+        "format": "streamspatial-boxes3d",
+        "version": 1,
+        "world_up": "z",
+        "camera": "opencv",
         "intrinsics": {"width": 640, "height": 480, "fx": 500, "fy": 500, "cx": 320, "cy": 240},
-        "objects": [{"id": 3, "label": "chair", "center": [2.0, 0.0, 0.45],
-                     "size": [0.5, 0.5, 0.9], "attributes": ["red"]},
-                    {"id": 5, "label": "tv", "center": [0.0, 3.0, 1.2]}],
+        "objects": [
+            {
+                "id": 3,
+                "label": "chair",
+                "center": [2.0, 0.0, 0.45],
+                "size": [0.5, 0.5, 0.9],
+                "attributes": ["red"],
+            },
+            {"id": 5, "label": "tv", "center": [0.0, 3.0, 1.2]},
+        ],
         # camera at (0,0,1.5) looking along +x: right = -y, down = -z, forward = +x
-        "frames": [{"t": 0.0, "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5],
-                                        [0, 0, 0, 1]], "visible": [3], "scene": "office"},
-                   {"t": 0.5, "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5],
-                                        [0, 0, 0, 1]],
-                    "visible": [3, {"id": 5, "bbox": [1, 2, 3, 4], "pixels": 40}]},
-                   {"t": 1.5, "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5],
-                                        [0, 0, 0, 1]], "visible": []}],
+        "frames": [
+            {
+                "t": 0.0,
+                "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5], [0, 0, 0, 1]],
+                "visible": [3],
+                "scene": "office",
+            },
+            {
+                "t": 0.5,
+                "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5], [0, 0, 0, 1]],
+                "visible": [3, {"id": 5, "bbox": [1, 2, 3, 4], "pixels": 40}],
+            },
+            {
+                "t": 1.5,
+                "pose": [[0, 0, 1, 0], [-1, 0, 0, 0], [0, -1, 0, 1.5], [0, 0, 0, 1]],
+                "visible": [],
+            },
+        ],
     }
     doc.update(over)
     return doc
@@ -154,12 +193,15 @@ def test_arkit_style_y_up_opengl_pose_converts_to_the_same_heading():
     assert pose.yaw == pytest.approx(math.pi / 2)
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"format": "scannet"}, "format"),
-    ({"world_up": "x"}, "world_up"),
-    ({"intrinsics": {"fx": 1}}, "intrinsics"),
-    ({"frames": []}, "frames"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"format": "scannet"}, "format"),
+        ({"world_up": "x"}, "world_up"),
+        ({"intrinsics": {"fx": 1}}, "intrinsics"),
+        ({"frames": []}, "frames"),
+    ],
+)
 def test_capture_loader_names_the_bad_field(tmp_path, change, field):
     path = tmp_path / "bad.boxes3d.json"
     path.write_text(json.dumps(capture_doc(**change)))
@@ -212,8 +254,7 @@ def test_pose_drift_grows_with_distance_walked():
     for seed in range(40):
         s = NoiseState(m.with_(seed=seed), "v")
         out = [s.apply(walk_obs(i), []) for i in range(200)]
-        errs.append([math.dist(out[i].pose.position, walk_obs(i).pose.position)
-                     for i in (10, 199)])
+        errs.append([math.dist(out[i].pose.position, walk_obs(i).pose.position) for i in (10, 199)])
     early, late = np.mean(errs, axis=0)
     assert 0 < early < late
 
@@ -225,7 +266,8 @@ def test_objects_are_anchored_through_the_drifted_pose():
         true, noisy = walk_obs(i), s.apply(walk_obs(i), [])
     for d_true, d_noisy in zip(true.detections, noisy.detections, strict=True):
         assert noisy.pose.to_ego(d_noisy.position) == pytest.approx(
-            true.pose.to_ego(d_true.position), abs=1e-9)
+            true.pose.to_ego(d_true.position), abs=1e-9
+        )
 
 
 def test_miss_false_and_confusion_rates_match_their_parameters():
@@ -261,9 +303,17 @@ def test_spec_scales_the_documented_defaults_and_allows_overrides():
     assert parse_perception("classical").kind == "classical"
 
 
-@pytest.mark.parametrize("bad", ["lidar", "ground-truth:noise=-1", "ground-truth:noise=abc",
-                                 "ground-truth:wobble=1", "ground-truth:noise",
-                                 "ground-truth:miss=2"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "lidar",
+        "ground-truth:noise=-1",
+        "ground-truth:noise=abc",
+        "ground-truth:wobble=1",
+        "ground-truth:noise",
+        "ground-truth:miss=2",
+    ],
+)
 def test_bad_spec_is_a_one_line_user_error(bad):
     with pytest.raises(StreamspatialError, match="--perception"):
         parse_perception(bad)

@@ -108,7 +108,7 @@ def test_random_run_records_no_errors_and_reports_what_it_left_out(
     assert scores["counts"]["not_applicable"] == 3
     assert scores["counts"]["errors"] == 0
     num = next(r for r in scores["table"]["rows"] if r["task"] == "Num")
-    assert (num["n"], num["score"]) == (0, None)  # seed 004 prints "-" for random's numbers
+    assert (num["n"], num["score"]) == (0, None)  # S3-Bench prints "-" for random's numbers
 
     rc, table, err = run_cli(capsys, "compare", out)
     assert rc == 0, err

@@ -277,9 +277,7 @@ def test_sampling_parameters_are_sent_only_when_set_and_per_model(bench, tmp_pat
         assert rc == 0, text
         bodies = [r.body for r in server.requests]
     assert plain and all(keys == {"model", "messages"} for keys in plain)
-    assert all(
-        (b["temperature"], b["max_tokens"], b["top_p"]) == (0, 77, 0.5) for b in bodies
-    )
+    assert all((b["temperature"], b["max_tokens"], b["top_p"]) == (0, 77, 0.5) for b in bodies)
     assert json.loads((tmp_path / "set" / RUN_JSON).read_text())["config"]["sampling"]
 
 

@@ -1,4 +1,4 @@
-"""UCS-Bench as released with 1 fps frame folders (seed 003 App. C), end to end over HTTP.
+"""UCS-Bench as released with 1 fps frame folders (App. C), end to end over HTTP.
 
 The other runner tests stream H.264 files; UCS-Bench ships pre-extracted frames.  Here the
 runner reads a numbered-JPEG folder whose pictures carry their own index, and the loopback

@@ -61,11 +61,19 @@ def test_options_beyond_g_are_refused():
 
 def test_number_items_need_numeric_answers():
     with pytest.raises(ValidationError, match="numeric"):
-        _item(answer_type=AnswerType.NUMBER, options=(),
-              queries=(QueryPoint(index=0, time=1.0, answer="three"),))
+        _item(
+            answer_type=AnswerType.NUMBER,
+            options=(),
+            queries=(QueryPoint(index=0, time=1.0, answer="three"),),
+        )
 
 
 def test_problem_reads_as_one_line():
-    p = Problem(file="b.jsonl", location="line 3", item_id="7", field="answers",
-                expected="expected a letter among A–D")
+    p = Problem(
+        file="b.jsonl",
+        location="line 3",
+        item_id="7",
+        field="answers",
+        expected="expected a letter among A–D",
+    )
     assert str(p) == "b.jsonl:3: item 7: field 'answers': expected a letter among A–D"

@@ -1,4 +1,4 @@
-"""Sampling policies (seed 000 App. A.1, seed 003 App. C): exact outputs and invariants."""
+"""Sampling policies (OVO-S-Bench App. A.1, UCS-Bench App. C): exact outputs and invariants."""
 
 from __future__ import annotations
 

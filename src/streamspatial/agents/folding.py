@@ -1,4 +1,4 @@
-"""AMF-VLM's periodic memory folding (seed 004 §4.2) on top of any model backend.
+"""AMF-VLM's periodic memory folding (S3-Bench §4.2) on top of any model backend.
 
 A long stream cannot go to the model frame by frame, and a plain frame sample forgets what
 happened between its frames.  AMF-VLM keeps two things instead: a *dense* recent window (1 fps

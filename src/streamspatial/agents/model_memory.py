@@ -20,7 +20,7 @@ from streamspatial.video.prefix import JpegFrame, query_frame_index
 
 from .contract import VideoStream
 
-# Seed 004 App. 1.1: the system prompt AMF-VLM is evaluated with.
+# S3-Bench App. 1.1: the system prompt AMF-VLM is evaluated with.
 AMF_SYSTEM = (
     "You are a spatial understanding agent; based on the observed spatial information, "
     "answer the corresponding questions."

@@ -1,7 +1,7 @@
 """The frame-policy agent: the papers' default way of showing a prefix to a model.
 
 A sampling policy (uniform-N, single@query, nearest-16f@4fps, log-decay-128, oracle-evidence,
-or ``none`` for text only; seed 000 App. A.1) picks frame indices in ``[0, n_q]``; the request
+or ``none`` for text only; OVO-S-Bench App. A.1) picks frame indices in ``[0, n_q]``; the request
 interleaves a caption naming each frame's time with the frame itself, then the images of image
 options (each after "Option A:"), then the benchmark's own prompt (G.5/G.6: every policy sends
 exactly the same text, only the images differ).

@@ -1,4 +1,4 @@
-"""Rules for UCS-Bench's user-centric questions (seed 003 Table 7).
+"""Rules for UCS-Bench's user-centric questions (Table 7).
 
 * where an object was, relative to the way one faced on first entering its room (the pose
   the memory logged on entering, ``memory.scene_log``);

@@ -1,4 +1,4 @@
-"""Spatial captions (seed 003 App. D.3.1 and E.2, the "Desc." ablation of Table 5).
+"""Spatial captions (UCS-Bench App. D.3.1 and E.2, the "Desc." ablation of Table 5).
 
 Frames are sampled at a fixed interval into a buffer of the 64 most recent ones; the model
 writes a spatial caption for each buffered frame (salient objects, their positions, the

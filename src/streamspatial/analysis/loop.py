@@ -1,4 +1,4 @@
-"""Loop concatenation (seed 001 App. 0.A.4): a long periodic-action video from one annotated cycle.
+"""Loop concatenation (VCBench App. 0.A.4): a long periodic-action video from one annotated cycle.
 
 Long periodic-action videos are scarce, so VCBench's E2-Periodic items repeat one seamless
 cycle [start, end) of a short clip until the video is 2–3 minutes long.  Counting needs exact

@@ -1,4 +1,4 @@
-"""Count overlay (seed 001 §4.3.1): draw "Current count: N" on every frame of a counting video.
+"""Count overlay (VCBench §4.3.1): draw "Current count: N" on every frame of a counting video.
 
 The oracle experiment separates *seeing* from *counting*: with the running count written in
 the upper-left corner, a model no longer has to align events in time, so what remains of its

@@ -1,4 +1,4 @@
-"""Error taxonomy of wrong answers (seed 000 App. C): a judge model labels each failure.
+"""Error taxonomy of wrong answers (OVO-S-Bench App. C): a judge model labels each failure.
 
 For every wrong answer of a run, the judge sees the question, the options, the truth, the
 prediction, the model's trace (head 3,000 + tail 1,500 characters beyond 5,000) and 4–6

@@ -4,13 +4,13 @@ Every paper template has a text-only form that never mentions frames (the blind 
 Frame times are not part of these texts: the request builder puts :func:`frame_caption` before
 each image, so the model is told when every frame was recorded whatever the sampling policy.
 
-Sources: OVO-S-Bench default and chain-of-thought templates (seed 000 App. G.5, and as its
+Sources: OVO-S-Bench default and chain-of-thought templates (App. G.5, and as its
 official repository sends them: ``prompts.py`` and the image-option note of
-``option_utils.py``, used under ``--scorer official``); VCBench query format (seed 001 §4.1 /
+``option_utils.py``, used under ``--scorer official``); VCBench query format (§4.1 /
 App. B.1, and the official ``eval/demo_gemini.py`` prompt under ``--scorer official``);
-S3-Bench system prompt (seed 004 App. 1.1 — the paper says
+S3-Bench system prompt (App. 1.1 — the paper says
 the answer formats "were predefined in the prompts" without printing them, so the format
-instructions are ours); UCS-Bench's prompts (seed 003 App. D.5) are figures not reproduced in
+instructions are ours); UCS-Bench's prompts (App. D.5) are figures not reproduced in
 the text, so its template is ours, in the OVO-S style; VSI-Bench uses its public evaluation
 prompts (pre-prompt and the two post-prompts of its lmms-eval task).
 
@@ -41,7 +41,7 @@ def options_text(options: Sequence[Option]) -> str:
     return "\n".join(f"{o.letter}. {o.display()}" for o in options)
 
 
-# --- OVO-S-Bench (seed 000, App. G.5) ------------------------------------------------------
+# --- OVO-S-Bench (App. G.5) ------------------------------------------------------
 
 OVOS_HEADER = (
     "You are evaluating a video understanding task. Based on the video frames provided, "
@@ -130,7 +130,7 @@ def ovos_official_prompt(question: str, options: Sequence[Option], *, cot: bool 
     return prompt
 
 
-# --- VCBench (seed 001, §4.1) --------------------------------------------------------------
+# --- VCBench (§4.1) --------------------------------------------------------------
 
 VCBENCH_TEMPLATE = (
     "Based on the video content up to this moment, {question} Please answer with a single number."
@@ -153,7 +153,7 @@ def vcbench_prompt(question: str, *, text_only: bool = False, official: bool = F
     return template.format(question=question.strip())
 
 
-# --- UCS-Bench (seed 003; template ours) ----------------------------------------------------
+# --- UCS-Bench (template ours) ----------------------------------------------------
 
 UCS_HEADER = (
     "You are the camera wearer of this egocentric video. The frames show what you have seen "
@@ -206,7 +206,7 @@ UCS_DIRECTION_INSTRUCTIONS = (
 )
 
 
-# --- S3-Bench (seed 004, App. 1.1) ----------------------------------------------------------
+# --- S3-Bench (App. 1.1) ----------------------------------------------------------
 
 S3_SYSTEM_PROMPT = (
     "You are a spatial understanding agent; based on the observed spatial information, answer "

@@ -189,9 +189,7 @@ def _check_file(path: Path) -> None:
                 f"{path}: binary data (NUL bytes); expected UTF-8 JSON/JSONL text or parquet"
             )
     if wide is not None:
-        raise StreamspatialError(
-            f"{path}: {wide} text; expected UTF-8 (re-save the file as UTF-8)"
-        )
+        raise StreamspatialError(f"{path}: {wide} text; expected UTF-8 (re-save the file as UTF-8)")
 
 
 __all__ = [

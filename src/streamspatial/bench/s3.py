@@ -1,4 +1,4 @@
-"""S3-Bench (seed 004): our JSONL for its 16 task types and 3 multi-turn chains.
+"""S3-Bench: our JSONL for its 16 task types and 3 multi-turn chains.
 
 S3-Bench is unreleased, so this module *defines* its file format (documented in
 ``docs/benchmarks.md``); the simulator writes it with :func:`write_s3_jsonl`.  One JSON object

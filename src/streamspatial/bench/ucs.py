@@ -1,4 +1,4 @@
-"""UCS-Bench (seed 003): user-centric questions with timestamps, in the three shapes its
+"""UCS-Bench: user-centric questions with timestamps, in the three shapes its
 repository uses, read as released.
 
 * **Multiple choice, JSON array** (``directme/eval/eval_ucsbench.py``): ``qid, video_uid``

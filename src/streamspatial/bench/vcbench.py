@@ -1,4 +1,4 @@
-"""VCBench (seed 001): streaming counting questions asked at several query points.
+"""VCBench: streaming counting questions asked at several query points.
 
 Two released layouts read into the same Items:
 
@@ -37,7 +37,7 @@ SUBCATEGORIES = {
     "E2": ("E2-Periodic", "E2-Episode"),
 }
 ALL_SUBCATEGORIES = tuple(s for subs in SUBCATEGORIES.values() for s in subs)
-# Subcategories that set a single query point at the window end (seed 001 §3, App. A).
+# Subcategories that set a single query point at the window end (VCBench §3, App. A).
 SINGLE_POINT = ("O1-Delta", "O2-Gain")
 
 EVAL_FIELDS = ("q_id", "query_index", "id", "query_time", "count")

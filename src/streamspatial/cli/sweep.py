@@ -1,6 +1,6 @@
 """``streamspatial sweep``: a grid of models × frame policies (× thinking) over one benchmark.
 
-Seed 000 Tables 3 and 7–8 are grids of runs that differ in one setting.  A sweep is exactly
+OVO-S-Bench Tables 3 and 7–8 are grids of runs that differ in one setting.  A sweep is exactly
 those runs, made by the ordinary runner (:func:`streamspatial.api.run`, so each grid
 cell is a normal, resumable run folder), sharing one frame cache so a video decoded for one
 cell is not decoded again for the next, followed by the combined HTML report (heatmap and

@@ -23,7 +23,7 @@ class NotApplicable:
     """Items a model cannot answer by design, left out of a run rather than scored as errors.
 
     The seeded random baseline guesses among lettered options; it has nothing to guess for a
-    number (seed 004 Tables 2–3 print "-" in its numeric columns).  Recording those query
+    number (S3-Bench Tables 2–3 print "-" in its numeric columns).  Recording those query
     points as failed calls would inflate the error count and drag its Overall down with
     zeros that measure nothing, so the run plans only the items the model can answer and
     says, in ``run.json`` and the report, what it left out and why.

@@ -20,7 +20,7 @@ Answer = str | float
 
 
 class RandomBackend:
-    """Uniform over ``request.choices``; choice items only (seed 004 prints "-" for numbers).
+    """Uniform over ``request.choices``; choice items only (S3-Bench prints "-" for numbers).
 
     ``answer_types`` tells the run planner to leave number items out of a random run (noted in
     ``run.json`` and the report); asked about one anyway, it answers with an error.

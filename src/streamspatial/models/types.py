@@ -44,7 +44,7 @@ class GenerationParams:
 
     Only what the user set reaches the server: reasoning models reject ``temperature``, and
     some servers (``transformers serve``) answer 422 to fields they do not know.  The papers'
-    protocol is greedy decoding with a 1,024-token cap (seed 000 G.2): ``temperature: 0`` and
+    protocol is greedy decoding with a 1,024-token cap (OVO-S-Bench G.2): ``temperature: 0`` and
     ``max_tokens: 1024`` in a run's configuration, :data:`PROTOCOL_PARAMS` here.  ``extra`` is
     passed through to the request body as is, e.g.
     ``{"chat_template_kwargs": {"enable_thinking": True}}``.
@@ -99,8 +99,14 @@ class ModelRequest:
     def content_hash(self, model: str) -> str:
         """Stable key of (model, content, generation parameters) for the response cache."""
         h = hashlib.sha256()
-        head = {"model": model, "system": self.system, "params": self.params.as_dict(),
-                "choices": self.choices, "task_key": self.task_key, "item_id": self.item_id}
+        head = {
+            "model": model,
+            "system": self.system,
+            "params": self.params.as_dict(),
+            "choices": self.choices,
+            "task_key": self.task_key,
+            "item_id": self.item_id,
+        }
         h.update(json.dumps(head, sort_keys=True, default=str).encode())
         for part in self.parts:
             if isinstance(part, TextPart):

@@ -2,7 +2,7 @@
 
 Oracle perception gives an upper bound; to measure what memory is worth with a real front end
 we need the same pipeline with controlled, realistic errors.  Each error here mirrors a failure
-mode DirectMe's root-cause analysis names (seed 003 Table 4: tracking and ego-pose errors):
+mode DirectMe's root-cause analysis names (UCS-Bench Table 4: tracking and ego-pose errors):
 
 * **pose drift** — the estimated trajectory wanders as the camera moves: each metre walked
   adds Gaussian position error (``pos_drift_per_m`` m per m) and heading error

@@ -1,4 +1,4 @@
-"""Quality control of benchmark items (seeds 000 E.5, 003 F.4–F.5).
+"""Quality control of benchmark items (OVO-S-Bench E.5, UCS-Bench F.4–F.5).
 
 * :mod:`.blind` — the text-only probe: a model sees question and options only; what it gets
   right is a leakage candidate.

@@ -1,4 +1,4 @@
-"""The blind probe (seed 000 E.5.1 text-only probe; seed 003 F.5 blind test).
+"""The blind probe (OVO-S-Bench E.5.1 text-only probe; UCS-Bench F.5 blind test).
 
 A backend answers every query point from the question and options alone — the benchmark's own
 text-only prompt, no frame — and is scored by the benchmark's own rule.  Items it gets right at

@@ -1,4 +1,4 @@
-"""Counting distractors (seed 003 F.4.2, "Count questions").
+"""Counting distractors (UCS-Bench F.4.2, "Count questions").
 
 The true count is replaced by wrong counts chosen so that the true value is the *second
 largest or second smallest* option, never the median: a model that always picks the middle

@@ -1,4 +1,4 @@
-"""Neighbour distractors (seed 003 F.4.2, multi-choice stages 1 and 4).
+"""Neighbour distractors (UCS-Bench F.4.2, multi-choice stages 1 and 4).
 
 For each choice item: encode its question–answer pair with a sentence embedding, find the most
 similar pairs *in the same bucket* (same source, category, subcategory and task, so candidates

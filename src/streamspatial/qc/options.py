@@ -1,4 +1,4 @@
-"""Option checks from the text-only review (seed 000 E.5.1, seed 003 F.4.2 stage 5, F.5).
+"""Option checks from the text-only review (OVO-S-Bench E.5.1, UCS-Bench F.4.2 stage 5, F.5).
 
 What a reviewer looks for by eye, made mechanical so it runs on every item:
 

@@ -41,7 +41,7 @@ class RunReport:
     sources: Table | None
     counts: dict[str, int]
     offline: bool
-    diagnostics: Table | None = None  # CR / ER per level (seed 000 §4.3.3)
+    diagnostics: Table | None = None  # CR / ER per level (OVO-S-Bench §4.3.3)
     scorer: str = "paper"  # the scorer of every number in ``table``
     # The other scorer's headline numbers, when they differ from this one's (else None).
     compared: dict[str, Any] | None = None

@@ -121,7 +121,7 @@ def lines_by_bin(
     title: str,
     xlabel: str,
 ) -> bytes:
-    """Accuracy per interval bin, one line per run (seed 003 Fig. 6a / Fig. 11)."""
+    """Accuracy per interval bin, one line per run (UCS-Bench Fig. 6a / Fig. 11)."""
     fig, ax = plt.subplots(figsize=(7, 3.0 + _legend_height(series)), layout="constrained")
     for label, points in series.items():
         by = {b: acc for b, _, acc in points}

@@ -3,12 +3,12 @@
 Each analysis joins a run's records with the benchmark's annotations (evidence intervals live
 in the benchmark file, not in ``predictions.jsonl``) and returns plain numbers for the plots:
 
-* accuracy vs question–evidence interval and vs query time (seed 003 Fig. 6a, App. E.1.2),
+* accuracy vs question–evidence interval and vs query time (UCS-Bench Fig. 6a, App. E.1.2),
   in the paper's bins (0–30 s, 30 s–1 min, 1–5, 5–15, 15–30, > 30 min);
 * Spearman ρ of query-level mean accuracy vs prefix length and evidence span, per level and
-  level-controlled (seed 000 Table 9);
+  level-controlled (OVO-S-Bench Table 9);
 * evidence recall vs correctness with Pearson r, and the retained-time density against t/t_q
-  (seed 000 Fig. 5), from the ER/CR that memory agents record in ``diagnostics``.
+  (OVO-S-Bench Fig. 5), from the ER/CR that memory agents record in ``diagnostics``.
 
 A query's score is the one stored in its record, with the benchmark's invalid rule applied the
 way :mod:`streamspatial.scoring.aggregate` applies it (``wrong``: 0; ``exclude``: left out).
@@ -28,7 +28,7 @@ from streamspatial.eval.results import Record, iter_records
 from streamspatial.report import RunReport
 from streamspatial.scoring.metrics import mean
 
-# Seed 003 App. E.1.2 / Fig. 11 bins, in seconds (upper bounds; the last is open).
+# UCS-Bench App. E.1.2 / Fig. 11 bins, in seconds (upper bounds; the last is open).
 INTERVAL_BINS: tuple[tuple[str, float], ...] = (
     ("0–30 s", 30.0),
     ("30 s–1 min", 60.0),
@@ -62,7 +62,7 @@ class QueryRow:
 
     @property
     def evidence_span(self) -> float | None:
-        """Evidence-span duration: first start to last end (seed 000 A.5)."""
+        """Evidence-span duration: first start to last end (OVO-S-Bench A.5)."""
         if not self.evidence:
             return None
         return max(e for _, e in self.evidence) - min(s for s, _ in self.evidence)
@@ -220,7 +220,7 @@ class LengthRow:
 
 
 def length_vs_accuracy(runs: Sequence[RunQueries]) -> list[LengthRow]:
-    """Seed 000 Table 9: ρ between query-level mean accuracy (over the runs) and length."""
+    """OVO-S-Bench Table 9: ρ between query-level mean accuracy (over the runs) and length."""
     scores: dict[tuple[str, int], list[float | None]] = defaultdict(list)
     first: dict[tuple[str, int], QueryRow] = {}
     for run in runs:
@@ -260,7 +260,7 @@ def length_vs_accuracy(runs: Sequence[RunQueries]) -> list[LengthRow]:
 
 @dataclass(frozen=True)
 class RecallStats:
-    """Seed 000 Fig. 5 for one run: ER vs correctness, ER by level, retained-time density."""
+    """OVO-S-Bench Fig. 5 for one run: ER vs correctness, ER by level, retained-time density."""
 
     label: str
     n: int

@@ -2,7 +2,7 @@
 
 Why a module of its own: the HTML report and ``sweep`` both need to know, for a set of runs,
 which are reference rows (Random, Text-only, Human), which cell of the policy × model grid a
-run fills, and which pairs differ only in the thinking flag (seed 000 Tables 3, 7–8).  Every
+run fills, and which pairs differ only in the thinking flag (OVO-S-Bench Tables 3, 7–8).  Every
 number here is a run's :func:`~streamspatial.report.tables.headline`, i.e. exactly what its
 ``scores.json`` holds; nothing is re-scored.
 """
@@ -115,7 +115,7 @@ class Grid:
 
 
 def policy_model_grid(reports: list[RunReport]) -> Grid | None:
-    """The heatmap of seed 000 Tables 7–8; None unless ≥2 runs fill ≥2 distinct cells."""
+    """The heatmap of OVO-S-Bench Tables 7–8; None unless ≥2 runs fill ≥2 distinct cells."""
     runs = [r for r in reports if reference_kind(r) is None]
     cells: dict[tuple[str, str], float | None] = {}
     metric = None
@@ -145,7 +145,7 @@ def _comparable(cfg: dict[str, Any]) -> str:
     else:
         extra.pop("chat_template_kwargs", None)
     kept["extra_body"] = extra
-    kept.pop("max_tokens", None)  # thinking runs need a larger budget (seed 000 §4.1)
+    kept.pop("max_tokens", None)  # thinking runs need a larger budget (OVO-S-Bench §4.1)
     return json.dumps(kept, sort_keys=True, default=str)
 
 
@@ -161,7 +161,7 @@ class ThinkingDelta:
 
 
 def thinking_deltas(reports: list[RunReport]) -> list[ThinkingDelta]:
-    """Seed 000 Table 3: pairs of runs that differ only in ``enable_thinking``."""
+    """OVO-S-Bench Table 3: pairs of runs that differ only in ``enable_thinking``."""
     groups: dict[str, dict[bool, RunReport]] = {}
     for rep in reports:
         cfg = rep.meta.get("config", {})

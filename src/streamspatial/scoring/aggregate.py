@@ -175,7 +175,7 @@ def generic_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong"
 
 
 def diagnostics_table(records: Iterable[Any]) -> Table | None:
-    """Mean compression ratio and evidence recall (seed 000 §4.3.3) per level and Overall.
+    """Mean compression ratio and evidence recall (OVO-S-Bench §4.3.3) per level and Overall.
 
     Reads ``diagnostics`` of results-store records (or mappings).  A level is the task's
     ``level`` where the benchmark has levels, else its category, else its task.  ER averages

@@ -1,4 +1,4 @@
-"""The exploration action space of seed 004 §4.3 and a parser for what models emit.
+"""The exploration action space of S3-Bench §4.3 and a parser for what models emit.
 
 Seven actions: move forward / left / right by ``d`` metres, rotate left / right 45°, scan
 forward (look 45° to each side and back) and sweep around (360°).  Names match the

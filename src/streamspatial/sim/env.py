@@ -1,4 +1,4 @@
-"""``streamspatial/Explore-v0``: a Gymnasium environment for active exploration (seed 004 §4.3).
+"""``streamspatial/Explore-v0``: a Gymnasium environment for active exploration (S3-Bench §4.3).
 
 The agent stands in a house at eye height and acts with the seven actions of
 :mod:`streamspatial.sim.actions`.  Moves translate in the camera's horizontal frame and stop

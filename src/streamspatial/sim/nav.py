@@ -1,4 +1,4 @@
-"""Camera trajectories that look like a person scanning a home (seed 004 §3.1).
+"""Camera trajectories that look like a person scanning a home (S3-Bench §3.1).
 
 Keypoints sit at room corners, at the centres of each room's largest inscribed circle and in
 front of target objects.  The walk visits them in a coverage-seeking order (each next stop is

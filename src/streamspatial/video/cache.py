@@ -51,7 +51,7 @@ class ResizeSpec:
     """How cached frames are sized and encoded; part of every key.
 
     ``short_side``: the shorter side is scaled down to this (the longer side keeps the aspect
-    ratio), as model recipes prescribe (seed 000 G.3); a frame already smaller keeps its size —
+    ratio), as model recipes prescribe (OVO-S-Bench G.3); a frame already smaller keeps its size —
     upscaling adds image tokens and no information; ``None`` keeps the source size.
     ``max_pixels``: then, if width × height exceeds it, both sides shrink to fit (Qwen-style
     per-frame pixel caps).  ``quality``: JPEG quality.

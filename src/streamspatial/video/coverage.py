@@ -18,6 +18,7 @@ from streamspatial.core.errors import CausalityError
 
 _EPS = 1e-9
 
+
 def _prefix_bins(query_time: float, bin_s: float) -> int:
     return max(1, math.ceil(query_time / bin_s - _EPS))
 

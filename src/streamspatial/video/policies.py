@@ -1,7 +1,7 @@
 """Frame-sampling policies: which frame indices of the prefix ``[0, n_q]`` a query gets.
 
-The definitions follow OVO-S-Bench App. A.1 (seed 000) exactly, plus the UCS-Bench streaming
-window (seed 003 App. C) and a text-only ``none``.  Every policy is a pure function of
+The definitions follow OVO-S-Bench App. A.1 exactly, plus the UCS-Bench streaming
+window (UCS-Bench App. C) and a text-only ``none``.  Every policy is a pure function of
 ``(spec, n_q, fps, evidence)`` and returns sorted, unique indices in ``[0, n_q]`` — so it can
 never select content posterior to the query, and :class:`~streamspatial.video.PrefixView`
 double-checks that anyway.

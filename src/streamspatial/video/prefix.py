@@ -52,7 +52,7 @@ class FrameStore(Protocol):
 
 
 def query_frame_index(t_q: float, fps: float, n_frames: int) -> int:
-    """``n_q = ⌊t_q · fps⌋`` (seed 000 A.1), clipped to the last frame.
+    """``n_q = ⌊t_q · fps⌋`` (OVO-S-Bench A.1), clipped to the last frame.
 
     A tiny tolerance absorbs float error (``0.29 * 100`` is ``28.999…``); it never admits a
     frame whose nominal time is after ``t_q`` by more than 1e-9 s.

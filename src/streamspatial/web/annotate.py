@@ -1,6 +1,6 @@
 """The annotation tool's server side: an item from the form becomes one OVO-S JSONL line.
 
-Seed 003 F.3.1: the tool's temporal constraints keep evidence strictly before the question
+UCS-Bench F.3.1: the tool's temporal constraints keep evidence strictly before the question
 time.  The page checks that as the annotator types, but the authority is the OVO-S adapter
 itself: every submitted item is written as a one-line OVO-S file and loaded back through
 :class:`~streamspatial.bench.ovos.OvosAdapter`, so the annotation file holds only items that
@@ -172,7 +172,7 @@ class AnnotationStore:
 
 
 def _evidence_not_before(items: list[Item]) -> list[str]:
-    """The tool's own constraint (seed 003 F.3.1): evidence ends strictly before its query.
+    """The tool's own constraint (UCS-Bench F.3.1): evidence ends strictly before its query.
 
     Released files may annotate evidence up to or past the query time and still load; a new
     annotation is held to the stricter rule.

@@ -1,6 +1,6 @@
 """The human streaming baseline: people answer the benchmark under the models' protocol.
 
-Seeds 000 §4.1 and 001 App. B.3: a participant watches each video from its start; playback
+OVO-S-Bench §4.1 and VCBench App. B.3: a participant watches each video from its start; playback
 pauses at every query time and only then is the question shown; played segments cannot be
 rewatched and nothing past the furthest point reached can be seen.  The offline protocol shows
 each video's questions with the whole video and allows free scrubbing (and is labelled offline,

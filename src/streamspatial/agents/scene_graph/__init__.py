@@ -1,4 +1,4 @@
-"""DirectMe's pose-anchored scene-graph memory (seed 003 §4, App. D) and the agent built on it.
+"""DirectMe's pose-anchored scene-graph memory (UCS-Bench §4, App. D) and the agent built on it.
 
 The memory is what a person keeps while walking through a house: *which* objects exist, where
 each one is in a fixed world frame, when it was first and last seen, which room-like region it
@@ -7,7 +7,7 @@ O(1) per frame whatever the stream length (dictionary and spatial-hash lookups, 
 a decimated pose chain), and its size is bounded by the distinct objects and places seen, not
 by time.  At a query it answers from the state it has — which by construction holds nothing
 from after the last ingested frame — by rendering the relevant part of the graph in the
-*current* egocentric frame (seed 003 Eq. 15–16), for a model (:class:`SceneGraphAgent`) or for
+*current* egocentric frame (UCS-Bench Eq. 15–16), for a model (:class:`SceneGraphAgent`) or for
 the rule reasoner (:mod:`streamspatial.agents.scene_graph_rules`).
 
 Structure (App. D.3): object nodes (tracked identity, temporally pooled world anchor, voted

@@ -433,7 +433,7 @@ class SceneGraphMemory:
     def neighbours(
         self, node: ObjectNode, pool: Sequence[ObjectNode] | None = None
     ) -> list[tuple[ObjectNode, float]]:
-        """Object–object edges (seed 003 Eq. 14): within ``near_m`` or among the k nearest."""
+        """Object–object edges (UCS-Bench Eq. 14): within ``near_m`` or among the k nearest."""
         pool = self.nodes() if pool is None else pool
         d = sorted(
             ((o, math.dist(o.position, node.position)) for o in pool if o.node_id != node.node_id),

@@ -63,13 +63,13 @@ class ObjectNode:
 
     @property
     def position(self) -> tuple[float, float, float]:
-        """Temporally pooled canonical anchor (seed 003 Eq. 10, confidence-weighted)."""
+        """Temporally pooled canonical anchor (UCS-Bench Eq. 10, confidence-weighted)."""
         p = self._sum / max(self._weight, 1e-12)
         return (float(p[0]), float(p[1]), float(p[2]))
 
     @property
     def label(self) -> str:
-        """Confidence-weighted vote over the labels of its observations (seed 003 Eq. 2)."""
+        """Confidence-weighted vote over the labels of its observations (UCS-Bench Eq. 2)."""
         if self._label is None:  # ties go to the first label in sorted order
             self._label = max(sorted(self.label_votes), key=lambda k: self.label_votes[k])
         return self._label

@@ -32,7 +32,7 @@ class Mention:
 
 @dataclass(frozen=True)
 class QueryIntent:
-    """The parsed question (seed 003 §4.3): targets, attributes, reasoning primitive."""
+    """The parsed question (UCS-Bench §4.3): targets, attributes, reasoning primitive."""
 
     primitive: str  # count | distance | direction | order | locate | attribute | ego | generic
     targets: tuple[Mention, ...] = ()

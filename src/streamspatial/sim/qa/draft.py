@@ -51,7 +51,7 @@ class Draft:
     # builder can keep the classes balanced (see ``QuestionGenerator``).
     answer_class: str | None = None
     classes: tuple[str, ...] = ()
-    # The model may act in the simulator before answering (S3 ``explorable``; seed 004 §3).
+    # The model may act in the simulator before answering (S3 ``explorable``; S3-Bench §3).
     explorable: bool = False
     # When set, ``choices`` holds more distractors than fit: the builder keeps ``n_options``
     # options, drawing distractors the way answers fall (see ``balance.pick_distractors``).

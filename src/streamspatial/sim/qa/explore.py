@@ -1,6 +1,6 @@
-"""S3-Bench active-exploration questions (seed 004 §3, "Active exploration").
+"""S3-Bench active-exploration questions (§3, "Active exploration").
 
-Seed 004 instantiates questions "when keypoint sweeping is incomplete or target objects suffer
+S3-Bench instantiates questions "when keypoint sweeping is incomplete or target objects suffer
 from heavy occlusion ... at those specific timestamps", and at test time executes the model's
 actions in the simulator to gather new views.  ``s3.explore_room_count`` is such a question:
 asked at a t_q when the camera stands in a room holding at least one object of the asked

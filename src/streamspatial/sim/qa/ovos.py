@@ -1,4 +1,4 @@
-"""OVO-S-Bench families with exact simulator ground truth (seed 000 App. D), levels L1–L4.
+"""OVO-S-Bench families with exact simulator ground truth (App. D), levels L1–L4.
 
 Which families exist here is decided by App. D's boundary rules: L1 cues are visible at the
 query frame, L2 cues were seen and are gone, L3 operates on the explored room graph, L4 asks

@@ -1,4 +1,4 @@
-"""OVO-S L1 families read off the current view (seed 000 App. D.1.1–D.1.2).
+"""OVO-S L1 families read off the current view (OVO-S-Bench App. D.1.1–D.1.2).
 
 Every cue is in the frame at the query time: the objects named are visible in it (the
 renderer's segmentation, ``FrameRecord.visible``), and image-space relations use the very

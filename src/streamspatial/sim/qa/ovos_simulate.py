@@ -1,4 +1,4 @@
-"""OVO-S L3 families that imagine a change (seed 000 App. D.3.1, D.3.3).
+"""OVO-S L3 families that imagine a change (OVO-S-Bench App. D.3.1, D.3.3).
 
 Each operates on what the stream has shown — objects seen before t_q, doorways walked
 through — and asks what would follow from a hypothetical: turning an object, removing one,

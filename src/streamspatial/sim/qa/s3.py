@@ -1,4 +1,4 @@
-"""S3-Bench single-turn tasks (seed 004 Table 1, generation logic of App. 3.1).
+"""S3-Bench single-turn tasks (Table 1, generation logic of App. 3.1).
 
 Ego-centric tasks read the camera at the query frame; spatial-relation tasks read the objects
 seen so far.  Numeric answers are metres or square metres, scored with MRA by the S3 adapter.

@@ -1,4 +1,4 @@
-"""S3-Bench multi-turn chains (seed 004 App. 3.2): a later turn about the earlier turn's answer.
+"""S3-Bench multi-turn chains (App. 3.2): a later turn about the earlier turn's answer.
 
 Each chain is two items.  The second one's question says "that object": its prompt carries the
 *model's* answer to the first (``Item.depends_on``), while its ground truth is computed for the

@@ -1,4 +1,4 @@
-"""UCS-Bench families (seed 003 Table 7): user-centric questions in UCS-Bench's own wording.
+"""UCS-Bench families (Table 7): user-centric questions in UCS-Bench's own wording.
 
 Asked at whole seconds (UCS-Bench stamps questions "HH:MM:SS"): a family proposed at frame
 ``k`` is asked at ``t = ⌊k / fps⌋`` s from the prefix of frames at or before ``t``, and its

@@ -1,4 +1,4 @@
-"""VCBench-style counting (seed 001 §3): one question asked at several points of the stream.
+"""VCBench-style counting (§3): one question asked at several points of the stream.
 
 O1-Snap counts what is visible at each query moment; O2-Unique counts distinct instances seen
 so far (non-decreasing by construction); O2-Gain counts instances first seen inside a window

@@ -1,4 +1,4 @@
-// The annotation page (seed 003 F.3.1): mark the query time and evidence intervals on the
+// The annotation page (UCS-Bench F.3.1): mark the query time and evidence intervals on the
 // timeline, write the question and options, pick the task, save.  Evidence must end strictly
 // before the query time; the page says so at once, and the server re-checks every item with
 // the OVO-S adapter before it is written.

@@ -1,4 +1,4 @@
-// The participant's page.  Streaming protocol (seeds 000 §4.1, 001 App. B.3): the video plays
+// The participant's page.  Streaming protocol (OVO-S-Bench §4.1, VCBench App. B.3): the video plays
 // from its start, pauses by itself at each query time, and the question is fetched only then;
 // seeking past the furthest point reached, or back into what has played, is undone at once.
 // The server enforces the same rules, so this page is a convenience, not the guard.
