@@ -19,8 +19,6 @@ docs/performance.md: ≤ 1.3×).
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -31,43 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report, load, spread
+from _loopback import loopback_server, write_single_query_bench
 
 VIDEOS, SECONDS, FPS, SIZE = 4, 120.0, 30, (320, 240)
 LATENCY, CONCURRENCY, POLICY = 0.2, 8, "uniform-32"
-
-
-def write_bench(path: Path, points: int, seconds: float) -> None:
-    """``points`` single-query items spread evenly over the videos and their length."""
-    per_video = -(-points // VIDEOS)
-    with path.open("w") as fh:
-        for k in range(points):
-            v, j = k % VIDEOS, k // VIDEOS
-            t = round(5.0 + j * (seconds - 6.0) / max(1, per_video - 1), 3)
-            row = {
-                "id": k,
-                "category_index": f"1.1.1_{k}",
-                "source_dataset": "synthetic",
-                "video_id": f"v{v}",
-                "video_path": f"v{v}.mp4",
-                "level": 1,
-                "task_main_category": "1.1",
-                "task_subcategory": "1.1.1",
-                "task_type_name": "Distance",
-                "question": f"Question {k}: which object is closer to the camera?",
-                "options": {c: f"option {c}" for c in "ABCD"},
-                "query_times": [t],
-                "evidence_times": [[0.5, 1.5]],
-                "answers": ["A"],
-            }
-            fh.write(json.dumps(row) + "\n")
-
-
-def _serve(ports, stop, latency: float) -> None:
-    from streamspatial.testing import FakeOpenAIServer
-
-    with FakeOpenAIServer("A", latency=latency, decode_frames=False) as server:
-        ports.put(server.port)
-        stop.wait()
 
 
 def run_once(data: Path, videos: Path, out: Path, url: str) -> tuple[float, float, str]:
@@ -99,54 +64,46 @@ def main() -> None:
     seconds = 30.0 if args.quick else SECONDS
     small, large = (25, 200) if args.quick else (100, 800)
     report = Report("run_memory", quick=args.quick)
-    ctx = mp.get_context("spawn")
-    ports, stop = ctx.Queue(), ctx.Event()
-    server = ctx.Process(target=_serve, args=(ports, stop, LATENCY), daemon=True)
-    server.start()
-    url = f"http://127.0.0.1:{ports.get(timeout=60)}/v1"
-    try:
-        with tempfile.TemporaryDirectory(prefix="ss-run-memory-") as tmp:
-            root = Path(tmp)
-            from streamspatial.video.synthetic import write_timestamp_video
+    with (
+        loopback_server(LATENCY) as url,
+        tempfile.TemporaryDirectory(prefix="ss-run-memory-") as tmp,
+    ):
+        root = Path(tmp)
+        from streamspatial.video.synthetic import write_timestamp_video
 
-            videos = root / "videos"
-            videos.mkdir()
-            for v in range(VIDEOS):
-                write_timestamp_video(
-                    videos / f"v{v}.mp4", seconds=seconds, fps=FPS, size=SIZE, gop=250
+        videos = root / "videos"
+        videos.mkdir()
+        for v in range(VIDEOS):
+            write_timestamp_video(
+                videos / f"v{v}.mp4", seconds=seconds, fps=FPS, size=SIZE, gop=250
+            )
+        files = {n: root / f"bench-{n}.jsonl" for n in (small, large)}
+        for n, f in files.items():
+            write_single_query_bench(f, n, videos=VIDEOS, seconds=seconds, first=5.0, tail=1.0)
+        print(
+            f"{VIDEOS} videos × {seconds:g} s, 320×240 @ {FPS} fps; {POLICY}, concurrency "
+            f"{CONCURRENCY}, server latency {LATENCY:g} s; {load()}",
+            flush=True,
+        )
+        rss: dict[int, list[float]] = {small: [], large: []}
+        for r in range(args.repeat):
+            for n in (small, large):
+                peak, wall, summary = run_once(files[n], videos, root / f"run-{n}-{r}", url)
+                rss[n].append(peak)
+                print(
+                    f"  {n:>4} query points: peak RSS {peak:7.1f} MiB, {wall:5.1f} s  "
+                    f"({summary[:90]})",
+                    flush=True,
                 )
-            files = {n: root / f"bench-{n}.jsonl" for n in (small, large)}
-            for n, f in files.items():
-                write_bench(f, n, seconds)
-            print(
-                f"{VIDEOS} videos × {seconds:g} s, 320×240 @ {FPS} fps; {POLICY}, concurrency "
-                f"{CONCURRENCY}, server latency {LATENCY:g} s; {load()}",
-                flush=True,
-            )
-            rss: dict[int, list[float]] = {small: [], large: []}
-            for r in range(args.repeat):
-                for n in (small, large):
-                    peak, wall, summary = run_once(files[n], videos, root / f"run-{n}-{r}", url)
-                    rss[n].append(peak)
-                    print(
-                        f"  {n:>4} query points: peak RSS {peak:7.1f} MiB, {wall:5.1f} s  "
-                        f"({summary[:90]})",
-                        flush=True,
-                    )
-            ratios = [b / a for a, b in zip(rss[small], rss[large], strict=True)]
-            print(
-                f"peak RSS MiB at {small}: {spread(rss[small])}; at {large}: {spread(rss[large])}"
-            )
-            report.figure(
-                "run_rss",
-                ratios,
-                f"{statistics.median(rss[small]):.0f} MiB at {small} points, "
-                f"{statistics.median(rss[large]):.0f} MiB at {large} "
-                f"(pairwise ratios {', '.join(f'{x:.2f}' for x in ratios)})",
-            )
-    finally:
-        stop.set()
-        server.join(timeout=10)
+        ratios = [b / a for a, b in zip(rss[small], rss[large], strict=True)]
+        print(f"peak RSS MiB at {small}: {spread(rss[small])}; at {large}: {spread(rss[large])}")
+        report.figure(
+            "run_rss",
+            ratios,
+            f"{statistics.median(rss[small]):.0f} MiB at {small} points, "
+            f"{statistics.median(rss[large]):.0f} MiB at {large} "
+            f"(pairwise ratios {', '.join(f'{x:.2f}' for x in ratios)})",
+        )
     report.finish()
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing as mp
 import statistics
 import sys
 import tempfile
@@ -35,41 +34,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report, load, spread
+from _loopback import loopback_server, write_single_query_bench
 
 VIDEOS, SECONDS, LATENCY, POLICY, FRAME_SIZE = 8, 60.0, 1.0, "uniform-8", 448
-
-
-def write_bench(path: Path, points: int) -> None:
-    per_video = -(-points // VIDEOS)
-    with path.open("w") as fh:
-        for k in range(points):
-            v, j = k % VIDEOS, k // VIDEOS
-            t = round(3.0 + j * (SECONDS - 4.0) / max(1, per_video - 1), 3)
-            row = {
-                "id": k,
-                "category_index": f"1.1.1_{k}",
-                "source_dataset": "synthetic",
-                "video_id": f"v{v}",
-                "video_path": f"v{v}.mp4",
-                "level": 1,
-                "task_main_category": "1.1",
-                "task_subcategory": "1.1.1",
-                "task_type_name": "Distance",
-                "question": f"Question {k}: which object is closer to the camera?",
-                "options": {c: f"option {c}" for c in "ABCD"},
-                "query_times": [t],
-                "evidence_times": [[0.5, 1.5]],
-                "answers": ["A"],
-            }
-            fh.write(json.dumps(row) + "\n")
-
-
-def _serve(ports, stop, latency: float) -> None:
-    from streamspatial.testing import FakeOpenAIServer
-
-    with FakeOpenAIServer("A", latency=latency, decode_frames=False) as server:
-        ports.put(server.port)
-        stop.wait()
 
 
 def through_runner(
@@ -169,63 +136,59 @@ def main() -> None:
     rounds = 4 if args.quick else args.rounds
     repeat = 1 if args.quick else args.repeat
     report = Report("throughput", quick=args.quick)
-    ctx = mp.get_context("spawn")
-    ports, stop = ctx.Queue(), ctx.Event()
-    server = ctx.Process(target=_serve, args=(ports, stop, LATENCY), daemon=True)
-    server.start()
-    url = f"http://127.0.0.1:{ports.get(timeout=60)}/v1"
-    try:
-        with tempfile.TemporaryDirectory(prefix="ss-throughput-") as tmp:
-            root = Path(tmp)
-            from streamspatial.video.synthetic import write_timestamp_video
+    with (
+        loopback_server(LATENCY) as url,
+        tempfile.TemporaryDirectory(prefix="ss-throughput-") as tmp,
+    ):
+        root = Path(tmp)
+        from streamspatial.video.synthetic import write_timestamp_video
 
-            videos = root / "videos"
-            videos.mkdir()
-            for v in range(VIDEOS):
-                write_timestamp_video(
-                    videos / f"v{v}.mp4", seconds=SECONDS, fps=30, size=(640, 480), gop=250
-                )
-            cache = root / "cache"
-            levels = (32, 64)
-            files = {}
-            for c in levels:
-                files[c] = root / f"bench-{c}.jsonl"
-                write_bench(files[c], rounds * c)
-            # Fill the frame cache with every file's frames (and warm up): decoding is
-            # measured by decode.py, the request path here.
-            for c in levels:
-                through_runner(files[c], videos, cache, root / f"warm-{c}", url, c)
-            body = sample_body(videos, cache)
-            print(
-                f"{VIDEOS} videos, {POLICY} at {FRAME_SIZE} px (body {len(body) / 1e3:.0f} kB), "
-                f"server latency {LATENCY:g} s, {rounds} answers per slot; {load()}",
-                flush=True,
+        videos = root / "videos"
+        videos.mkdir()
+        for v in range(VIDEOS):
+            write_timestamp_video(
+                videos / f"v{v}.mp4", seconds=SECONDS, fps=30, size=(640, 480), gop=250
             )
-            for c in levels:
-                n, ideal = rounds * c, c / LATENCY
-                ours: list[float] = []
-                bare: list[float] = []
-                for r in range(repeat):
-                    wall, answers, _ = through_runner(
-                        files[c], videos, cache, root / f"run-{c}-{r}", url, c
-                    )
-                    assert answers == n, (answers, n)
-                    ours.append(n / wall / ideal)
-                    bare.append(n / bare_client(url, body, n, c) / ideal)
-                    print(
-                        f"  c={c}: runner {ours[-1]:.3f} of ideal ({n / wall:.1f} answers/s), "
-                        f"bare client {bare[-1]:.3f}; {load()}",
-                        flush=True,
-                    )
-                report.figure(
-                    f"request_c{c}",
-                    ours,
-                    f"{statistics.median(ours) * ideal:.1f} answers/s of an ideal {ideal:g}; "
-                    f"bare httpx client {spread(bare)} of ideal",
+        cache = root / "cache"
+        levels = (32, 64)
+        files = {}
+        for c in levels:
+            files[c] = root / f"bench-{c}.jsonl"
+            write_single_query_bench(
+                files[c], rounds * c, videos=VIDEOS, seconds=SECONDS, first=3.0, tail=1.0
+            )
+        # Fill the frame cache with every file's frames (and warm up): decoding is
+        # measured by decode.py, the request path here.
+        for c in levels:
+            through_runner(files[c], videos, cache, root / f"warm-{c}", url, c)
+        body = sample_body(videos, cache)
+        print(
+            f"{VIDEOS} videos, {POLICY} at {FRAME_SIZE} px (body {len(body) / 1e3:.0f} kB), "
+            f"server latency {LATENCY:g} s, {rounds} answers per slot; {load()}",
+            flush=True,
+        )
+        for c in levels:
+            n, ideal = rounds * c, c / LATENCY
+            ours: list[float] = []
+            bare: list[float] = []
+            for r in range(repeat):
+                wall, answers, _ = through_runner(
+                    files[c], videos, cache, root / f"run-{c}-{r}", url, c
                 )
-    finally:
-        stop.set()
-        server.join(timeout=10)
+                assert answers == n, (answers, n)
+                ours.append(n / wall / ideal)
+                bare.append(n / bare_client(url, body, n, c) / ideal)
+                print(
+                    f"  c={c}: runner {ours[-1]:.3f} of ideal ({n / wall:.1f} answers/s), "
+                    f"bare client {bare[-1]:.3f}; {load()}",
+                    flush=True,
+                )
+            report.figure(
+                f"request_c{c}",
+                ours,
+                f"{statistics.median(ours) * ideal:.1f} answers/s of an ideal {ideal:g}; "
+                f"bare httpx client {spread(bare)} of ideal",
+            )
     report.finish()
 
 
