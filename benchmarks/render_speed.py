@@ -28,12 +28,12 @@ import statistics
 import sys
 import time
 
-import numpy as np
 from _common import Report
+from _public_renderer import public_three_pass_fps
 
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
+from streamspatial.sim.render import HouseRenderer
 
 SIZES = {(320, 240): "render_320", (640, 480): "render_640"}
 
@@ -45,33 +45,6 @@ def _ours(r: HouseRenderer, poses) -> tuple[float, float]:
     for p in poses:
         r.render(p).visibility()
     return len(poses) / (time.perf_counter() - t), 1e3 * (time.process_time() - c) / len(poses)
-
-
-def _public(r: HouseRenderer, poses, size) -> float:
-    import mujoco
-
-    model, data, lut = r.model, r.data, r._geom_instance
-    model.geom_group[:] = 0
-    pub = mujoco.Renderer(model, height=size[1], width=size[0])
-    try:
-        t = time.perf_counter()
-        for p in poses:
-            data.mocap_pos[0] = p.position
-            data.mocap_quat[0] = camera_quat(p)
-            mujoco.mj_forward(model, data)
-            pub.update_scene(data, camera="eye")
-            pub.render()
-            pub.enable_depth_rendering()
-            depth = pub.render()
-            pub.disable_depth_rendering()
-            pub.enable_segmentation_rendering()
-            seg = pub.render()
-            pub.disable_segmentation_rendering()
-            ids = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), lut[seg[..., 0]], 0)
-            visibility(ids.astype(np.int32), depth)
-        return len(poses) / (time.perf_counter() - t)
-    finally:
-        pub.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -98,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                 tris = int(r.model.mesh_facenum.sum())
                 print(f"scene: {r.model.ngeom} geoms, {tris} triangles, {r.model.ntex} textures")
             measured = [_ours(r, walk.poses) for _ in range(a.rounds)]
-            base = _public(r, walk.poses[: max(20, len(walk.poses) // 3)], size)
+            base = public_three_pass_fps(r, walk.poses[: max(20, len(walk.poses) // 3)], size)
         rounds = [fps for fps, _ in measured]
         cpu = statistics.median(ms for _, ms in measured)
         med = statistics.median(rounds)

@@ -21,18 +21,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL before mujoco
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.qa import QuestionGenerator
-from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
+from streamspatial.sim.render import HouseRenderer
 from streamspatial.sim.scene import scene_boxes
 from streamspatial.sim.types import load_episode_meta
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report
+from _public_renderer import public_three_pass_fps
 
 
 def _ours(house, poses, size) -> float:
@@ -46,30 +45,8 @@ def _ours(house, poses, size) -> float:
 
 def _public_api(house, poses, size) -> float:
     """Three passes through mujoco.Renderer (rgb, depth, segmentation) + the same visibility."""
-    import mujoco  # here, after streamspatial.sim.render chose the GL backend
-
     with HouseRenderer(house, size) as ours:
-        model, data, lut = ours.model, ours.data, ours._geom_instance
-        r = mujoco.Renderer(model, height=size[1], width=size[0])
-        try:
-            t = time.perf_counter()
-            for p in poses:
-                data.mocap_pos[0] = p.position
-                data.mocap_quat[0] = camera_quat(p)
-                mujoco.mj_forward(model, data)
-                r.update_scene(data, camera="eye")
-                r.render()
-                r.enable_depth_rendering()
-                depth = r.render()
-                r.disable_depth_rendering()
-                r.enable_segmentation_rendering()
-                seg = r.render()
-                r.disable_segmentation_rendering()
-                ids = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), lut[seg[..., 0]], 0)
-                visibility(ids.astype(np.int32), depth)
-            return len(poses) / (time.perf_counter() - t)
-        finally:
-            r.close()
+        return public_three_pass_fps(ours, poses, size)
 
 
 def main() -> None:
