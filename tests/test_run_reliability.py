@@ -9,11 +9,13 @@ this process) against the loopback server over real HTTP, and reads what the run
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from importlib.util import find_spec
 from pathlib import Path
@@ -93,7 +95,16 @@ def wait_for(condition, timeout: float = 60.0) -> None:
 def test_a_second_run_into_the_same_folder_is_refused_and_the_first_completes(bench, tmp_path):
     data, videos = bench
     out = tmp_path / "run"
-    with FakeOpenAIServer(answer_from_frames, fps=FPS, latency=0.2) as server:
+    # The first run's second answer waits until the second run has ended, so the first is
+    # still running however slowly the second starts (a fixed latency raced on a loaded machine).
+    gate, answered = threading.Event(), itertools.count()
+
+    def held(req) -> str:
+        if next(answered) >= 1:
+            gate.wait(60)
+        return answer_from_frames(req)
+
+    with FakeOpenAIServer(held, fps=FPS) as server:
         first = subprocess.Popen(
             [*run_args(data, videos, out, server.base_url), "--concurrency", "1"],
             env=environment(),
@@ -110,6 +121,7 @@ def test_a_second_run_into_the_same_folder_is_refused_and_the_first_completes(be
             text=True,
             timeout=120,
         )
+        gate.set()
         _, err = first.communicate(timeout=120)
     assert second.returncode == 2
     assert second.stderr.count("\n") == 1 and "Traceback" not in second.stderr
