@@ -308,6 +308,18 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         )
         want = "Panning left" if turn >= 20 else "Panning right" if turn <= -20 else "Not panning"
         assert ans == want
+    elif task == "Viewpoint Height Perception":
+        # held for the last second: every height of it names the same option, by nearest
+        window = [f.pose.position[2] for f in frames if f.time >= now.time - 1 - 1e-6]
+        assert len(window) >= 10 and max(window) - min(window) <= 0.06
+        rungs = {o.text: float(o.text.split()[1]) for o in item.options}
+        assert (
+            len(rungs) == 3
+            and min(abs(a - b) for a, b in itertools.combinations(rungs.values(), 2)) >= 0.35
+        )
+        for z in window:
+            assert ans == min(rungs, key=lambda t: abs(rungs[t] - z))
+            assert min(abs(z - v) for v in rungs.values()) <= 0.15
     elif task == "Revisit Detection":
         s = stays(frames)
         assert s[-1] == params["room_id"]
