@@ -8,7 +8,7 @@ latest frame is ``memory.in_view`` (each node's image box and depth as last perc
 * occlusion: the nearer object whose image box covers most of X's, or nothing;
 * left-to-right order of objects in the frame (image box centres);
 * viewpoint height: the latest pose's height above the floor (the world's z = 0), matched to
-  the option naming the nearest height;
+  the option naming the nearest height (none when the perception has no floor);
 * turned 90°, does X fit the gap between Y and Z; with X removed, is the floor path to Y
   free; could X stand on Y; with a walked doorway blocked, the first room of the new route.
 """
@@ -222,8 +222,12 @@ def _rerouting(ctx: RuleContext) -> Answer:
 
 
 def _viewpoint_height(ctx: RuleContext) -> Answer:
+    """The latest eye height above the floor.  A perception without a floor estimate (the
+    classical dead-reckoned pose sits at z = 0) does not know it: no answer, not "crouching"."""
     pose = ctx.memory.pose
-    return None if pose is None else nearest_number_option(ctx, pose.position[2])
+    if pose is None or pose.position[2] <= 0.0:
+        return None
+    return nearest_number_option(ctx, pose.position[2])
 
 
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
