@@ -519,3 +519,16 @@ def test_property_the_kept_label_winner_is_the_vote_argmax(votes, read_every):
         if k % read_every == 0 or k == len(votes) - 1:
             expected = max(sorted(node.label_votes), key=lambda x: node.label_votes[x])
             assert node.label == expected
+
+
+def test_viewpoint_height_reads_the_latest_pose_and_needs_a_floor():
+    from streamspatial.agents.scene_graph_rules import answer
+    from streamspatial.sim.qa.ovos_local import HEIGHTS
+
+    q = item("About how high above the floor is the camera right now?", "viewpoint_height", HEIGHTS)
+    for z, letter in ((0.7, "A"), (1.12, "B"), (1.51, "C"), (0.0, "")):
+        m = SceneGraphMemory()
+        m.ingest(obs(0))
+        m.ingest(Observation(1, 1.0, EgoPose(1.0, (0.0, 0.0, z), 0.0), (), "kitchen"))
+        # the latest pose decides; a pose at z = 0 (dead-reckoned, no floor) gives no answer
+        assert answer(m, q, labels=set())[0] == letter, z

@@ -46,6 +46,8 @@ FAMILIES = {
         "ovos.optimal_path",
         "ovos.topology",
     ],
+    # the latest pose: crouching, kneeling or standing eye height
+    "height": ["ovos.viewpoint_height"],
 }
 
 

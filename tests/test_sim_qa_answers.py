@@ -203,6 +203,10 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         assert ans == pytest.approx(eye_dist(now, obj(meta, ids[0])), abs=0.006)
     elif task == "identification_closest":
         assert all(i in seen_in(meta, now) for i in ids)
+        # the intent names exactly the objects offered (foils trimmed with the options)
+        assert sorted(name_of(meta, i) for i in ids) == sorted(o.text for o in item.options)
+        foils = [obj(meta, i).category for i in ids[1:]]  # ids[0]: the answer
+        assert len(set(foils)) == len(foils)  # one foil per category
         best = min(ids, key=lambda i: eye_dist(now, obj(meta, i)))
         assert ans == name_of(meta, best)
     elif task == "camera_motion_target":
@@ -308,6 +312,18 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
         )
         want = "Panning left" if turn >= 20 else "Panning right" if turn <= -20 else "Not panning"
         assert ans == want
+    elif task == "Viewpoint Height Perception":
+        # held for the last second: every height of it names the same option, by nearest
+        window = [f.pose.position[2] for f in frames if f.time >= now.time - 1 - 1e-6]
+        assert len(window) >= 10 and max(window) - min(window) <= 0.06
+        rungs = {o.text: float(o.text.split()[1]) for o in item.options}
+        assert (
+            len(rungs) == 3
+            and min(abs(a - b) for a, b in itertools.combinations(rungs.values(), 2)) >= 0.35
+        )
+        for z in window:
+            assert ans == min(rungs, key=lambda t: abs(rungs[t] - z))
+            assert min(abs(z - v) for v in rungs.values()) <= 0.15
     elif task == "Revisit Detection":
         s = stays(frames)
         assert s[-1] == params["room_id"]
@@ -844,3 +860,47 @@ def test_numeric_answers_are_spread_over_their_bins():
     assert per_bin[bin_of("s3.count", 6.0)] == stream.count(6.0)  # rare bins always get in
     free = Draft("s3.unbinned", "?", [DraftQuery(1.0, 2.0)], {})
     assert all(gen._admit(free) for _ in range(20))  # families without bins pass
+
+
+def test_a_category_wins_no_more_than_its_showings_allow():
+    """Option keys (categories): a key that is nearly always the answer whenever it is shown
+    (small objects, in view only from close by) is capped at the family's answer rate times
+    its showings; foils are drawn one per key, weighted by the key's wins."""
+    from streamspatial.sim.qa import Draft, DraftQuery
+    from streamspatial.sim.qa.balance import KEY_SLACK, Balancer
+
+    def draft(answer: str, foils: list[str]) -> Draft:
+        texts = [answer, *foils]
+        keys = {t: t.split()[-1] for t in texts}  # "red chair" → chair
+        return Draft(
+            "s3.identification_closest",
+            "?",
+            [DraftQuery(1.0, answer)],
+            {},
+            choices=texts,
+            n_options=3,
+            option_keys=keys,
+        )
+
+    bal = Balancer()
+    rng = random.Random(2)
+    kept = []
+    names = ["bottle", "red chair", "blue chair", "bed", "sofa", "desk", "bench"]
+    for _ in range(600):
+        group = rng.sample(names, 5)
+        # the bottle is the closest whenever it is in view; otherwise any of them may be
+        answer = "bottle" if "bottle" in group else rng.choice(group)
+        d = draft(answer, [t for t in group if t != answer])
+        if bal.keys_allow(d):
+            d.choices = [answer, *bal.pick_distractors(d, rng)]
+            assert len({d.option_keys[c] for c in d.choices[1:]}) == 2  # one foil per key
+            bal.record(d)
+            kept.append(d)
+    won, shown = bal.won["s3.identification_closest"], bal.shown["s3.identification_closest"]
+    rate = sum(won.values()) / sum(shown.values())
+    assert won["bottle"] <= rate * shown["bottle"] + KEY_SLACK + 1
+    assert sum(won.values()) == len(kept) and len(kept) > 150  # the rest still get in
+    assert won["bottle"] >= rate * shown["bottle"] - KEY_SLACK - 1  # and not stingier
+    # drafts without keys are never held back by it
+    plain = Draft("s3.sequence", "?", [DraftQuery(1.0, "a")], {}, choices=["a", "b"])
+    assert all(bal.keys_allow(plain) for _ in range(5))

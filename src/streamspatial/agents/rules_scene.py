@@ -7,6 +7,8 @@ latest frame is ``memory.in_view`` (each node's image box and depth as last perc
 * support: which box's top the object rests on (or the floor), and "is X on top of Y";
 * occlusion: the nearer object whose image box covers most of X's, or nothing;
 * left-to-right order of objects in the frame (image box centres);
+* viewpoint height: the latest pose's height above the floor (the world's z = 0), matched to
+  the option naming the nearest height (none when the perception has no floor);
 * turned 90°, does X fit the gap between Y and Z; with X removed, is the floor path to Y
   free; could X stand on Y; with a walked doorway blocked, the first room of the new route.
 """
@@ -19,6 +21,7 @@ from streamspatial.agents.rule_context import (
     Answer,
     RuleContext,
     best_option,
+    nearest_number_option,
     scenes_in,
     text_option,
 )
@@ -218,6 +221,15 @@ def _rerouting(ctx: RuleContext) -> Answer:
     return None
 
 
+def _viewpoint_height(ctx: RuleContext) -> Answer:
+    """The latest eye height above the floor.  A perception without a floor estimate (the
+    classical dead-reckoned pose sits at z = 0) does not know it: no answer, not "crouching"."""
+    pose = ctx.memory.pose
+    if pose is None or pose.position[2] <= 0.0:
+        return None
+    return nearest_number_option(ctx, pose.position[2])
+
+
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "relative_scale": _relative_scale,
     "containment": _containment,
@@ -228,6 +240,7 @@ RULES: dict[str, Callable[[RuleContext], Answer]] = {
     "what_if": _what_if,
     "feasibility": _feasibility,
     "rerouting": _rerouting,
+    "viewpoint_height": _viewpoint_height,
 }
 
 __all__ = ["RULES", "box", "rests_on"]

@@ -51,6 +51,7 @@ OVOS_TASKS: dict[str, str] = {
     "1.1.1": "Object-to-Object Absolute Distance",
     "1.1.2": "Relative Physical Scale",
     "1.1.3": "Object Depth Ordering",
+    "1.1.4": "Viewpoint Height Perception",
     "1.2.1": "Containment Relation",
     "1.2.2": "Occlusion Recognition",
     "1.2.3": "Support Relation",
@@ -77,7 +78,6 @@ OVOS_TASKS: dict[str, str] = {
 # The task types of OVO-S-Bench (App. D) the simulator cannot make yet: they need moving
 # objects or a changing scene (docs/families.md).
 OVOS_NOT_GENERATED: dict[str, str] = {
-    "1.1.4": "Viewpoint Height Perception",
     "1.3.3": "Object Motion Separation",
     "1.3.4": "Relative Speed Judgment",
     "1.3.5": "Judgment of Motion State",
@@ -109,6 +109,7 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "depth_ordering": "distance",
             "ego_translation": "ego",
             "ego_rotation": "ego",
+            "viewpoint_height": "ego",
             "revisit_detection": "locate",
             "revisit_counting": "count",
             "out_of_view": "locate",

@@ -10,8 +10,10 @@ pace, sometimes pauses at a stop, and sweeps around.
 
 On top of that path the head moves as a person's does: it bobs with each step while walking,
 glances aside now and then (a smooth turn of up to ~40° and back), looks down at a stop, and
-never holds perfectly still (a slow drift of a degree or two).  These only change the head
-(height, yaw, pitch), never where the camera stands, so the walk stays on free floor.
+never holds perfectly still (a slow drift of a degree or two).  At some stops the person
+crouches or kneels for a few seconds and stands up again (:mod:`.posture`, for OVO-S-Bench's
+viewpoint-height questions).  These only change the head (height, yaw, pitch), never where the
+camera stands, so the walk stays on free floor.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scipy import interpolate
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.occupancy import Occupancy, occupancy
+from streamspatial.sim.posture import SEED_TAG, eye_heights
 from streamspatial.sim.types import CameraPose, House, Trajectory, wrap_angle
 
 EYE_HEIGHT = 1.5
@@ -49,6 +52,7 @@ class Motion:
     drift: float = math.radians(1.5)  # standard deviation of the slow head drift
     pause_prob: float = 0.25  # a stop starts with standing still for 0.5–2 s
     revisit_prob: float = 0.2  # the next stop goes back to a room already seen
+    postures: bool = True  # crouch or kneel at some stops (see sim.posture)
 
 
 @dataclass(frozen=True)
@@ -361,6 +365,14 @@ def plan_trajectory(
 
     poses = poses[:n_frames]
     z, dyaw, dpitch = _head(poses, motion, fps, rng)
+    if motion.postures:  # its own random stream: the rest of the walk is unchanged
+        base, _ = eye_heights(
+            [p[3] for p in poses],
+            motion.eye_height,
+            fps,
+            np.random.default_rng([house.seed, seed, SEED_TAG]),
+        )
+        z = z - motion.eye_height + base
     out = []
     for i, (x, y, yw, mo, kp) in enumerate(poses):
         out.append(

@@ -36,6 +36,7 @@ CLASS_SLACK = 1
 OPEN_SLACK = 2
 BIN_SHARE = 1.25
 WORD_SLACK = 2
+KEY_SLACK = 2  # answers a key (category) may have beyond its share of its showings
 
 # Bin edges per numeric family (answer units).  Chosen from what the houses offer: a bin
 # nothing can fill only throttles the family, so edges follow the observed ranges.
@@ -99,6 +100,7 @@ class Balancer:
         self.counts: dict[str, Counter[str]] = {}
         self.words: dict[tuple[str, str], Counter[str]] = {}
         self.won: dict[str, Counter[str]] = {}
+        self.shown: dict[str, Counter[str]] = {}  # option keys shown, families with keys
 
     def key(self, d: Draft) -> tuple[str, float, str] | None:
         """The draft's answer key, its even share, and which cap applies (None: uncapped)."""
@@ -136,26 +138,63 @@ class Balancer:
             c[key] += 1
         return True
 
+    def keys_allow(self, d: Draft) -> bool:
+        """For a draft with ``option_keys``: may its answer's key win once more?
+
+        A key (an object category) may be the answer at most the family's answer rate times
+        the number of times it has been shown, plus ``KEY_SLACK``.  Foils drawn like answers
+        fall cannot even this out on their own when a key is rarely available as a foil (small
+        objects are only in view, and nameable, from close by, so they are nearly always the
+        closest of what is in view): capping its wins does.
+        """
+        if not d.option_keys:
+            return True
+        answer = str(d.queries[0].answer)
+        key = d.option_keys.get(answer, answer)
+        won = self.won.setdefault(d.family, Counter())
+        shown = self.shown.setdefault(d.family, Counter())
+        rate = (sum(won.values()) + 1) / (sum(shown.values()) + 2)
+        return won[key] + 1 <= rate * (shown[key] + 1) + KEY_SLACK
+
     def pick_distractors(self, d: Draft, rng: random.Random) -> list[str]:
         """``n_options - 1`` distractors from ``d.choices``, each weighted by how often its
-        text has been this family's correct answer so far (plus one)."""
+        text (or its ``d.option_keys`` key) has been this family's correct answer so far
+        (plus one); no two share a key while the pool offers others."""
         answer = str(d.queries[0].answer)
         pool = [c for c in dict.fromkeys(d.choices) if c != answer]
         n = (d.n_options or len(pool) + 1) - 1
         if len(pool) <= n:
             return pool
         won = self.won.setdefault(d.family, Counter())
+        key = d.option_keys.get
         out: list[str] = []
         while len(out) < n:
-            weights = [won[c] + 1.0 for c in pool]
-            pick = rng.choices(range(len(pool)), weights=weights)[0]
-            out.append(pool.pop(pick))
+            taken = {key(c, c) for c in [answer, *out]}
+            fresh = [c for c in pool if key(c, c) not in taken] or pool
+            weights = [won[key(c, c)] + 1.0 for c in fresh]
+            pick = fresh[rng.choices(range(len(fresh)), weights=weights)[0]]
+            out.append(pick)
+            pool.remove(pick)
         return out
 
     def record(self, d: Draft) -> None:
-        """Count the admitted draft's correct text (what distractors are weighted by)."""
+        """Count the admitted draft's correct text or key (what distractors are weighted by)."""
         if d.is_choice and not d.images:
-            self.won.setdefault(d.family, Counter())[str(d.queries[0].answer)] += 1
+            answer = str(d.queries[0].answer)
+            self.won.setdefault(d.family, Counter())[d.option_keys.get(answer, answer)] += 1
+            if d.option_keys:
+                self.shown.setdefault(d.family, Counter()).update(
+                    d.option_keys.get(c, c) for c in d.choices
+                )
 
 
-__all__ = ["BINS", "CLASS_SLACK", "OPEN_SLACK", "WORD_SLACK", "Balancer", "bin_of", "bins_of"]
+__all__ = [
+    "BINS",
+    "CLASS_SLACK",
+    "KEY_SLACK",
+    "OPEN_SLACK",
+    "WORD_SLACK",
+    "Balancer",
+    "bin_of",
+    "bins_of",
+]

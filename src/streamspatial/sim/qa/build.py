@@ -88,7 +88,9 @@ class QuestionGenerator:
                     break
                 batch = fam.generate(ep, k, random.Random(rng.random()))
                 sig = "|".join(_signature(d) for d in batch)
-                if not batch or sig in seen or not self._admit(batch[-1]):
+                if not batch or sig in seen or not self._keys_allow(batch):
+                    continue
+                if not self._admit(batch[-1]):
                     continue
                 seen.add(sig)
                 for d in batch:
@@ -103,8 +105,17 @@ class QuestionGenerator:
     def _finish_options(self, d: Draft, rng: random.Random) -> None:
         """Trim an over-full option list with distractors drawn like answers fall."""
         if d.n_options is not None and len(d.choices) > d.n_options:
+            instance_of = dict(zip(d.choices, d.choice_instances, strict=False))
             d.choices = [str(d.queries[0].answer), *self._balance.pick_distractors(d, rng)]
+            if d.choice_instances:
+                d.choice_instances = tuple(instance_of[c] for c in d.choices)
+                d.intent["instances"] = list(d.choice_instances)
         self._balance.record(d)
+
+    def _keys_allow(self, batch: list[Draft]) -> bool:
+        """No draft of the batch (a chain's head too) has an answer whose option key (its
+        category) has won more than its showings allow (``Balancer.keys_allow``)."""
+        return all(self._balance.keys_allow(d) for d in batch)
 
     def _admit(self, d: Draft) -> bool:
         """Whether the family stays balanced with ``d`` in it (see :mod:`.balance`)."""

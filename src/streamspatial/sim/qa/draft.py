@@ -56,6 +56,12 @@ class Draft:
     # When set, ``choices`` holds more distractors than fit: the builder keeps ``n_options``
     # options, drawing distractors the way answers fall (see ``balance.pick_distractors``).
     n_options: int | None = None
+    # What distractors are balanced by, per option text (default: the text itself): a family
+    # whose options name objects keys them by category, the unit a blind model learns.
+    option_keys: dict[str, str] = field(default_factory=dict)
+    # The object each choice names (same order as ``choices``), when the intent lists them:
+    # trimming the choices trims ``intent["instances"]`` to the objects still offered.
+    choice_instances: tuple[int, ...] = ()
 
     @property
     def is_choice(self) -> bool:

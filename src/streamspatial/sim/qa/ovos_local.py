@@ -5,6 +5,8 @@ renderer's segmentation, ``FrameRecord.visible``), and image-space relations use
 boxes and depths the segmentation gives.  Thresholds keep every answer clear-cut, so a viewer
 of the frame could not hesitate.
 
+* 1.1.4 Viewpoint Height Perception — how high above the floor the camera is now (crouching,
+  kneeling or standing eye height, held for at least a second);
 * 1.1.2 Relative Physical Scale — which of two visible objects is larger / smaller (volume,
   at least 1.6× apart);
 * 1.2.1 Containment Relation — is the small object X on top of the piece of furniture Y;
@@ -19,6 +21,7 @@ from __future__ import annotations
 import itertools
 import random
 
+from streamspatial.sim.posture import LOWERED
 from streamspatial.sim.types import Visible
 
 from .common import intent, name, nameable
@@ -26,6 +29,7 @@ from .draft import Draft, DraftQuery
 from .ovos import labels
 from .prefix import Prefix
 from .registry import Episode, family
+from .search import class_first
 
 YES_NO = ("Yes", "No")
 SCALE_RATIO = 1.6  # the larger at least this many times the other's volume
@@ -34,6 +38,25 @@ OCCLUDE_OTHERS = 0.05  # …while no other nearer object covers more than this
 OCCLUDE_NONE = 0.02  # "nothing": no nearer object covers more than this
 NEARER_M = 0.3
 ORDER_GAP = 0.12  # image-width share between neighbouring box centres, left to right
+
+
+# 1.1.4: three classes with a height in each option rather than a metric ladder — the walks
+# hold three postures (sim.posture), so a ladder of clearly separated rungs over 0.6–1.7 m
+# has three rungs anyway, and a rung no posture reaches would give itself away.  Each option
+# names the class's typical eye height (the middle of its range); the bands below bracket
+# the ranges the walks draw, with 0.1–0.2 m to spare, so a height in a band is unmistakable.
+HEIGHTS = (
+    "About 0.75 m above the floor (crouching)",
+    "About 1.1 m above the floor (kneeling or sitting)",
+    "About 1.5 m above the floor (standing)",
+)
+HEIGHT_BANDS = (
+    (LOWERED["crouching"][0] - 0.1, LOWERED["crouching"][1] + 0.05),
+    (LOWERED["kneeling"][0] - 0.05, LOWERED["kneeling"][1] + 0.1),
+    (1.4, 2.0),  # standing eye height (1.5 m by default), with the walking bob
+)
+HELD_S = 1.0  # the height has been held this long, so the frame at t_q shows it
+HELD_SPREAD = 0.06  # m: its range over that second (the walking bob spans 0.04 m)
 
 
 def ovos(key: str, code: str, **kw):
@@ -58,6 +81,46 @@ def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, i
         choices=list(choices),
         **kw,
     )
+
+
+def _height(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
+    """The posture class held over the last ``HELD_S``; None while it is changing."""
+    j = p.k - p.frames_back(HELD_S)
+    if j < 0:
+        return None
+    z = [f.pose.position[2] for f in p.frames[j:]]
+    if max(z) - min(z) > HELD_SPREAD:
+        return None
+    for text, (lo, hi) in zip(HEIGHTS, HEIGHT_BANDS, strict=True):
+        if all(lo <= v <= hi for v in z):
+            return text, None
+    return None
+
+
+@ovos("viewpoint_height", "1.1.4", balanced=True)
+def viewpoint_height(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How high the camera is now: the class is drawn first, then the latest frame holding it.
+
+    (Proposals are not snapped to a grid to spread them out: standing holds nearly always, so
+    its items would sit on the grid and the lowered ones off it, a clock a blind model reads.)
+    """
+    got = class_first(ep, k, rng, HEIGHTS, _height)
+    if got is None:
+        return []
+    p, label, _ = got
+    return [
+        _draft(
+            p,
+            "viewpoint_height",
+            "About how high above the floor is the camera right now?",
+            label,
+            HEIGHTS,
+            [(p.t(p.k - p.frames_back(HELD_S)), p.t(p.k))],
+            intent("viewpoint_height", window_s=HELD_S),
+            answer_class=label,
+            classes=HEIGHTS,
+        )
+    ]
 
 
 @ovos("relative_scale", "1.1.2")
