@@ -98,6 +98,16 @@ class SimGroundTruth(PerceptionProvider):
         ]
         return [label_of(o.category) for o in objs], [o.color for o in objs]
 
+    def _actor_detections(self, rec: FrameRecord, time: float):
+        """(detection, hinge angle) of each actor seen in ``rec``, posed at ``time``."""
+        sched = self.meta.schedule
+        assert sched is not None
+        for v in rec.dynamic:
+            if v.pixels < self.min_pixels:
+                continue
+            actor = sched.actor(v.instance_id)
+            yield _actor_detection(actor, actor.pose_at(rec.pose.time), v)
+
     def _reset_state(self) -> None:
         self._state.reset()
 
@@ -130,9 +140,34 @@ class SimGroundTruth(PerceptionProvider):
                 )
             )
         scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None
-        extra = {"room": self._shapes[rec.room_id]} if rec.room_id is not None else {}
+        extra: dict[str, object] = (
+            {"room": self._shapes[rec.room_id]} if rec.room_id is not None else {}
+        )
+        if self.meta.schedule is not None:
+            # What moves is kept out of ``detections`` (the static scene graph): a tracker's
+            # dynamic tracks, with the hinge angle a pose estimator reads off a door leaf or a
+            # pendulum, and whether the room's lights are on (the frame's brightness).
+            extra["dynamic"] = tuple(self._actor_detections(rec, time))
+            extra["lit"] = rec.lit
         obs = Observation(
             index=index, time=time, pose=pose, detections=tuple(dets), scene=scene, extra=extra
         )
         # exploration views come after the last video frame: its vocabulary still applies
         return self._state.apply(obs, *self._vocabulary.at(min(index, len(self.meta.frames) - 1)))
+
+
+def _actor_detection(actor, pose, v) -> tuple[Detection, float]:
+    return (
+        Detection(
+            label=label_of(actor.category),
+            position=pose.position,
+            track_id=actor.actor_id,
+            score=1.0,
+            attributes=(actor.color,),
+            bbox=v.bbox,
+            visibility=float(v.pixels),
+            depth=v.mean_depth,
+            size=actor.size,
+        ),
+        pose.angle,
+    )

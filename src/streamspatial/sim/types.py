@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.sim.schedule import Schedule
 
 SCHEMA_VERSION = 1
 
@@ -492,6 +493,11 @@ class FrameRecord:
     pose: CameraPose
     room_id: int | None  # the room the camera stands in
     visible: tuple[Visible, ...] = field(default=())
+    # Dynamic episodes only: the actors seen (ids from schedule.ACTOR_ID_BASE), after
+    # occlusion, kept apart from ``visible`` so static questions never see what moves; and
+    # whether the lights of the camera's room are on.
+    dynamic: tuple[Visible, ...] = field(default=())
+    lit: bool = True
 
     @property
     def time(self) -> float:
@@ -500,13 +506,22 @@ class FrameRecord:
     def visible_ids(self, min_pixels: int = 1) -> set[int]:
         return {v.instance_id for v in self.visible if v.pixels >= min_pixels}
 
+    def dynamic_ids(self, min_pixels: int = 1) -> set[int]:
+        return {v.instance_id for v in self.dynamic if v.pixels >= min_pixels}
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "i": self.index,
             "pose": self.pose.to_list(),
             "room": self.room_id,
             "vis": [v.to_list() for v in self.visible],
         }
+        # written only when there is something dynamic: static episodes keep their bytes
+        if self.dynamic:
+            d["dyn"] = [v.to_list() for v in self.dynamic]
+        if not self.lit:
+            d["lit"] = False
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> FrameRecord:
@@ -515,6 +530,8 @@ class FrameRecord:
             pose=CameraPose.from_list(d["pose"]),
             room_id=None if d["room"] is None else int(d["room"]),
             visible=tuple(Visible.from_list(v) for v in d["vis"]),
+            dynamic=tuple(Visible.from_list(v) for v in d.get("dyn", ())),
+            lit=bool(d.get("lit", True)),
         )
 
 
@@ -528,6 +545,7 @@ class EpisodeMeta:
     frames: tuple[FrameRecord, ...]
     keypoints: tuple[Vec2, ...] = ()
     video: str = ""  # file name of the video, relative to the metadata file
+    schedule: Schedule | None = None  # dynamic episodes only (streamspatial.sim.schedule)
 
     @property
     def trajectory(self) -> Trajectory:
@@ -553,6 +571,7 @@ class EpisodeMeta:
             "keypoints": [[_round(x), _round(y)] for x, y in self.keypoints],
             "house": self.house.to_dict(),
             "frames": [f.to_dict() for f in self.frames],
+            **({"schedule": self.schedule.to_dict()} if self.schedule is not None else {}),
         }
 
     @classmethod
@@ -565,6 +584,7 @@ class EpisodeMeta:
                 frames=tuple(FrameRecord.from_dict(f) for f in d["frames"]),
                 keypoints=tuple((_f(p[0]), _f(p[1])) for p in d.get("keypoints", [])),
                 video=str(d.get("video", "")),
+                schedule=Schedule.from_dict(d["schedule"]) if d.get("schedule") else None,
             )
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise InputError(

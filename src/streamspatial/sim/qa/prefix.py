@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from streamspatial.sim.schedule import Actor, ActorPose, Event
 from streamspatial.sim.types import EpisodeMeta, FrameRecord, House, SceneObject
 
 DEFAULT_MIN_PIXELS = 60  # at 320×240; scaled with the image area by :func:`min_pixels_for`
@@ -63,6 +64,7 @@ class Prefix:
         )
         self._objects = {o.instance_id: o for o in meta.house.objects}
         self._rooms = {r.room_id: r for r in meta.house.rooms}
+        self._schedule = meta.schedule
 
     # -- time ------------------------------------------------------------------------------
     @property
@@ -122,6 +124,39 @@ class Prefix:
         """Stretches of frames in which the instance counted as seen."""
         idx = [i for i, f in enumerate(self.frames) if instance_id in self.seen_ids(f)]
         return _runs(instance_id, idx)
+
+    # -- dynamic episodes (sim.schedule): only what has happened by the query time ------------
+    @property
+    def dynamic(self) -> bool:
+        return self._schedule is not None and not self._schedule.empty
+
+    def actor(self, actor_id: int) -> Actor:
+        """An actor of the schedule (its category, colour, size; its track is the future too:
+        read poses through :meth:`actor_pose` with a prefix frame)."""
+        if self._schedule is None:
+            raise KeyError(actor_id)
+        return self._schedule.actor(actor_id)
+
+    def actor_pose(self, actor_id: int, i: int = -1) -> ActorPose:
+        """Where an actor was at prefix frame ``i`` (never later than the query frame)."""
+        i = i if i >= 0 else len(self.frames) + i
+        if not 0 <= i < len(self.frames):
+            raise IndexError(f"frame {i} is not in the prefix")
+        return self.actor(actor_id).pose_at(self.t(i))
+
+    def events(self, kinds: Iterable[str] | None = None) -> list[Event]:
+        """The schedule's events complete by the query time (``end <= t_q``)."""
+        if self._schedule is None:
+            return []
+        return self._schedule.events_until(self.time, kinds)
+
+    def dynamic_seen(self, frame: FrameRecord) -> set[int]:
+        return frame.dynamic_ids(self.min_pixels)
+
+    def dynamic_runs(self, actor_id: int) -> list[Run]:
+        """Stretches of prefix frames in which the actor counted as seen."""
+        idx = [i for i, f in enumerate(self.frames) if actor_id in self.dynamic_seen(f)]
+        return _runs(actor_id, idx)
 
     def evidence(
         self, instance_ids: Iterable[int], *, limit: int = 8

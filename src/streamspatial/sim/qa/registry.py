@@ -51,6 +51,7 @@ class Family:
     answer: Literal["choice", "number"]
     min_history_s: float = 3.0  # earliest query time worth asking at
     balanced: bool = False  # answers in fixed classes: more candidate frames are tried
+    dynamic: bool = False  # asks about events (sim.schedule): needs a dynamic episode
 
 
 FAMILIES: dict[str, Family] = {}
@@ -64,13 +65,14 @@ def family(
     *,
     min_history_s: float = 3.0,
     balanced: bool = False,
+    dynamic: bool = False,
 ) -> Callable[[Generator], Generator]:
     """Register a generator under ``key`` (decorator)."""
 
     def deco(fn: Generator) -> Generator:
         if key in FAMILIES:
             raise ValueError(f"question family {key!r} registered twice")
-        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s, balanced)
+        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s, balanced, dynamic)
         return fn
 
     return deco
