@@ -20,6 +20,7 @@ import numpy as np
 from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
+from .dynamic import DynamicLog
 from .nodes import InView, Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
 
 PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
@@ -67,6 +68,8 @@ class SceneGraphMemory:
         self.outliers = 0
         self.dropped = 0  # sightings discarded: pruned blips and outlier readings
         self._blips: deque[tuple[float, int]] = deque()  # (created, node) untracked singles
+        # what moved, switched or changed (dynamic episodes only; empty for a static stream)
+        self.dynamic = DynamicLog()
 
     # -- ingestion --------------------------------------------------------------------------
     def ingest(self, obs: Observation, jpeg: bytes | None = None) -> None:
@@ -80,6 +83,7 @@ class SceneGraphMemory:
         self.last_index = obs.index
         self.frames += 1
         self._ingest_pose(obs)
+        self.dynamic.ingest(obs)
         seen: list[int] = []
         self.in_view = []
         for det in obs.detections:
