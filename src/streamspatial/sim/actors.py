@@ -49,7 +49,7 @@ LEAF_INSET = 0.04  # hinge this far inside the opening's half width (the jamb li
 DOOR_OPEN = math.pi / 2  # the angle of a fully open leaf (square to the wall)
 PENDULUM_BASE = 0.3  # share of a pendulum's height taken by its base block
 PENDULUM_ROD = 0.68  # share of its height the rod rises above the pivot
-BOB_RADIUS = 0.055  # a 160×120 frame shows it ≥ 4 px across from 3 m (vfov 60°)
+BOB_RADIUS = 0.065  # about 5 px across in a 160×120 frame from 2.5 m (vfov 60°)
 PERSON_HEIGHT = 1.7
 HIDDEN_Z = -50.0  # absent actors are parked below the floor (and their geoms hidden)
 ROUND_PROPS = ("cup", "mug", "bottle", "vase", "can", "jar", "glass", "bowl", "pot", "candle")
@@ -336,6 +336,11 @@ class ActorRig:
             p.position[0] + r * math.cos(p.yaw + p.angle),
             p.position[1] + r * math.sin(p.yaw + p.angle),
         )
+
+    def door_of(self, actor_id: int) -> int:
+        """The door a door-leaf actor hangs in; −1 for every other actor."""
+        a = self._by_id[actor_id]
+        return a.door_id if a.kind == "door_leaf" else -1
 
     def geoms(self, actor_id: int) -> np.ndarray:
         return self._geoms[actor_id]

@@ -227,6 +227,7 @@ class HouseRenderer:
             name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
             if name.endswith("_outside"):
                 self._light_room[g] = -1
+        self._light_door = self._geom_door.copy()  # door frames: lit as the viewer's side
         self._geom_instance = lut
         self._geom_room = rooms
         self._door_rooms = door_rooms
@@ -275,9 +276,9 @@ class HouseRenderer:
         if state is None:
             return RenderedFrame(rgb=rgb, depth=depth, instance=instance)
         off = state.lights_off
-        if off:
-            self._darken(rgb, off)
         here = view_room(self.house, pose.position[0], pose.position[1])
+        if off:
+            self._darken(rgb, off, here)
         return RenderedFrame(rgb=rgb, depth=depth, instance=instance, lit=here not in off)
 
     def _apply_state(self, pose: CameraPose, state) -> None:
@@ -297,17 +298,26 @@ class HouseRenderer:
                 geoms = self._rig.geoms(aid)
                 m.geom_group[geoms] = 0 if show else HIDDEN_GROUP
                 self._light_room[geoms] = -1 if room is None else room
+                door = self._rig.door_of(aid)  # a leaf in its doorway: lit as its frame
+                self._light_door[geoms] = door if room is None else -1
         for k in state.lights_off:
             i = self._lamp_ids.get(k)
             if i is not None:
                 m.light_active[i] = 0
 
-    def _darken(self, rgb: np.ndarray, off: frozenset[int]) -> None:
-        """Scale the pixels lit by a switched-off room's lights by :data:`LIGHTS_OFF_GAIN`."""
+    def _darken(self, rgb: np.ndarray, off: frozenset[int], here: int) -> None:
+        """Scale the pixels lit by a switched-off room's lights by :data:`LIGHTS_OFF_GAIN`.
+
+        A door's frame (and a leaf in the doorway) is seen from the camera's side: it is dark
+        when it is a door of the camera's room and that room is dark.
+        """
         scene = self._renderer._scene
         geom_type = int(mujoco.mjtObj.mjOBJ_GEOM)
         lut = np.zeros(scene.ngeom + 1, dtype=bool)
         dark = np.isin(self._light_room, list(off))
+        if here in off:
+            doors = [d for d, rooms in self._door_rooms.items() if here in rooms]
+            dark |= np.isin(self._light_door, doors)
         for g in scene.geoms[: scene.ngeom]:
             if g.segid != -1 and g.objtype == geom_type and 0 <= g.objid < len(dark):
                 lut[g.segid + 1] = dark[g.objid]
