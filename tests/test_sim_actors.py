@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from streamspatial.sim.actors import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
+from streamspatial.sim.door_leaf import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
 from streamspatial.sim.episode import render_episode
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.render import HouseRenderer

@@ -17,7 +17,8 @@ Conventions (what a schedule's numbers mean on screen; the planner relies on the
   height, :data:`LEAF_HEIGHT`/2 above the floor); the leaf runs from the hinge in the direction
   ``yaw + angle``: ``angle = 0`` is shut (``yaw`` points from the hinge jamb to the other jamb),
   ``angle = π/2`` stands square to the wall, open into the room on the left of ``yaw``.
-  ``size = (leaf width, LEAF_THICKNESS, LEAF_HEIGHT)``.  Use :func:`door_leaf_actor`.  The
+  ``size = (leaf width, LEAF_THICKNESS, LEAF_HEIGHT)``.  Build one with
+  :func:`~streamspatial.sim.door_leaf.door_leaf_actor` (re-exported here).  The
   house's own (always open) leaf of that door is not drawn while a door-leaf actor hangs there.
 * **pendulum**: a metronome facing local ``+x`` (``yaw`` is the way its face looks), best
   ``size ≈ (0.15, 0.25, 0.5)``: a base block (the lower :data:`PENDULUM_BASE` of the height,
@@ -40,13 +41,9 @@ import mujoco
 import numpy as np
 
 from streamspatial.sim import catalog
-from streamspatial.sim.schedule import Actor, ActorPose, SceneState, Waypoint
-from streamspatial.sim.types import Door, House
+from streamspatial.sim.door_leaf import DOOR_OPEN, LEAF_HEIGHT, LEAF_THICKNESS, door_leaf_actor
+from streamspatial.sim.schedule import Actor, ActorPose, SceneState
 
-LEAF_HEIGHT = 2.0  # door leaf (m); the opening is DOOR_HEIGHT (structure) tall
-LEAF_THICKNESS = 0.04
-LEAF_INSET = 0.04  # hinge this far inside the opening's half width (the jamb lining)
-DOOR_OPEN = math.pi / 2  # the angle of a fully open leaf (square to the wall)
 PENDULUM_BASE = 0.3  # share of a pendulum's height taken by its base block
 PENDULUM_ROD = 0.68  # share of its height the rod rises above the pivot
 BOB_RADIUS = 0.065  # about 5 px across in a 160×120 frame from 2.5 m (vfov 60°)
@@ -65,81 +62,6 @@ def tint(color: str) -> tuple[float, float, float]:
     as :func:`streamspatial.sim.mjcf.tinted` does (shading takes about a quarter off)."""
     rgb = catalog.COLORS.get(color, catalog.COLORS["gray"])
     return tuple(min(1.0, (0.8 * c + 0.2 * 0.55) * 1.3) for c in rgb)  # type: ignore[return-value]
-
-
-# ----------------------------------------------------------------------------- door leaves
-
-
-def door_leaf_actor(
-    door: Door,
-    actor_id: int,
-    *,
-    house: House | None = None,
-    into_room: int | None = None,
-    color: str = "white",
-    track: tuple[Waypoint, ...] | None = None,
-) -> Actor:
-    """A door-leaf actor hung in ``door``, opening (positive angles) into ``into_room``.
-
-    ``into_room`` is ``door.room_a`` or ``door.room_b`` (default ``room_a``); the hinge goes on
-    the jamb that makes a positive angle swing into it (``house`` tells which side of the wall
-    that room is on; without it ``room_a`` is taken to lie on the −across side).  ``track``
-    defaults to shut forever; build one with :func:`door_leaf_track` from :func:`door_hinge`.
-    """
-    hinge, yaw = door_hinge(door, into_room, house)
-    leaf = door.width - 2 * LEAF_INSET
-    if track is None:
-        track = (Waypoint(0.0, hinge, yaw, True, 0.0),)
-    return Actor(
-        actor_id=actor_id,
-        kind="door_leaf",
-        category="door",
-        color=color,
-        size=(leaf, LEAF_THICKNESS, LEAF_HEIGHT),
-        track=track,
-        door_id=door.door_id,
-    )
-
-
-def door_hinge(
-    door: Door, into_room: int | None = None, house: House | None = None
-) -> tuple[tuple[float, float, float], float]:
-    """(hinge position, yaw) of a leaf in ``door`` whose positive angles open into ``into_room``."""
-    side = door_side(door, door.room_a if into_room is None else into_room, house)
-    across = np.array([0.0, 1.0]) if door.axis == "x" else np.array([1.0, 0.0])
-    # At +π/2 the leaf points along d rotated a quarter turn CCW, which must be across·side:
-    # rot90(d) = a  ⇔  d = (a_y, −a_x).
-    a = across * side
-    d = np.array([a[1], -a[0]])
-    hinge = np.array(door.center) - d * (door.width / 2 - LEAF_INSET)
-    return (float(hinge[0]), float(hinge[1]), LEAF_HEIGHT / 2), math.atan2(d[1], d[0])
-
-
-def door_side(door: Door, room: int, house: House | None = None) -> int:
-    """+1 when ``room`` lies on the +across side of the door's wall (+y for an x wall), else −1."""
-    if house is not None:
-        cx, cy = door.center
-        for s in (1, -1):
-            p = (cx, cy + 0.3 * s) if door.axis == "x" else (cx + 0.3 * s, cy)
-            if house.room_at(*p) == room:
-                return s
-    return -1 if room == door.room_a else 1
-
-
-def door_leaf_track(
-    hinge: tuple[float, float, float],
-    yaw: float,
-    swings: list[tuple[float, float, float, float]],
-    *,
-    start_angle: float = 0.0,
-) -> tuple[Waypoint, ...]:
-    """Waypoints of a leaf that turns from ``a0`` to ``a1`` between ``t0`` and ``t1`` for each
-    ``(t0, t1, a0, a1)`` of ``swings`` (sorted, non-overlapping), holding still in between."""
-    out = [Waypoint(0.0, hinge, yaw, True, start_angle)]
-    for t0, t1, a0, a1 in swings:
-        out.append(Waypoint(t0, hinge, yaw, True, a0))
-        out.append(Waypoint(t1, hinge, yaw, True, a1))
-    return tuple(sorted(out, key=lambda w: w.time))
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -419,9 +341,6 @@ __all__ = [
     "LEAF_HEIGHT",
     "LEAF_THICKNESS",
     "ActorRig",
-    "door_hinge",
     "door_leaf_actor",
-    "door_leaf_track",
-    "door_side",
     "tint",
 ]

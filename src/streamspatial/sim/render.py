@@ -30,6 +30,7 @@ from scipy import ndimage
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.sim.actors import ActorRig
+from streamspatial.sim.darkness import Darkness
 from streamspatial.sim.scene import Box, camera_axes, scene_boxes
 from streamspatial.sim.schedule import ACTOR_ID_BASE, Schedule
 from streamspatial.sim.types import CameraPose, House, Intrinsics, Visible
@@ -115,9 +116,6 @@ def camera_quat(pose: CameraPose) -> np.ndarray:
 HIDDEN_GROUP = 3  # geoms culled for this view are moved here; the scene option hides it
 MAX_LIGHTS = 8  # fixed-function GL lights; the directional fills take two
 PVS_DOORS = 2  # rooms up to this many doors from the camera's room may be in view
-# Light left in a room whose lights are off: its pixels are scaled by this (daylight through the
-# windows; the baked lamp shading and the headlight would otherwise keep it as bright as lit).
-LIGHTS_OFF_GAIN = 0.3
 
 
 def view_room(house: House, x: float, y: float) -> int:
@@ -202,8 +200,12 @@ class HouseRenderer:
         door_rooms = {d.door_id: (d.room_a, d.room_b) for d in house.doors}
         obj_room = {o.instance_id: o.room_id for o in house.objects}
         self._geom_door = np.full(self.model.ngeom, -1, dtype=np.int32)
-        for g in range(self.model.ngeom):
-            name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
+        # geoms never drawn: a house leaf of a door that a door-leaf actor hangs in
+        self._never = np.zeros(self.model.ngeom, dtype=bool)
+        replaced = set() if rig is None else rig.door_ids
+        kind = mujoco.mjtObj.mjOBJ_GEOM
+        names = [mujoco.mj_id2name(self.model, kind, g) or "" for g in range(self.model.ngeom)]
+        for g, name in enumerate(names):
             head, _, rest = name.partition("_")
             key = int(rest.split("_")[0]) if rest[:1].isdigit() else -1
             if head == "obj":
@@ -213,21 +215,8 @@ class HouseRenderer:
                 rooms[g] = key
             elif head == "d":
                 self._geom_door[g] = key
-        # geoms never drawn: a house leaf of a door that a door-leaf actor hangs in
-        self._never = np.zeros(self.model.ngeom, dtype=bool)
-        if rig is not None:
-            for g in range(self.model.ngeom):
-                name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
-                head, _, rest = name.partition("_")
-                if head == "d" and rest.endswith(("_leaf", "_knob")):
-                    self._never[g] = int(rest.split("_")[0]) in rig.door_ids
-        # the room whose lights light each geom's pixels (-1: none, e.g. the view outside)
-        self._light_room = np.where(self._geom_door >= 0, -1, rooms)
-        for g in range(self.model.ngeom):
-            name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
-            if name.endswith("_outside"):
-                self._light_room[g] = -1
-        self._light_door = self._geom_door.copy()  # door frames: lit as the viewer's side
+                self._never[g] = key in replaced and rest.endswith(("_leaf", "_knob"))
+        self._darkness = Darkness(rooms, self._geom_door, names, door_rooms)
         self._geom_instance = lut
         self._geom_room = rooms
         self._door_rooms = door_rooms
@@ -278,7 +267,7 @@ class HouseRenderer:
         off = state.lights_off
         here = view_room(self.house, pose.position[0], pose.position[1])
         if off:
-            self._darken(rgb, off, here)
+            self._darkness.apply(rgb, self._renderer._scene, self._segimage, off, here)
         return RenderedFrame(rgb=rgb, depth=depth, instance=instance, lit=here not in off)
 
     def _apply_state(self, pose: CameraPose, state) -> None:
@@ -297,32 +286,11 @@ class HouseRenderer:
                 show = p.present and (near is None or room is None or room in near)
                 geoms = self._rig.geoms(aid)
                 m.geom_group[geoms] = 0 if show else HIDDEN_GROUP
-                self._light_room[geoms] = -1 if room is None else room
-                door = self._rig.door_of(aid)  # a leaf in its doorway: lit as its frame
-                self._light_door[geoms] = door if room is None else -1
+                self._darkness.place(geoms, room, self._rig.door_of(aid))
         for k in state.lights_off:
             i = self._lamp_ids.get(k)
             if i is not None:
                 m.light_active[i] = 0
-
-    def _darken(self, rgb: np.ndarray, off: frozenset[int], here: int) -> None:
-        """Scale the pixels lit by a switched-off room's lights by :data:`LIGHTS_OFF_GAIN`.
-
-        A door's frame (and a leaf in the doorway) is seen from the camera's side: it is dark
-        when it is a door of the camera's room and that room is dark.
-        """
-        scene = self._renderer._scene
-        geom_type = int(mujoco.mjtObj.mjOBJ_GEOM)
-        lut = np.zeros(scene.ngeom + 1, dtype=bool)
-        dark = np.isin(self._light_room, list(off))
-        if here in off:
-            doors = [d for d, rooms in self._door_rooms.items() if here in rooms]
-            dark |= np.isin(self._light_door, doors)
-        for g in scene.geoms[: scene.ngeom]:
-            if g.segid != -1 and g.objtype == geom_type and 0 <= g.objid < len(dark):
-                lut[g.segid + 1] = dark[g.objid]
-        mask = lut[self._segimage]
-        rgb[mask] = (rgb[mask] * LIGHTS_OFF_GAIN).astype(np.uint8)
 
     def _cull(self, pose: CameraPose) -> None:
         """Hide geoms of rooms that cannot be in view and geoms outside the view frustum."""
