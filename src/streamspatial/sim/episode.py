@@ -23,6 +23,7 @@ from streamspatial.core.errors import InputError
 from streamspatial.sim.camera import CameraLook
 from streamspatial.sim.render import DEFAULT_VFOV
 from streamspatial.sim.render_process import RenderProcess
+from streamspatial.sim.schedule import Schedule
 from streamspatial.sim.types import (
     EpisodeMeta,
     FrameRecord,
@@ -88,6 +89,7 @@ def render_episode(
     progress: Progress | None = None,
     crf: int = 23,
     timings: MutableMapping[str, float] | None = None,
+    schedule: Schedule | None = None,
 ) -> EpisodePaths:
     """Render every pose of ``trajectory`` to ``out_dir/<name>.mp4`` and its metadata.
 
@@ -95,7 +97,9 @@ def render_episode(
     there why), a couple of frames ahead of the encoder.  ``timings``, when given, accumulates
     the seconds spent per stage (``render`` — waiting for the render process, and visibility
     —, ``encode``, ``metadata``), which is how ``benchmarks/sim.py`` breaks a minute of video
-    down.
+    down.  ``schedule`` makes the episode dynamic: its actors and light switches are drawn,
+    each frame records the actors seen in ``FrameRecord.dynamic`` (and only house objects in
+    ``visible``) and whether the camera's room is lit, and the metadata keeps the schedule.
     """
     clock = {"render": 0.0, "encode": 0.0, "metadata": 0.0}
     if trajectory.house_id != house.house_id:
@@ -109,7 +113,7 @@ def render_episode(
     # Textured houses are filmed through a camera model; the box world stays exact pixels.
     look = CameraLook(size, house.seed) if house.style == "textured" else None
     with (
-        RenderProcess(house, size, vfov_deg) as renderer,
+        RenderProcess(house, size, vfov_deg, schedule) as renderer,
         VideoWriter(video, size, trajectory.fps, crf) as writer,
     ):
         frames = renderer.render_many(trajectory.poses)
@@ -117,11 +121,13 @@ def render_episode(
             t0 = time.perf_counter()
             frame = next(frames)
             x, y, _ = pose.position
-            records.append(
-                FrameRecord(
-                    index=i, pose=pose, room_id=house.room_at(x, y), visible=frame.visibility()
-                )
-            )
+            room = house.room_at(x, y)
+            if schedule is None:
+                rec = FrameRecord(index=i, pose=pose, room_id=room, visible=frame.visibility())
+            else:
+                static, dynamic = frame.split_visibility()
+                rec = FrameRecord(i, pose, room, static, dynamic=dynamic, lit=frame.lit)
+            records.append(rec)
             t1 = time.perf_counter()
             writer.write(frame.rgb if look is None else look.apply(frame.rgb, i))
             clock["render"] += t1 - t0
@@ -139,6 +145,7 @@ def render_episode(
         frames=tuple(records),
         keypoints=trajectory.keypoints,
         video=video.name,
+        schedule=schedule,
     )
     meta_path = save_episode_meta(meta, meta_path_for(video))
     clock["metadata"] = time.perf_counter() - t0

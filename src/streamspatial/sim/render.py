@@ -29,7 +29,10 @@ import numpy as np
 from scipy import ndimage
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.sim.actors import ActorRig
+from streamspatial.sim.darkness import Darkness
 from streamspatial.sim.scene import Box, camera_axes, scene_boxes
+from streamspatial.sim.schedule import ACTOR_ID_BASE, Schedule
 from streamspatial.sim.types import CameraPose, House, Intrinsics, Visible
 
 DEFAULT_VFOV = 60.0
@@ -43,9 +46,18 @@ class RenderedFrame:
     rgb: np.ndarray  # (H, W, 3) uint8
     depth: np.ndarray  # (H, W) float32 metres along the optical axis; inf where nothing
     instance: np.ndarray  # (H, W) int32 instance ids, 0 for structure / background
+    lit: bool = True  # the lights of the camera's room are on (dynamic scenes switch them)
 
     def visibility(self) -> tuple[Visible, ...]:
         return visibility(self.instance, self.depth)
+
+    def split_visibility(self) -> tuple[tuple[Visible, ...], tuple[Visible, ...]]:
+        """(house objects seen, actors seen): ids below / from ``ACTOR_ID_BASE``."""
+        vis = self.visibility()
+        return (
+            tuple(v for v in vis if v.instance_id < ACTOR_ID_BASE),
+            tuple(v for v in vis if v.instance_id >= ACTOR_ID_BASE),
+        )
 
 
 def scene_xml(house: House, width: int, height: int, vfov_deg: float = DEFAULT_VFOV) -> str:
@@ -106,8 +118,19 @@ MAX_LIGHTS = 8  # fixed-function GL lights; the directional fills take two
 PVS_DOORS = 2  # rooms up to this many doors from the camera's room may be in view
 
 
-def textured_model(house: House, width: int, height: int, vfov_deg: float) -> mujoco.MjModel:
-    """The MuJoCo model of a textured house: rooms, windows, lamps and catalogue models."""
+def view_room(house: House, x: float, y: float) -> int:
+    """The room the camera's view is of: the room it stands in, or in a doorway the nearest."""
+    here = house.room_at(x, y)
+    if here is None:
+        here = min(house.rooms, key=lambda r: math.dist(r.centroid, (x, y))).room_id
+    return here
+
+
+def textured_model(
+    house: House, width: int, height: int, vfov_deg: float, rig: ActorRig | None = None
+) -> mujoco.MjModel:
+    """The MuJoCo model of a textured house: rooms, windows, lamps and catalogue models
+    (and ``rig``'s actors, after the camera so that the camera stays mocap body 0)."""
     from streamspatial.sim.mjcf import SceneBuilder, instance_model
     from streamspatial.sim.structure import build_structure
 
@@ -131,6 +154,8 @@ def textured_model(house: House, width: int, height: int, vfov_deg: float) -> mu
             half = (o.size[0] / 2, o.size[1] / 2, o.size[2] / 2)
             _frame_box(b, f"obj_{o.instance_id}_0", o.position, half, o.yaw, o.rgb, grain)
     b.add_camera(vfov_deg)
+    if rig is not None:
+        rig.build(b.spec)
     return b.compile()
 
 
@@ -138,16 +163,29 @@ class HouseRenderer:
     """Renders one house from arbitrary camera poses; use as a context manager (GL cleanup)."""
 
     def __init__(
-        self, house: House, size: tuple[int, int] = (320, 240), vfov_deg: float = DEFAULT_VFOV
+        self,
+        house: House,
+        size: tuple[int, int] = (320, 240),
+        vfov_deg: float = DEFAULT_VFOV,
+        schedule: Schedule | None = None,
     ):
         width, height = size
         self.house = house
+        self.schedule = schedule
         self.intrinsics = Intrinsics.from_vfov(width, height, vfov_deg)
         self.textured = house.style == "textured"
+        rig = ActorRig(schedule.actors) if schedule is not None and schedule.actors else None
+        self._rig = rig
         if self.textured:
-            self.model = textured_model(house, width, height, vfov_deg)
-        else:
+            self.model = textured_model(house, width, height, vfov_deg, rig)
+        elif rig is None:
             self.model = mujoco.MjModel.from_xml_string(scene_xml(house, width, height, vfov_deg))
+        else:
+            spec = mujoco.MjSpec.from_string(scene_xml(house, width, height, vfov_deg))
+            rig.build(spec)
+            self.model = spec.compile()
+        if rig is not None:
+            rig.bind(self.model)
         self.data = mujoco.MjData(self.model)
         try:
             self._renderer = mujoco.Renderer(self.model, height=height, width=width)
@@ -162,8 +200,12 @@ class HouseRenderer:
         door_rooms = {d.door_id: (d.room_a, d.room_b) for d in house.doors}
         obj_room = {o.instance_id: o.room_id for o in house.objects}
         self._geom_door = np.full(self.model.ngeom, -1, dtype=np.int32)
-        for g in range(self.model.ngeom):
-            name = mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_GEOM, g) or ""
+        # geoms never drawn: a house leaf of a door that a door-leaf actor hangs in
+        self._never = np.zeros(self.model.ngeom, dtype=bool)
+        replaced = set() if rig is None else rig.door_ids
+        kind = mujoco.mjtObj.mjOBJ_GEOM
+        names = [mujoco.mj_id2name(self.model, kind, g) or "" for g in range(self.model.ngeom)]
+        for g, name in enumerate(names):
             head, _, rest = name.partition("_")
             key = int(rest.split("_")[0]) if rest[:1].isdigit() else -1
             if head == "obj":
@@ -173,6 +215,8 @@ class HouseRenderer:
                 rooms[g] = key
             elif head == "d":
                 self._geom_door[g] = key
+                self._never[g] = key in replaced and rest.endswith(("_leaf", "_knob"))
+        self._darkness = Darkness(rooms, self._geom_door, names, door_rooms)
         self._geom_instance = lut
         self._geom_room = rooms
         self._door_rooms = door_rooms
@@ -207,22 +251,52 @@ class HouseRenderer:
             raise RuntimeError("renderer is closed")
         self.data.mocap_pos[0] = pose.position
         self.data.mocap_quat[0] = camera_quat(pose)
+        state = None if self.schedule is None else self.schedule.state_at(pose.time)
+        if state is not None and self._rig is not None:
+            self._rig.pose(self.data, state)
         mujoco.mj_forward(self.model, self.data)
         if self.textured:
             self._cull(pose)
+        if state is not None:
+            self._apply_state(pose, state)
         r.update_scene(self.data, camera="eye", scene_option=self._opt)
         rgb = r.render().copy()
         depth, instance = self._segment_and_depth()
-        return RenderedFrame(rgb=rgb, depth=depth, instance=instance)
+        if state is None:
+            return RenderedFrame(rgb=rgb, depth=depth, instance=instance)
+        off = state.lights_off
+        here = view_room(self.house, pose.position[0], pose.position[1])
+        if off:
+            self._darkness.apply(rgb, self._renderer._scene, self._segimage, off, here)
+        return RenderedFrame(rgb=rgb, depth=depth, instance=instance, lit=here not in off)
+
+    def _apply_state(self, pose: CameraPose, state) -> None:
+        """Show present actors (in rooms that can be in view), hide the house leaves that
+        door-leaf actors replace, and switch off the lamps of rooms whose lights are off."""
+        m = self.model
+        m.geom_group[self._never] = HIDDEN_GROUP
+        if self._rig is not None:
+            near = (
+                self._pvs[view_room(self.house, pose.position[0], pose.position[1])]
+                if self.textured
+                else None
+            )
+            for aid, p in state.actors.items():
+                room = self.house.room_at(*self._rig.anchor(aid, p))
+                show = p.present and (near is None or room is None or room in near)
+                geoms = self._rig.geoms(aid)
+                m.geom_group[geoms] = 0 if show else HIDDEN_GROUP
+                self._darkness.place(geoms, room, self._rig.door_of(aid))
+        for k in state.lights_off:
+            i = self._lamp_ids.get(k)
+            if i is not None:
+                m.light_active[i] = 0
 
     def _cull(self, pose: CameraPose) -> None:
         """Hide geoms of rooms that cannot be in view and geoms outside the view frustum."""
         m = self.model
         x, y, _ = pose.position
-        here = self.house.room_at(x, y)
-        if here is None:  # standing in a doorway: the nearest room's view
-            here = min(self.house.rooms, key=lambda r: math.dist(r.centroid, (x, y))).room_id
-        near = self._pvs[here]
+        near = self._pvs[view_room(self.house, x, y)]  # in a doorway: the nearest room's view
         room_ok = np.isin(self._geom_room, list(near))
         for door_id, (a, b) in self._door_rooms.items():
             if a in near or b in near:
@@ -272,6 +346,7 @@ class HouseRenderer:
             if g.segid != -1 and g.objtype == geom_type and 0 <= g.objid < len(self._geom_instance):
                 lut[g.segid + 1] = self._geom_instance[g.objid]
         instance = lut[segimage]
+        self._segimage = segimage
         depth = self._metric_depth(self._depth_buf[::-1])
         depth[segimage == 0] = np.inf  # background: nothing was drawn there
         return depth, instance

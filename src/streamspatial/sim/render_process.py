@@ -36,6 +36,7 @@ from typing import IO, Any, NoReturn
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.sim.render import DEFAULT_VFOV  # importing mujoco creates no GL context
+from streamspatial.sim.schedule import Schedule
 from streamspatial.sim.types import CameraPose, House, Intrinsics
 
 _HEADER = struct.Struct("<QI")  # pickle length, number of out-of-band buffers
@@ -157,14 +158,20 @@ class RenderProcess:
     """A :class:`~streamspatial.sim.render.HouseRenderer` living in a child interpreter."""
 
     def __init__(
-        self, house: House, size: tuple[int, int] = (320, 240), vfov_deg: float = DEFAULT_VFOV
+        self,
+        house: House,
+        size: tuple[int, int] = (320, 240),
+        vfov_deg: float = DEFAULT_VFOV,
+        schedule: Schedule | None = None,
     ):
         self.house = house
         self.size = size
         self._pending = 0
         self._worker: _Worker | None = _Worker.take()
+        # a static renderer is opened exactly as before (no fourth argument)
+        args = (house, tuple(size), vfov_deg) + (() if schedule is None else (schedule,))
         try:
-            self.intrinsics: Intrinsics = self._call(("open", house, tuple(size), vfov_deg))
+            self.intrinsics: Intrinsics = self._call(("open", *args))
         except BaseException:
             self.close()
             raise
