@@ -26,7 +26,6 @@ from streamspatial.sim.event_params import (
     PROP_SIZE,
     SURFACE_DIST,
     UNCHANGED_PROB,
-
 )
 from streamspatial.sim.event_scene import Surface
 from streamspatial.sim.manoeuvres import Segment, glance_back
@@ -56,7 +55,9 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
     return cands[int(ctx.rng.integers(len(cands)))]
 
 
-def plan_glance(ctx: Ctx, anchor: CameraPose, start: int, next_id) -> tuple[Segment, Content] | None:
+def plan_glance(
+    ctx: Ctx, anchor: CameraPose, start: int, next_id
+) -> tuple[Segment, Content] | None:
     """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk."""
     target = glance_target(ctx, anchor)
     if target is None:
@@ -64,7 +65,9 @@ def plan_glance(ctx: Ctx, anchor: CameraPose, start: int, next_id) -> tuple[Segm
     surf, yaw, pitch = target
     rng, fps = ctx.rng, ctx.fps
     away = float(rng.uniform(*GLANCE_TURN)) * (1 if rng.random() < 0.5 else -1)
-    seg = glance_back(anchor.yaw, anchor.pitch, yaw, pitch, away, float(rng.uniform(*GLANCE_AWAY)), fps)
+    seg = glance_back(
+        anchor.yaw, anchor.pitch, yaw, pitch, away, float(rng.uniform(*GLANCE_AWAY)), fps
+    )
     # The surface is out of view from the first pose after look1 it is not seen to the last
     # before look2: the changes happen (and the event spans) only inside the still part.
     a, b = seg.marks["away"]
@@ -150,9 +153,19 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
         track = []
         for i, (t, spot, present) in enumerate(p["states"]):
             if i and spot != p["states"][i - 1][1]:  # a jump: stand still up to it
-                track.append(Waypoint(round(t - 1e-3, 5), tuple(xyz(p["states"][i - 1][1], cat)), 0.0, True))
+                track.append(
+                    Waypoint(round(t - 1e-3, 5), tuple(xyz(p["states"][i - 1][1], cat)), 0.0, True)
+                )
             track.append(Waypoint(round(t, 5), tuple(xyz(spot, cat)), 0.0, present))
-        out.props.append({"id": p["id"], "category": cat, "size": PROP_SIZE[cat], "track": track, "color": p["color"]})
+        out.props.append(
+            {
+                "id": p["id"],
+                "category": cat,
+                "size": PROP_SIZE[cat],
+                "track": track,
+                "color": p["color"],
+            }
+        )
     return out
 
 
@@ -171,7 +184,9 @@ def place_pendulum(
         if surf.obj.instance_id in ctx.used_surfaces:
             continue
         pts = [(x, y, surf.top + PENDULUM_SIZE[2]) for x, y in surf.spots]
-        seen = ctx.seen(pose, pts) & ctx.seen(pose, [(x, y, surf.top + 0.02) for x, y in surf.spots])
+        seen = ctx.seen(pose, pts) & ctx.seen(
+            pose, [(x, y, surf.top + 0.02) for x, y in surf.spots]
+        )
         if not seen.any():
             continue
         x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
@@ -181,10 +196,25 @@ def place_pendulum(
         yaw = math.atan2(cy - y, cx - x)  # its face to the camera: it swings across the view
         pos = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4))
         swing = Swing(round(start, 5), round(start + k * period, 5), round(period, 5), AMPLITUDE)
-        actor = Actor(actor_id, "pendulum", "metronome", "black", PENDULUM_SIZE, (Waypoint(0.0, pos, yaw),), (swing,))
+        actor = Actor(
+            actor_id,
+            "pendulum",
+            "metronome",
+            "black",
+            PENDULUM_SIZE,
+            (Waypoint(0.0, pos, yaw),),
+            (swing,),
+        )
         room = surf.obj.room_id
         events = [
-            Event("cycle", swing.start + j * swing.period, swing.start + (j + 1) * swing.period, actor_id, room, {"period": swing.period})
+            Event(
+                "cycle",
+                swing.start + j * swing.period,
+                swing.start + (j + 1) * swing.period,
+                actor_id,
+                room,
+                {"period": swing.period},
+            )
             for j in range(k)
         ]
         return actor, events
@@ -192,4 +222,3 @@ def place_pendulum(
 
 
 __all__ = ["glance_target", "place_pendulum", "plan_glance"]
-

@@ -162,7 +162,10 @@ def plan_crossings(ctx: Ctx, pose: CameraPose, t0: float, t1: float, person: int
         vis = ctx.seen(pose, _z(xy, SEEN_Z))
         if not vis.any():
             break
-        enter, leave = float(times[np.argmax(vis)]), float(times[len(vis) - 1 - np.argmax(vis[::-1])])
+        enter, leave = (
+            float(times[np.argmax(vis)]),
+            float(times[len(vis) - 1 - np.argmax(vis[::-1])]),
+        )
         wps = [Waypoint(w.time, tuple(round(float(q), 4) for q in w.position), w.yaw) for w in wps]
         out.visits["person"].append(wps)
         room = ctx.room(mid) if ctx.room(mid) is not None else ctx.room(pose.position)
@@ -233,7 +236,13 @@ def _speeds(rng: np.random.Generator, n: int) -> list[float]:
 
 
 def plan_movers(
-    ctx: Ctx, pose: CameraPose, anchor: CameraPose, window, movers: dict[str, int], t0: float, t1: float,
+    ctx: Ctx,
+    pose: CameraPose,
+    anchor: CameraPose,
+    window,
+    movers: dict[str, int],
+    t0: float,
+    t1: float,
     avoid=None,
 ) -> Content | None:
     """One straight leg (or standing still) per mover in ``[t0, t1]``, present from the
@@ -276,9 +285,9 @@ def plan_movers(
         zc = BALL_SIZE / 2 if key == "ball" else PERSON_Z
         d = b - a
         yaw = math.atan2(d[1], d[0]) if np.hypot(*d) > 0 else pose.yaw + math.pi
-        p = lambda q: (round(float(q[0]), 4), round(float(q[1]), 4), zc)  # noqa: E731
-        wps = [Waypoint(window[0], p(a), yaw), Waypoint(start, p(a), yaw)]
-        wps += [Waypoint(start + dur, p(b), yaw), Waypoint(window[1], p(b), yaw)]
+        pa, pb = _xyz(a, zc), _xyz(b, zc)
+        wps = [Waypoint(window[0], pa, yaw), Waypoint(start, pa, yaw)]
+        wps += [Waypoint(start + dur, pb, yaw), Waypoint(window[1], pb, yaw)]
         out.visits.setdefault(key, []).append(wps)
         norm = float(np.hypot(*d))
         detail = {
@@ -289,6 +298,10 @@ def plan_movers(
         room = ctx.room(a) if ctx.room(a) is not None else ctx.room(pose.position)
         out.events.append((key, Event("motion", start, start + dur, movers[key], room, detail)))
     return out if out.events else None
+
+
+def _xyz(q, z: float) -> tuple[float, float, float]:
+    return (round(float(q[0]), 4), round(float(q[1]), 4), z)
 
 
 def _closest(a, b, c, d) -> float:
@@ -335,7 +348,9 @@ def plan_carries(
             Waypoint(0.0, fa, yaw),
             Waypoint(t, fa, yaw),
             Waypoint(t + LIFT, (round(float(ha[0]), 4), round(float(ha[1]), 4), HAND_Z), yaw),
-            Waypoint(t + LIFT + walk, (round(float(hb[0]), 4), round(float(hb[1]), 4), HAND_Z), yaw),
+            Waypoint(
+                t + LIFT + walk, (round(float(hb[0]), 4), round(float(hb[1]), 4), HAND_Z), yaw
+            ),
             Waypoint(t + 2 * LIFT + walk, fb, yaw),
         ]
         wps += [Waypoint(t, P(pa), yaw), Waypoint(t + LIFT, P(pa), yaw)]
@@ -350,7 +365,9 @@ def plan_carries(
             "category": cat,
         }
         room = sa.obj.room_id
-        out.events.append((f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, room, detail)))
+        out.events.append(
+            (f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, room, detail))
+        )
         t += 2 * LIFT + walk + float(rng.uniform(0.2, 0.6))
     if not out.events:
         return None

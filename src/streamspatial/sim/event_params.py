@@ -38,7 +38,7 @@ MIN_WALK_GAP = 3.0  # s of normal walk before each manoeuvre
 ANCHOR_STEP = 5  # consider inserting a manoeuvre every 5th pose (0.5 s at 10 fps)
 
 # --------------------------------------------------------------------------- lights (E1-Transit)
-LIGHT_PAIRS = (1, 3)  # off/on pairs per minute, uniform
+LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform
 LIGHT_OFF = (1.2, 4.0)  # s the lights stay off (>= 1 s apart, the brief)
 
 # --------------------------------------------------------------------------- doors (E1-Action)
@@ -64,7 +64,7 @@ BODY_MARGIN = 0.4  # m: a person is out of view when its centre is this far past
 PAUSE_PROB = 0.3  # a crossing stops in view 1–2 s before going on (the brief's "stands still")
 PAUSE = (1.0, 2.0)
 
-# --------------------------------------------------------------------------- motion legs (OVO-S 1.3.3-5)
+# ------------------------------------------------------------- motion legs (OVO-S 1.3.3-5)
 MOVER_SPEED = (0.3, 2.0)  # m/s (the brief)
 SPEED_RATIO_APART = 2.0  # two movers: one at least twice as fast ...
 SPEED_RATIO_SAME = 1.15  # ... or within 15 % ("about the same")
@@ -74,7 +74,7 @@ LEG_LENGTH = 2.5  # m ... a leg is at most this long: the free floor a room show
 BALL_SIZE = 0.22  # m, diameter
 MIN_SEPARATION = 0.8  # m between the two movers at every instant
 
-# --------------------------------------------------------------------------- props (OVO-S 3.2.1, UCS)
+# ------------------------------------------------------------- props (OVO-S 3.2.1, UCS)
 PROP_CATEGORIES = ("cup", "mug", "book", "bottle", "vase", "box", "apple", "bowl", "candle", "jar")
 PROP_SIZE = {
     "cup": (0.08, 0.08, 0.10),

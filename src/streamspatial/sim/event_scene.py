@@ -65,7 +65,9 @@ def surfaces(house: House) -> list[Surface]:
             for b in ly:
                 x = o.position[0] + c * a - s * b
                 y = o.position[1] + s * a + c * b
-                if not any(_near_box(x, y, sm, PROP_GAP + 0.06) for sm in smalls.get(o.instance_id, [])):
+                if not any(
+                    _near_box(x, y, sm, PROP_GAP + 0.06) for sm in smalls.get(o.instance_id, [])
+                ):
                     spots.append((round(float(x), 4), round(float(y), 4)))
         if spots:
             out.append(Surface(o, top, tuple(spots)))
@@ -100,7 +102,9 @@ def line_free(occ: Occupancy, a, b) -> bool:
     return bool(free_at(occ, line_points(a, b)).all())
 
 
-def stand_points(occ: Occupancy, surf: Surface, reach: float, k: int = 10) -> list[tuple[float, float]]:
+def stand_points(
+    occ: Occupancy, surf: Surface, reach: float, k: int = 10
+) -> list[tuple[float, float]]:
     """Up to ``k`` free floor points within ``reach`` of the surface's edge, nearest first,
     spread around it (where a person stands to put something on it or take it)."""
     (ax, ay, _), (bx, by, _) = surf.obj.aabb()

@@ -62,7 +62,10 @@ def plan_lights(
             continue
         taken.append((t_off, t_on))
         room = rooms[lo]
-        switches += [LightSwitch(round(t_off, 5), room, False), LightSwitch(round(t_on, 5), room, True)]
+        switches += [
+            LightSwitch(round(t_off, 5), room, False),
+            LightSwitch(round(t_on, 5), room, True),
+        ]
         events += [
             Event("light_off", round(t_off, 5), round(t_off, 5), room, room),
             Event("light_on", round(t_on, 5), round(t_on, 5), room, room),
@@ -117,7 +120,9 @@ def plan_doors(
         leaf_id = next_id()
         i = 0
         while made < want and i < n - swing_frames:
-            ok_close = seen[i : i + swing_frames + 1].all() and not blocked[i : i + swing_frames + 1].any()
+            ok_close = (
+                seen[i : i + swing_frames + 1].all() and not blocked[i : i + swing_frames + 1].any()
+            )
             if not ok_close or rng.random() < 0.5:
                 i += 1
                 continue
@@ -129,7 +134,11 @@ def plan_doors(
                 if blocked[j]:
                     break
                 j += 1
-            reopen = j < n - swing_frames and seen[j : j + swing_frames + 1].all() and not blocked[i : j + swing_frames + 1].any()
+            reopen = (
+                j < n - swing_frames
+                and seen[j : j + swing_frames + 1].all()
+                and not blocked[i : j + swing_frames + 1].any()
+            )
             if not reopen and (made + 1 >= want) and not blocked[i:].any():
                 reopen = None  # the last swing may leave the door shut to the end
             elif not reopen:
@@ -138,14 +147,32 @@ def plan_doors(
             t0 = i / fps
             angles += [(t0, DOOR_OPEN), (t0 + DOOR_SWING, 0.0)]
             room = _room(house, traj, i, door)
-            events.append(Event("door_close", t0, round(t0 + DOOR_SWING, 5), leaf_id, room, {"door": door.door_id}))
+            events.append(
+                Event(
+                    "door_close",
+                    t0,
+                    round(t0 + DOOR_SWING, 5),
+                    leaf_id,
+                    room,
+                    {"door": door.door_id},
+                )
+            )
             made += 1
             if reopen is None:
                 break
             t1 = j / fps
             angles += [(t1, 0.0), (t1 + DOOR_SWING, DOOR_OPEN)]
             room = _room(house, traj, j, door)
-            events.append(Event("door_open", t1, round(t1 + DOOR_SWING, 5), leaf_id, room, {"door": door.door_id}))
+            events.append(
+                Event(
+                    "door_open",
+                    t1,
+                    round(t1 + DOOR_SWING, 5),
+                    leaf_id,
+                    room,
+                    {"door": door.door_id},
+                )
+            )
             made += 1
             i = j + swing_frames + round(float(rng.uniform(1.0, 4.0)) * fps)
         actors.append(door_leaf_actor(door, leaf_id, hinge, yaw, angles))

@@ -25,7 +25,14 @@ import math
 import numpy as np
 
 from streamspatial.sim.event_changes import place_pendulum, plan_glance
-from streamspatial.sim.event_holds import Content, Ctx, _at, crossing_lines, plan_carries, plan_movers
+from streamspatial.sim.event_holds import (
+    Content,
+    Ctx,
+    _at,
+    crossing_lines,
+    plan_carries,
+    plan_movers,
+)
 from streamspatial.sim.event_params import (
     ANCHOR_STEP,
     ASPECT,
@@ -53,8 +60,11 @@ from streamspatial.sim.types import CameraPose, House, Trajectory
 # budget has room (it rarely has on a 1-minute walk).
 KINDS = ("cross", "glance", "action")
 EXTRA = ("glance",)
-CARRY_PATIENCE = 3  # anchors an action hold waits for a view with a carry before it settles for legs
-YAWS = 16  # headings tried for a watch hold
+CARRY_PATIENCE = (
+    8  # anchors an action hold waits for a view with a carry before it settles for legs
+)
+YAWS = 12  # headings tried for a watch hold
+SURVEY_STEP = 15  # poses between the places a manoeuvre is tried at (1.5 s at 10 fps)
 
 
 def _yaws(anchor: CameraPose, rng: np.random.Generator) -> list[float]:
@@ -62,7 +72,9 @@ def _yaws(anchor: CameraPose, rng: np.random.Generator) -> list[float]:
     return [anchor.yaw + base + 2 * math.pi * k / YAWS for k in range(YAWS)]
 
 
-def _cross(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple[Segment, Content, CameraPose, tuple] | None:
+def _cross(
+    ctx: Ctx, anchor: CameraPose, start: int, ids
+) -> tuple[Segment, Content, CameraPose, tuple] | None:
     best = None
     for yaw in _yaws(anchor, ctx.rng):
         pose = _at(anchor, yaw, WATCH_PITCH)
@@ -71,7 +83,9 @@ def _cross(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple[Segment, Cont
             best = (n, yaw)
     if best is None:
         return None
-    seg = watch(anchor.yaw, anchor.pitch, best[1], WATCH_PITCH, float(ctx.rng.uniform(*WATCH_HOLD)), ctx.fps)
+    seg = watch(
+        anchor.yaw, anchor.pitch, best[1], WATCH_PITCH, float(ctx.rng.uniform(*WATCH_HOLD)), ctx.fps
+    )
     pose = _at(anchor, best[1], WATCH_PITCH)
     h0, h1 = (start + m for m in seg.marks["hold"])
     content = _plan_crossings(ctx, pose, h0 / ctx.fps, (h1 - 1) / ctx.fps, ids)
@@ -89,18 +103,27 @@ def _carry_pair(ctx: Ctx, anchor: CameraPose):
     view from one heading (and the walk out of view from the anchor): (yaw, pair)."""
     xy = anchor.position[:2]
     tops = [
-        s for s in ctx.surfaces
+        s
+        for s in ctx.surfaces
         if s.obj.instance_id not in ctx.used_surfaces and math.dist(xy, s.xy) <= 6.0
     ]
-    pairs = [(a, b) for a, b in itertools.permutations(tops, 2) if 1.0 <= math.dist(a.xy, b.xy) <= 5.0]
+    pairs = [
+        (a, b) for a, b in itertools.permutations(tops, 2) if 1.0 <= math.dist(a.xy, b.xy) <= 5.0
+    ]
     for k in ctx.rng.permutation(len(pairs)):
         a, b = pairs[int(k)]
         walk = _carry_walk(ctx, a, b)
         if walk is None:
             continue
         pa, pb = walk
-        mid = ((a.xy[0] + b.xy[0]) / 2 - anchor.position[0], (a.xy[1] + b.xy[1]) / 2 - anchor.position[1])
-        pose = _at(anchor, math.atan2(mid[1], mid[0]), WATCH_PITCH)
+        mid = (
+            (a.xy[0] + b.xy[0]) / 2 - anchor.position[0],
+            (a.xy[1] + b.xy[1]) / 2 - anchor.position[1],
+        )
+        # Look down enough to see both tops (they stand lower than the eye).
+        low = min(a.top, b.top) - anchor.position[2]
+        pitch = float(np.clip(math.atan2(low, math.hypot(*mid)) * 0.6, -0.5, WATCH_PITCH))
+        pose = _at(anchor, math.atan2(mid[1], mid[0]), pitch)
         pts = [a.point(0.05), b.point(0.05), (*pa, 1.0), (*pb, 1.0)]
         if ctx.seen(pose, pts).all() and not ctx.seen(anchor, pts[2:]).any():
             return pose, ((a, pa), (b, pb))
@@ -136,9 +159,12 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids, fails: int = 0) -> tu
             return None
         pts = np.hstack([xy, np.ones((len(xy), 1))])
         far = np.hypot(*(xy - np.array(anchor.position[:2])).T) > 1.4
-        score = [(int((ctx.seen(_at(anchor, y, WATCH_PITCH), pts) & far).sum()), y) for y in _yaws(anchor, rng)]
+        score = [
+            (int((ctx.seen(_at(anchor, y, WATCH_PITCH), pts) & far).sum()), y)
+            for y in _yaws(anchor, rng)
+        ]
         pose = _at(anchor, max(score)[1], WATCH_PITCH)
-    seg = watch(anchor.yaw, anchor.pitch, pose.yaw, WATCH_PITCH, hold, fps)
+    seg = watch(anchor.yaw, anchor.pitch, pose.yaw, pose.pitch, hold, fps)
     h0, h1 = (start + m for m in seg.marks["hold"])
     t0, t1 = h0 / fps, (h1 - 1) / fps
     window = (start / fps, (start + len(seg) - 1) / fps)
@@ -166,6 +192,75 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids, fails: int = 0) -> tu
     return seg, content, pose, (t0, t1)
 
 
+def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, fails: int = 0):
+    """One manoeuvre of ``kind`` at ``anchor``, its first pose at ``start`` in the new walk:
+    (segment, content, hold pose or None, hold window or None), or None where it does not fit."""
+    if kind == "glance":
+        got = plan_glance(ctx, anchor, start, ids["next"])
+        return None if got is None else (*got, None, None)
+    if kind == "cross":
+        return _cross(ctx, anchor, start, ids)
+    return _action(ctx, anchor, start, ids, fails)
+
+
+def _survey(
+    ctx: Ctx, traj: Trajectory, kinds: set[str], ids
+) -> dict[str, list[tuple[int, int, bool]]]:
+    """Per kind, the walk's poses a manoeuvre of that kind fits at: (index, length, carries)."""
+    out: dict[str, list[tuple[int, int, bool]]] = {k: [] for k in kinds}
+    dummy = {**ids, "next": lambda: 0}
+    for i in range(2 * ANCHOR_STEP, len(traj.poses), SURVEY_STEP):
+        p = traj.poses[i]
+        if ctx.room(p.position) is None or not free_at(ctx.occ, [p.position[:2]])[0]:
+            continue
+        for kind in sorted(kinds):
+            snapshot = set(ctx.used_surfaces)
+            res = _plan(ctx, kind, p, i, dummy, CARRY_PATIENCE)
+            ctx.used_surfaces = snapshot
+            if res is not None:
+                carries = any(e.kind == "carried" for _, e in res[1].events)
+                out[kind].append((i, len(res[0]), carries))
+    return out
+
+
+def _choose(queue: list[str], survey, n: int, fps: float, rng) -> list[tuple[int, str]]:
+    """One anchor per queued kind within the budget, spaced by at least
+    :data:`MIN_WALK_GAP` of walk, spread towards even shares of it: of all orders of the kinds,
+    the one that places the most (then the most evenly spread)."""
+    est = {k: float(np.mean([s[1] for s in v])) for k, v in survey.items() if v}
+    kinds, total = [], 0.0
+    for k in queue:
+        if k in est and total + est[k] <= MANOEUVRE_BUDGET * n:
+            kinds.append(k)
+            total += est[k]
+    best: tuple = (0, 0.0, [])
+    for order in sorted(set(itertools.permutations(kinds))):
+        placed, cost = _place(order, survey, est, n, round(MIN_WALK_GAP * fps), n - total)
+        if (len(placed), -cost) > (best[0], best[1]):
+            best = (len(placed), -cost, placed)
+    return best[2]
+
+
+def _place(
+    order, survey, est, n: int, gap: int, walk: float
+) -> tuple[list[tuple[int, str]], float]:
+    out: list[tuple[int, str]] = []
+    prev, inserted, cost = 0, 0.0, 0.0
+    for k, kind in enumerate(order):
+        later = sum(est[x] for x in order[k + 1 :]) + (len(order) - k - 1) * gap
+        ok = [s for s in survey[kind] if s[0] >= prev + gap and s[0] + inserted + s[1] + later < n]
+        if kind == "action" and any(s[2] for s in ok):
+            ok = [s for s in ok if s[2]]  # a view with a carry, where there is one
+        if not ok:
+            continue
+        target = walk * (k + 0.5) / len(order)
+        s = min(ok, key=lambda s: (abs(s[0] - target), s[0]))
+        out.append((s[0], kind))
+        cost += abs(s[0] - target)
+        prev, inserted = s[0], inserted + s[1]
+    return out, cost
+
+
 def plan_events(
     house: House,
     trajectory: Trajectory,
@@ -183,69 +278,54 @@ def plan_events(
     fps, n = trajectory.fps, len(trajectory.poses)
     used = {o.category for o in house.objects}
     ctx = Ctx(
-        house, occupancy(house), wall_rects(house), aspect, fps, rng, surfaces(house),
+        house,
+        occupancy(house),
+        wall_rects(house),
+        aspect,
+        fps,
+        rng,
+        surfaces(house),
         [c for c in PROP_CATEGORIES if c not in used],
     )
     counter = itertools.count(ACTOR_ID_BASE)
     ids = {"person": next(counter), "ball": next(counter), "next": lambda: next(counter)}
     scale = max(1.0, n / fps / 60.0)
 
-    # 1. Manoeuvres, placed in walk order.
+    # 1. Manoeuvres: where each kind would fit, then one anchor per kind, spread over the walk.
     queue = [
         kinds[int(i)]
         for _ in range(math.ceil(scale))
         for kinds in (KINDS, EXTRA)
         for i in rng.permutation(len(kinds))
     ]
-    gap = max(MIN_WALK_GAP, n / fps * (1 - MANOEUVRE_BUDGET) / (len(queue) + 1) * 0.8)
+    survey = _survey(ctx, trajectory, set(queue), ids)
+    chosen = _choose(queue, survey, n, fps, rng)
     inserts: list[tuple[int, Segment]] = []
     placed: list[tuple[str, int, int]] = []
     contents: list[Content] = []
     holds: list[tuple[CameraPose, tuple[float, float]]] = []
-    shift, last_end, used_frames, fails = 0, 0.0, 0, 0
-    for i in range(ANCHOR_STEP, n, ANCHOR_STEP):
-        if not queue or i + shift >= n:
-            break
-        anchor = trajectory.poses[i]
-        if (i + shift) / fps < last_end + gap or not free_at(ctx.occ, [anchor.position[:2]])[0]:
-            continue
-        if ctx.room(anchor.position) is None:
-            continue
-        anchor = _at(anchor, anchor.yaw, anchor.pitch)
-        kind = queue[0]
-        snapshot = set(ctx.used_surfaces)
-        if kind == "glance":
-            got = plan_glance(ctx, trajectory.poses[i], i + shift, ids["next"])
-            res = None if got is None else (*got, None, None)
-        elif kind == "cross":
-            res = _cross(ctx, trajectory.poses[i], i + shift, ids)
-        else:
-            res = _action(ctx, trajectory.poses[i], i + shift, ids, fails)
+    shift = 0
+    for i, kind in chosen:
+        res = None
+        for _ in range(3):  # the content is drawn again with the real times; rarely fails
+            snapshot = set(ctx.used_surfaces)
+            res = _plan(ctx, kind, trajectory.poses[i], i + shift, ids, CARRY_PATIENCE)
+            if res is not None and i + shift + len(res[0]) < n:
+                break
+            ctx.used_surfaces, res = snapshot, None
         if res is None:
-            ctx.used_surfaces = snapshot
-            fails += 1
-            if fails >= 8:  # this kind does not fit here: try the next one
-                queue.append(queue.pop(0))
-                fails = 0
             continue
         seg, content, pose, window = res
-        if i + shift + len(seg) >= n or used_frames + len(seg) > MANOEUVRE_BUDGET * n:
-            ctx.used_surfaces = snapshot
-            queue.pop(0)
-            continue
         inserts.append((i, seg))
         placed.append((kind, i + shift, len(seg)))
         contents.append(content)
         if pose is not None:
             holds.append((pose, window))
         shift += len(seg)
-        used_frames += len(seg)
-        last_end = (i + shift) / fps
-        queue.pop(0)
-        fails = 0
+    used_frames = shift
     traj, _starts = splice(trajectory, inserts)
     if report is not None:
-        report.update(manoeuvres=placed, frames=used_frames, queue_left=list(queue))
+        report.update(manoeuvres=placed, frames=used_frames, queue=list(queue))
 
     # 2. Actors from the manoeuvres.
     actors: list[Actor] = []
@@ -257,7 +337,9 @@ def plan_events(
         events += [e for _, e in c.events]
         for p in c.props:
             color = p.get("color") or PROP_COLORS[int(rng.integers(len(PROP_COLORS)))]
-            actors.append(Actor(p["id"], "prop", p["category"], color, p["size"], tuple(p["track"])))
+            actors.append(
+                Actor(p["id"], "prop", p["category"], color, p["size"], tuple(p["track"]))
+            )
     for key, kind, cat, size in (
         ("person", "person", "person", PERSON_SIZE),
         ("ball", "ball", "ball", (BALL_SIZE,) * 3),

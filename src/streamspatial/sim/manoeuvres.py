@@ -32,8 +32,16 @@ class Segment:
     marks: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def turn(
-        self, yaw0: float, pitch0: float, yaw1: float, pitch1: float, speed: float, motion: str,
-        fps: float, *, exact: bool = False,
+        self,
+        yaw0: float,
+        pitch0: float,
+        yaw1: float,
+        pitch1: float,
+        speed: float,
+        motion: str,
+        fps: float,
+        *,
+        exact: bool = False,
     ) -> float:
         """Turn at ``speed`` (rad/s) from one heading to another, the short way round unless
         ``exact`` (a 180° glance-back must turn the side it was drawn to); returns the end."""
@@ -44,7 +52,9 @@ class Segment:
             self.heads.append((yaw0 + delta * u, pitch0 + (pitch1 - pitch0) * u, motion))
         return yaw0 + delta
 
-    def hold(self, name: str, yaw: float, pitch: float, seconds: float, motion: str, fps: float) -> None:
+    def hold(
+        self, name: str, yaw: float, pitch: float, seconds: float, motion: str, fps: float
+    ) -> None:
         a = len(self.heads)
         self.heads.extend([(yaw, pitch, motion)] * max(1, round(seconds * fps)))
         self.marks[name] = (a, len(self.heads))
@@ -53,7 +63,9 @@ class Segment:
         return len(self.heads)
 
 
-def watch(yaw0: float, pitch0: float, yaw: float, pitch: float, seconds: float, fps: float) -> Segment:
+def watch(
+    yaw0: float, pitch0: float, yaw: float, pitch: float, seconds: float, fps: float
+) -> Segment:
     """Turn to face ``yaw``, stand still ``seconds`` (mark ``"hold"``), turn back."""
     s = Segment()
     s.turn(yaw0, pitch0, yaw, pitch, TURN_SPEED, "turn", fps)

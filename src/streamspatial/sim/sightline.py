@@ -58,7 +58,9 @@ def wall_rects(house: House, shrink: float = 1e-3) -> np.ndarray:
     out = []
     for w in house.walls:
         (cx, cy, _), (sx, sy, _) = w.box()
-        out.append((cx - sx / 2 + shrink, cy - sy / 2 + shrink, cx + sx / 2 - shrink, cy + sy / 2 - shrink))
+        out.append(
+            (cx - sx / 2 + shrink, cy - sy / 2 + shrink, cx + sx / 2 - shrink, cy + sy / 2 - shrink)
+        )
     return np.array(out, dtype=float).reshape(-1, 4)
 
 
@@ -112,7 +114,9 @@ def visible(
     rects: np.ndarray | None = None,
 ) -> np.ndarray:
     """(P,) bool: ``point`` (x, y, z) predicted visible from each pose."""
-    return visible_many(house, poses, np.asarray(point, float)[None], aspect=aspect, rects=rects)[:, 0]
+    return visible_many(house, poses, np.asarray(point, float)[None], aspect=aspect, rects=rects)[
+        :, 0
+    ]
 
 
 __all__ = ["in_frustum", "line_of_sight", "visible", "visible_many", "wall_rects"]
