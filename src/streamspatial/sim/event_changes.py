@@ -32,6 +32,7 @@ from streamspatial.sim.manoeuvres import Segment, glance_back
 from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
 from streamspatial.sim.types import CameraPose
 
+WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
 LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
 
 
@@ -179,45 +180,56 @@ def place_pendulum(
     kmax = math.floor((t1 - 0.1 - start) / period)
     if kmax < 1:
         return None
+    spot = None
     for s in rng.permutation(len(ctx.surfaces)):
         surf = ctx.surfaces[int(s)]
         if surf.obj.instance_id in ctx.used_surfaces:
             continue
         pts = [(x, y, surf.top + PENDULUM_SIZE[2]) for x, y in surf.spots]
-        seen = ctx.seen(pose, pts) & ctx.seen(
-            pose, [(x, y, surf.top + 0.02) for x, y in surf.spots]
-        )
-        if not seen.any():
-            continue
-        x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
-        ctx.used_surfaces.add(surf.obj.instance_id)
-        k = int(rng.integers(min(2, kmax), kmax + 1))
-        cx, cy, _ = pose.position
-        yaw = math.atan2(cy - y, cx - x)  # its face to the camera: it swings across the view
-        pos = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4))
-        swing = Swing(round(start, 5), round(start + k * period, 5), round(period, 5), AMPLITUDE)
-        actor = Actor(
+        low = [(x, y, surf.top + 0.02) for x, y in surf.spots]
+        seen = ctx.seen(pose, pts) & ctx.seen(pose, low)
+        if seen.any():
+            x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
+            ctx.used_surfaces.add(surf.obj.instance_id)
+            spot, room = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4)), surf.obj.room_id
+            break
+    if spot is None:  # no free top in view: a pendulum clock on the wall ahead
+        spot = _on_wall(ctx, pose)
+        if spot is None:
+            return None
+        room = ctx.room(spot[:2]) if ctx.room(spot[:2]) is not None else ctx.room(pose.position)
+    k = int(rng.integers(min(2, kmax), kmax + 1))
+    cx, cy, _ = pose.position
+    yaw = math.atan2(cy - spot[1], cx - spot[0])  # its face to the camera: it swings across
+    swing = Swing(round(start, 5), round(start + k * period, 5), round(period, 5), AMPLITUDE)
+    track = (Waypoint(0.0, spot, yaw),)
+    actor = Actor(actor_id, "pendulum", "metronome", "black", PENDULUM_SIZE, track, (swing,))
+    events = [
+        Event(
+            "cycle",
+            swing.start + j * swing.period,
+            swing.start + (j + 1) * swing.period,
             actor_id,
-            "pendulum",
-            "metronome",
-            "black",
-            PENDULUM_SIZE,
-            (Waypoint(0.0, pos, yaw),),
-            (swing,),
+            room,
+            {"period": swing.period},
         )
-        room = surf.obj.room_id
-        events = [
-            Event(
-                "cycle",
-                swing.start + j * swing.period,
-                swing.start + (j + 1) * swing.period,
-                actor_id,
-                room,
-                {"period": swing.period},
-            )
-            for j in range(k)
-        ]
-        return actor, events
+        for j in range(k)
+    ]
+    return actor, events
+
+
+def _on_wall(ctx: Ctx, pose: CameraPose) -> tuple[float, float, float] | None:
+    """A point just in front of the wall the camera looks at, at eye height, if seen."""
+    yaw = pose.yaw + float(ctx.rng.uniform(-0.3, 0.3))
+    d = np.array([math.cos(yaw), math.sin(yaw)])
+    c = np.array(pose.position[:2])
+    r = ctx.rects
+    for t in np.arange(1.5, 7.0, 0.05):
+        x, y = c + d * t
+        if ((r[:, 0] <= x) & (x <= r[:, 2]) & (r[:, 1] <= y) & (y <= r[:, 3])).any():
+            x, y = c + d * (t - 0.08)
+            p = (round(float(x), 4), round(float(y), 4), WALL_Z)
+            return p if ctx.seen(pose, [p])[0] and ctx.room((x, y)) is not None else None
     return None
 
 

@@ -188,6 +188,7 @@ def _interp(wps: list[Waypoint], t: float) -> tuple[float, float]:
 
 
 LABELS = ("toward", "away", "left", "right")
+LEG_TRIES = 25  # random legs tried per direction before the next direction
 
 
 def _leg(ctx: Ctx, pose: CameraPose, label: str, length: float, z: float):
@@ -265,7 +266,7 @@ def plan_movers(
         labels = ["stationary"] if rng.random() < STATIONARY_PROB else list(rng.permutation(LABELS))
         found = None
         for label in labels:
-            for _ in range(12):
+            for _ in range(LEG_TRIES):
                 leg = _leg(ctx, pose, label, 0.0 if label == "stationary" else speed * dur, z)
                 if leg is None:
                     continue

@@ -19,8 +19,8 @@ EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is
 
 # --------------------------------------------------------------------------- manoeuvres
 # A watch hold: turn to face the scene, stand 4–10 s (the brief), turn back.  Holds are drawn
-# from 5–8 s: long enough for 1–3 crossings or a 2–4 s carry, short enough to leave the walk.
-WATCH_HOLD = (5.0, 8.0)  # s, the static part
+# from 6–9.5 s: long enough for 2–3 crossings or two carries, short enough to leave the walk.
+WATCH_HOLD = (6.0, 9.5)  # s, the static part
 WATCH_PITCH = math.radians(-10)  # nav.Motion.pitch: the hand-held look-down
 # Turns on the spot into and out of a manoeuvre: 1.5x nav.Motion.turn_speed, the fastest
 # turn nav's walk already makes (emit_walk's max_turn).
@@ -57,7 +57,7 @@ AMPLITUDE = 0.35  # rad, schedule.Swing's default
 
 # --------------------------------------------------------------------------- person (E2-Episode)
 PERSON_SIZE = (0.5, 0.35, 1.7)  # m, the render engineer's ~1.7 m person of capsules
-PERSON_SPEED = (0.9, 1.4)  # m/s, a walking pace
+PERSON_SPEED = (1.1, 1.6)  # m/s, a brisk walking pace (crossings of 2-4 s)
 EPISODES_PER_HOLD = (1, 3)  # crossings per crossing-hold, uniform
 CROSS_DIST = (1.8, 4.0)  # m from the camera, the line the person crosses along
 BODY_MARGIN = 0.4  # m: a person is out of view when its centre is this far past the edge
