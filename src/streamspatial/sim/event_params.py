@@ -42,9 +42,8 @@ LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform
 LIGHT_OFF = (1.2, 4.0)  # s the lights stay off (>= 1 s apart, the brief)
 
 # --------------------------------------------------------------------------- doors (E1-Action)
-DOOR_OPEN = 1.6  # rad: the open leaf, against the wall side (render convention)
+# The leaf's geometry and its open angle are sim.door_leaf's (the renderer's convention).
 DOOR_SWING = 0.5  # s for one swing (the brief)
-DOOR_LEAF = (0.04, 2.0)  # m: leaf thickness and height (DOOR_HEIGHT 2.1 in sim.facade)
 DOOR_SWINGS = (1, 6)  # swings per minute, uniform (close and open alternate)
 DOOR_PASS_GUARD = 3.0  # s: no swing within ±3 s of the camera passing through that door
 DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
@@ -52,11 +51,11 @@ DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
 # --------------------------------------------------------------------------- pendulum (E2-Periodic)
 PENDULUMS = (1, 2)  # per walk, uniform (the brief)
 PERIOD = (0.8, 1.6)  # s (the brief: a metronome's to a slow pendulum's)
-PENDULUM_SIZE = (0.12, 0.10, 0.26)  # m, a metronome standing on a furniture top
+PENDULUM_SIZE = (0.15, 0.25, 0.5)  # m, a metronome on a top (sim.actors' best size)
 AMPLITUDE = 0.35  # rad, schedule.Swing's default
 
 # --------------------------------------------------------------------------- person (E2-Episode)
-PERSON_SIZE = (0.5, 0.35, 1.7)  # m, the render engineer's ~1.7 m person of capsules
+PERSON_SIZE = (0.3, 0.5, 1.7)  # m, sim.actors' person (depth, shoulders, height)
 PERSON_SPEED = (1.1, 1.6)  # m/s, a brisk walking pace (crossings of 2-4 s)
 EPISODES_PER_HOLD = (1, 3)  # crossings per crossing-hold, uniform
 CROSS_DIST = (1.8, 4.0)  # m from the camera, the line the person crosses along

@@ -3,8 +3,7 @@
 Helpers of the event planner (:mod:`.events`): the furniture tops props and metronomes stand
 on (only free spots, away from the house's own small objects), straight legs on free floor
 (the walk's occupancy grid, so a person or a ball never walks through furniture or walls),
-door leaves (the render convention: hinge on the floor at a jamb, ``z`` = leaf centre height,
-``yaw`` along the shut leaf, ``angle`` the opening) and actor tracks with gaps.
+and actor tracks with gaps.  Door leaves follow :mod:`.door_leaf`.
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamspatial.sim import catalog
-from streamspatial.sim.event_params import DOOR_LEAF, DOOR_OPEN, PROP_GAP, SURFACE_TOP
+from streamspatial.sim.event_params import PROP_GAP, SURFACE_TOP
 from streamspatial.sim.occupancy import Occupancy
-from streamspatial.sim.schedule import Actor, Waypoint
-from streamspatial.sim.types import Door, House, SceneObject
+from streamspatial.sim.schedule import Waypoint
+from streamspatial.sim.types import House, SceneObject
 
 SPOT_STEP = 0.16  # m between candidate prop spots on a top: room for a 0.1 m prop and a gap
 
@@ -137,39 +136,6 @@ def stand_point(occ: Occupancy, surf: Surface, reach: float) -> tuple[float, flo
     return (float(wx[i]), float(wy[i]))
 
 
-# ----------------------------------------------------------------------------- door leaves
-
-
-def door_hinges(door: Door) -> list[tuple[tuple[float, float], float]]:
-    """The two ways a leaf can hang in ``door``: (hinge xy, yaw of the shut leaf).
-
-    With ``angle`` > 0 the leaf turns counter-clockwise about its hinge; the first way opens
-    into the +y (axis x) or +x (axis y) side, the second into the other.
-    """
-    cx, cy = door.center
-    h = door.width / 2
-    if door.axis == "x":
-        return [((cx - h, cy), 0.0), ((cx + h, cy), math.pi)]
-    return [((cx, cy + h), -math.pi / 2), ((cx, cy - h), math.pi / 2)]
-
-
-def leaf_segment(hinge, yaw: float, angle: float, width: float) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(hinge, float)
-    return a, a + width * np.array([math.cos(yaw + angle), math.sin(yaw + angle)])
-
-
-def door_leaf_actor(
-    door: Door, actor_id: int, hinge: tuple[float, float], yaw: float, track_angles
-) -> Actor:
-    """A door leaf hung in ``door``: ``track_angles`` is ((time, angle), …), sorted."""
-    track = tuple(
-        Waypoint(float(t), (hinge[0], hinge[1], DOOR_LEAF[1] / 2), yaw, True, float(a))
-        for t, a in track_angles
-    ) or (Waypoint(0.0, (hinge[0], hinge[1], DOOR_LEAF[1] / 2), yaw, True, DOOR_OPEN),)
-    size = (door.width - 0.02, DOOR_LEAF[0], DOOR_LEAF[1])
-    return Actor(actor_id, "door_leaf", "door", "white", size, track, door_id=door.door_id)
-
-
 # ----------------------------------------------------------------------------- tracks
 
 
@@ -191,11 +157,8 @@ def gapped_track(visits: list[list[Waypoint]], z: float) -> tuple[Waypoint, ...]
 
 __all__ = [
     "Surface",
-    "door_hinges",
-    "door_leaf_actor",
     "free_at",
     "gapped_track",
-    "leaf_segment",
     "line_free",
     "line_points",
     "stand_point",

@@ -13,16 +13,15 @@ import math
 
 import numpy as np
 
+from streamspatial.sim.door_leaf import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
 from streamspatial.sim.event_params import (
     DOOR_CLOSED,
-    DOOR_OPEN,
     DOOR_PASS_GUARD,
     DOOR_SWING,
     DOOR_SWINGS,
     LIGHT_OFF,
     LIGHT_PAIRS,
 )
-from streamspatial.sim.event_scene import door_hinges, door_leaf_actor, leaf_segment
 from streamspatial.sim.schedule import Actor, Event, LightSwitch
 from streamspatial.sim.sightline import visible
 from streamspatial.sim.types import House, Trajectory
@@ -104,19 +103,22 @@ def plan_doors(
                 near[max(0, math.floor(t0 * fps)) : math.ceil(t1 * fps) + 1] = True
         blocked = np.convolve(near.astype(float), np.ones(2 * guard + 1), mode="same") > 0
         seen = visible(house, traj.poses, (c[0], c[1], 1.0), aspect=aspect)
-        # The leaf hangs on the side its open swing keeps clearest of the camera's path.
+        # The leaf opens into the room where its open swing keeps clearest of the camera's path
+        # (sim.door_leaf's convention: the leaf runs along yaw + angle from the hinge).
         best = None
-        for hinge, yaw in door_hinges(door):
-            a, b = leaf_segment(hinge, yaw, DOOR_OPEN, door.width)
-            mid = (a + b) / 2
+        for room in (door.room_a, door.room_b):
+            hinge, yaw = door_hinge(door, room, house)
+            mid = np.array(hinge[:2]) + door.width / 2 * np.array(
+                [math.cos(yaw + DOOR_OPEN), math.sin(yaw + DOOR_OPEN)]
+            )
             score = float(np.sum(np.hypot(*(cam - mid).T) < door.width / 2 + 0.4))
             if best is None or score < best[0]:
-                best = (score, hinge, yaw)
-        plans.append([door, best[1], best[2], seen, blocked, [(0.0, DOOR_OPEN)]])
+                best = (score, room, hinge, yaw)
+        plans.append([door, best[1:], seen, blocked, []])
     order = rng.permutation(len(plans)) if plans else []
     made = 0
     for k in order:
-        door, hinge, yaw, seen, blocked, angles = plans[int(k)]
+        door, (into, hinge, yaw), seen, blocked, swings = plans[int(k)]
         leaf_id = next_id()
         i = 0
         while made < want and i < n - swing_frames:
@@ -145,7 +147,7 @@ def plan_doors(
                 i += 1
                 continue
             t0 = i / fps
-            angles += [(t0, DOOR_OPEN), (t0 + DOOR_SWING, 0.0)]
+            swings.append((t0, t0 + DOOR_SWING, DOOR_OPEN, 0.0))
             room = _room(house, traj, i, door)
             events.append(
                 Event(
@@ -161,7 +163,7 @@ def plan_doors(
             if reopen is None:
                 break
             t1 = j / fps
-            angles += [(t1, 0.0), (t1 + DOOR_SWING, DOOR_OPEN)]
+            swings.append((t1, t1 + DOOR_SWING, 0.0, DOOR_OPEN))
             room = _room(house, traj, j, door)
             events.append(
                 Event(
@@ -175,7 +177,8 @@ def plan_doors(
             )
             made += 1
             i = j + swing_frames + round(float(rng.uniform(1.0, 4.0)) * fps)
-        actors.append(door_leaf_actor(door, leaf_id, hinge, yaw, angles))
+        track = door_leaf_track(hinge, yaw, swings, start_angle=DOOR_OPEN)
+        actors.append(door_leaf_actor(door, leaf_id, house=house, into_room=into, track=track))
     return actors, events
 
 
