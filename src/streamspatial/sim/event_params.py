@@ -35,7 +35,11 @@ GLANCE_TURN_SPEED = math.radians(110)
 # families need it).  Measured: ~50-60 % on 1-minute walks, see docs/simulator.md.
 MANOEUVRE_BUDGET = 0.62
 MIN_WALK_GAP = 3.0  # s of normal walk before each manoeuvre
-ANCHOR_STEP = 5  # consider inserting a manoeuvre every 5th pose (0.5 s at 10 fps)
+# A minute's manoeuvres: a crossing hold, an action hold and a glance-back in the order that
+# fits the walk best, then a second glance-back if the budget has room (rarely, in a minute).
+MINUTE_KINDS = ("cross", "glance", "action")
+EXTRA_KINDS = ("glance",)
+EVENT_WORTH = 3.0  # s of walk a manoeuvre may move from its even share per extra event
 
 # --------------------------------------------------------------------------- lights (E1-Transit)
 LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform

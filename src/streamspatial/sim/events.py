@@ -34,11 +34,10 @@ from streamspatial.sim.event_holds import (
     plan_movers,
 )
 from streamspatial.sim.event_params import (
-    ANCHOR_STEP,
     ASPECT,
     BALL_SIZE,
-    MANOEUVRE_BUDGET,
-    MIN_WALK_GAP,
+    EXTRA_KINDS,
+    MINUTE_KINDS,
     PENDULUMS,
     PERSON_SIZE,
     PROP_CATEGORIES,
@@ -50,23 +49,15 @@ from streamspatial.sim.event_params import (
 )
 from streamspatial.sim.event_scene import free_at, gapped_track, line_free, stand_points, surfaces
 from streamspatial.sim.event_walk import plan_doors, plan_lights
-from streamspatial.sim.manoeuvres import Segment, splice, watch
+from streamspatial.sim.manoeuvres import Segment, choose, splice, watch
 from streamspatial.sim.occupancy import occupancy
 from streamspatial.sim.schedule import ACTOR_ID_BASE, Actor, Event, Schedule
 from streamspatial.sim.sightline import wall_rects
 from streamspatial.sim.types import CameraPose, House, Trajectory
 
-# A minute's manoeuvres: one of each kind in a drawn order, then a second glance-back if the
-# budget has room (it rarely has on a 1-minute walk).
-KINDS = ("cross", "glance", "action")
-EXTRA = ("glance",)
-CARRY_PATIENCE = (
-    8  # anchors an action hold waits for a view with a carry before it settles for legs
-)
 YAWS = 12  # headings tried for a watch hold
-EVENT_WORTH = 3.0  # s of walk a manoeuvre may move away from its even share per extra event
 DRAWS = 3  # draws of a watch hold's content at its chosen place; the richest is kept
-SURVEY_STEP = 15  # poses between the places a manoeuvre is tried at (1.5 s at 10 fps)
+SURVEY_STEP = 1.5  # s of walk between the places a manoeuvre is tried at
 
 
 def _yaws(anchor: CameraPose, rng: np.random.Generator) -> list[float]:
@@ -146,12 +137,10 @@ def _carry_walk(ctx: Ctx, a, b):
     return ctx.cache[key]
 
 
-def _action(ctx: Ctx, anchor: CameraPose, start: int, ids, fails: int = 0) -> tuple | None:
+def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
     rng, fps = ctx.rng, ctx.fps
     hold = float(rng.uniform(*WATCH_HOLD))
-    carry = _carry_pair(ctx, anchor)
-    if carry is None and fails < CARRY_PATIENCE:
-        return None
+    carry = _carry_pair(ctx, anchor)  # a carry where two tops are in view, else movers
     if carry is not None:
         pose = carry[0]
     else:  # the heading that sees the most free floor
@@ -196,7 +185,7 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids, fails: int = 0) -> tu
     return seg, content, pose, (t0, t1)
 
 
-def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, fails: int = 0):
+def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids):
     """One manoeuvre of ``kind`` at ``anchor``, its first pose at ``start`` in the new walk:
     (segment, content, hold pose or None, hold window or None), or None where it does not fit."""
     if kind == "glance":
@@ -204,7 +193,7 @@ def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, fails: int =
         return None if got is None else (*got, None, None)
     if kind == "cross":
         return _cross(ctx, anchor, start, ids)
-    return _action(ctx, anchor, start, ids, fails)
+    return _action(ctx, anchor, start, ids)
 
 
 def _survey(
@@ -213,58 +202,19 @@ def _survey(
     """Per kind, the walk's poses a manoeuvre of that kind fits at: (index, length, carries)."""
     out: dict[str, list[tuple[int, int, bool]]] = {k: [] for k in kinds}
     dummy = {**ids, "next": lambda: 0}
-    for i in range(2 * ANCHOR_STEP, len(traj.poses), SURVEY_STEP):
+    step = max(1, round(SURVEY_STEP * traj.fps))
+    for i in range(step, len(traj.poses), step):
         p = traj.poses[i]
         if ctx.room(p.position) is None or not free_at(ctx.occ, [p.position[:2]])[0]:
             continue
         for kind in sorted(kinds):
             snapshot = set(ctx.used_surfaces)
-            res = _plan(ctx, kind, p, i, dummy, CARRY_PATIENCE)
+            res = _plan(ctx, kind, p, i, dummy)
             ctx.used_surfaces = snapshot
             if res is not None:
                 carries = any(e.kind == "carried" for _, e in res[1].events)
                 out[kind].append((i, len(res[0]), carries, len(res[1].events)))
     return out
-
-
-def _choose(queue: list[str], survey, n: int, fps: float, rng) -> list[tuple[int, str]]:
-    """One anchor per queued kind within the budget, spaced by at least
-    :data:`MIN_WALK_GAP` of walk, spread towards even shares of it: of all orders of the kinds,
-    the one that places the most (then the most evenly spread)."""
-    est = {k: float(np.mean([s[1] for s in v])) for k, v in survey.items() if v}
-    kinds, total = [], 0.0
-    for k in queue:
-        if k in est and total + est[k] <= MANOEUVRE_BUDGET * n:
-            kinds.append(k)
-            total += est[k]
-    best: tuple = (0, 0.0, [])
-    for order in sorted(set(itertools.permutations(kinds))):
-        placed, cost = _place(order, survey, est, n, fps, n - total)
-        if (len(placed), -cost) > (best[0], best[1]):
-            best = (len(placed), -cost, placed)
-    return best[2]
-
-
-def _place(
-    order, survey, est, n: int, fps: float, walk: float
-) -> tuple[list[tuple[int, str]], float]:
-    gap = round(MIN_WALK_GAP * fps)
-    out: list[tuple[int, str]] = []
-    prev, inserted, cost = 0, 0.0, 0.0
-    for k, kind in enumerate(order):
-        later = sum(est[x] for x in order[k + 1 :]) + (len(order) - k - 1) * gap
-        ok = [s for s in survey[kind] if s[0] >= prev + gap and s[0] + inserted + s[1] + later < n]
-        if kind == "action" and any(s[2] for s in ok):
-            ok = [s for s in ok if s[2]]  # a view with a carry, where there is one
-        if not ok:
-            continue
-        target = walk * (k + 0.5) / len(order)
-        # Near its share of the walk, but a view with more happening is worth a detour.
-        s = min(ok, key=lambda s: (abs(s[0] - target) - EVENT_WORTH * fps * s[3], s[0]))
-        out.append((s[0], kind))
-        cost += abs(s[0] - target)
-        prev, inserted = s[0], inserted + s[1]
-    return out, cost
 
 
 def plan_events(
@@ -301,11 +251,11 @@ def plan_events(
     queue = [
         kinds[int(i)]
         for _ in range(math.ceil(scale))
-        for kinds in (KINDS, EXTRA)
+        for kinds in (MINUTE_KINDS, EXTRA_KINDS)
         for i in rng.permutation(len(kinds))
     ]
     survey = _survey(ctx, trajectory, set(queue), ids)
-    chosen = _choose(queue, survey, n, fps, rng)
+    chosen = choose(queue, survey, n, fps)
     inserts: list[tuple[int, Segment]] = []
     placed: list[tuple[str, int, int]] = []
     contents: list[Content] = []
@@ -316,7 +266,7 @@ def plan_events(
         res, used_after, before = None, None, set(ctx.used_surfaces)
         for _ in range(1 if kind == "glance" else DRAWS):  # "nothing changed" must not lose
             ctx.used_surfaces = set(before)
-            got = _plan(ctx, kind, trajectory.poses[i], i + shift, ids, CARRY_PATIENCE)
+            got = _plan(ctx, kind, trajectory.poses[i], i + shift, ids)
             fits = got is not None and i + shift + len(got[0]) < n
             if fits and (res is None or len(got[1].events) > len(res[1].events)):
                 res, used_after = got, set(ctx.used_surfaces)

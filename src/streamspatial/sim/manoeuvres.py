@@ -11,12 +11,20 @@ cut to the original number of poses, so times stay ``i / fps``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from streamspatial.sim.event_params import (
+    EVENT_WORTH,
+    EXTRA_KINDS,
     GLANCE_LOOK,
     GLANCE_TURN_SPEED,
+    MANOEUVRE_BUDGET,
+    MIN_WALK_GAP,
+    MINUTE_KINDS,
     TURN_SPEED,
 )
 from streamspatial.sim.types import CameraPose, Trajectory, wrap_angle
@@ -126,4 +134,72 @@ def splice(traj: Trajectory, inserts: list[tuple[int, Segment]]) -> tuple[Trajec
     return Trajectory(traj.house_id, traj.fps, poses, traj.keypoints), starts
 
 
-__all__ = ["Segment", "glance_back", "splice", "watch"]
+def choose(queue: list[str], survey, n: int, fps: float) -> list[tuple[int, str]]:
+    """Where to insert manoeuvres: ``survey`` maps each kind to the poses it fits at
+    ``(index, length, carries, events)``; returns ``(index, kind)`` sorted.  One anchor per
+    queued kind within the budget, spaced by at least
+    :data:`MIN_WALK_GAP` of walk, spread towards even shares of it.  A minute's kinds at a
+    time (the queue holds them in minutes): of all their orders, the one that places the most
+    (then the most evenly spread), so long walks cost linear time."""
+    est = {k: float(np.mean([s[1] for s in v])) for k, v in survey.items() if v}
+    kinds, total = [], 0.0
+    for k in queue:
+        if k in est and total + est[k] <= MANOEUVRE_BUDGET * n:
+            kinds.append(k)
+            total += est[k]
+    state = _Placing(survey, est, n, fps, n - total, len(kinds))
+    out: list[tuple[int, str]] = []
+    per = len(MINUTE_KINDS) + len(EXTRA_KINDS)
+    for g in range(0, len(kinds), per):
+        group, later = kinds[g : g + per], kinds[g + per :]
+        best = None
+        for order in sorted(set(itertools.permutations(group))):
+            got = state.place(order, g, later)
+            if best is None or (len(got[0]), -got[1]) > (len(best[0]), -best[1]):
+                best = got
+        assert best is not None
+        out += best[0]
+        state.prev, state.inserted = best[2], best[3]
+    return out
+
+
+@dataclass
+class _Placing:
+    """Where the placement stands: the last anchor used and the frames inserted so far."""
+
+    survey: dict
+    est: dict
+    n: int
+    fps: float
+    walk: float
+    count: int
+    prev: int = 0
+    inserted: float = 0.0
+
+    def place(self, order, k0: int, later_kinds) -> tuple[list[tuple[int, str]], float, int, float]:
+        gap = round(MIN_WALK_GAP * self.fps)
+        out: list[tuple[int, str]] = []
+        prev, inserted, cost = self.prev, self.inserted, 0.0
+        for j, kind in enumerate(order):
+            rest = [*order[j + 1 :], *later_kinds]
+            later = sum(self.est[x] for x in rest) + len(rest) * gap
+            ok = [
+                s
+                for s in self.survey[kind]
+                if s[0] >= prev + gap and s[0] + inserted + s[1] + later < self.n
+            ]
+            if kind == "action" and any(s[2] for s in ok):
+                ok = [s for s in ok if s[2]]  # a view with a carry, where there is one
+            if not ok:
+                continue
+            target = self.walk * (k0 + j + 0.5) / self.count
+            # Near its share of the walk, but a view with more happening is worth a detour.
+            worth = EVENT_WORTH * self.fps
+            s = min(ok, key=lambda s: (abs(s[0] - target) - worth * s[3], s[0]))
+            out.append((s[0], kind))
+            cost += abs(s[0] - target)
+            prev, inserted = s[0], inserted + s[1]
+        return out, cost, prev, inserted
+
+
+__all__ = ["Segment", "choose", "glance_back", "splice", "watch"]
