@@ -129,6 +129,16 @@ def generate(
             "--reserve", help="Spare questions per family and walk, share of --per-family."
         ),
     ] = 1.0,
+    events: Annotated[
+        bool,
+        typer.Option(
+            "--events/--no-events",
+            help="Dynamic events around each walk of a textured house: a person crossing, "
+            "carrying and walking, a ball, door leaves swinging, lights off and on, props "
+            "changing while the camera looks away, a metronome (the walk gets watch holds "
+            "and glance-backs for them).",
+        ),
+    ] = True,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig
@@ -150,6 +160,7 @@ def generate(
         workers=workers,
         prune=prune,
         reserve=reserve,
+        events=events,
     )
     cfg.check()
     result = run_generation(cfg)

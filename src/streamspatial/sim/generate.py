@@ -57,6 +57,9 @@ class GenerateConfig:
     workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
     prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
     reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
+    # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
+    # for textured houses; the spin probe never has any.
+    events: bool = True
 
     def check(self) -> None:
         problems = []
@@ -256,13 +259,20 @@ def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) ->
     from streamspatial.sim.nav import plan_trajectory
 
     house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
+    schedule = None
     if kind == "walk":
         traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
+        if cfg.events and house.style == "textured":
+            from streamspatial.sim.events import plan_events
+
+            traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
         name = f"house-{hs:07d}-walk"
     else:
         traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
         name = f"house-{hs:07d}-spin"
-    render_episode(house, traj, frames_dir, cfg.size, name=name, progress=tick(name))
+    render_episode(
+        house, traj, frames_dir, cfg.size, name=name, progress=tick(name), schedule=schedule
+    )
     return name
 
 

@@ -39,6 +39,7 @@ EventKind = Literal[
     "moved",  # a prop is moved to another place while the camera is away
     "carried",  # a prop is carried from one place to another in view
     "motion",  # an actor moves in view along one straight leg (OVO-S 1.3.3-1.3.5)
+    "unchanged",  # nothing on a surface changed while the camera looked away (subject: surface)
 ]
 
 

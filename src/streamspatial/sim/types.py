@@ -389,7 +389,7 @@ class Intrinsics:
 
 # What the camera is doing at a pose; question generators pick e.g. "move" frames for
 # camera-displacement questions (S3-Bench App. 3.1, MOVE_TO_NEXT).
-MOTIONS = ("move", "turn", "sweep", "still")
+MOTIONS = ("move", "turn", "sweep", "still", "watch", "glance")  # the last two: sim.events
 
 
 @dataclass(frozen=True)

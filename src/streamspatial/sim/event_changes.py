@@ -1,0 +1,236 @@
+"""Glance-backs and metronomes: what changes on a furniture top while the camera looks away,
+and what swings while it watches.
+
+A glance-back looks at a furniture top with a few props on it (categories no static object of
+the house uses), turns away, and looks again.  While it looks away, props are added, removed
+or moved, or a category's count changes (OVO-S 3.2.1 Object-Level Change Detection, UCS
+Quantity Change Tracking) — or, about a quarter of the time, nothing changes, recorded as an
+``unchanged`` event so "nothing changed" is a real answer.  A metronome stands on a top in a
+watched view and swings whole cycles only while the camera watches it (E2-Periodic).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from streamspatial.sim.event_holds import Content, Ctx, _at
+from streamspatial.sim.event_params import (
+    AMPLITUDE,
+    CHANGES,
+    GLANCE_AWAY,
+    GLANCE_TURN,
+    PENDULUM_SIZE,
+    PERIOD,
+    PROP_SIZE,
+    SURFACE_DIST,
+    UNCHANGED_PROB,
+)
+from streamspatial.sim.event_scene import Surface
+from streamspatial.sim.manoeuvres import Segment, glance_back
+from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
+from streamspatial.sim.types import CameraPose
+
+WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
+LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
+
+
+def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] | None:
+    """A free furniture top in the camera's room, in reach and in sight: (top, yaw, pitch)."""
+    x, y, z = anchor.position
+    room = ctx.room((x, y))
+    cands = []
+    for s in ctx.surfaces:
+        d = math.dist((x, y), s.xy)
+        if s.obj.room_id != room or s.obj.instance_id in ctx.used_surfaces or len(s.spots) < 2:
+            continue
+        if not SURFACE_DIST[0] <= d <= SURFACE_DIST[1]:
+            continue
+        yaw = math.atan2(s.xy[1] - y, s.xy[0] - x)
+        pitch = float(np.clip(math.atan2(s.top - z, d), *LOOK_PITCH))
+        if ctx.seen(_at(anchor, yaw, pitch), [s.point(0.05)])[0]:
+            cands.append((s, yaw, pitch))
+    if not cands:
+        return None
+    return cands[int(ctx.rng.integers(len(cands)))]
+
+
+def plan_glance(
+    ctx: Ctx, anchor: CameraPose, start: int, next_id
+) -> tuple[Segment, Content] | None:
+    """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk."""
+    target = glance_target(ctx, anchor)
+    if target is None:
+        return None
+    surf, yaw, pitch = target
+    rng, fps = ctx.rng, ctx.fps
+    away = float(rng.uniform(*GLANCE_TURN)) * (1 if rng.random() < 0.5 else -1)
+    seg = glance_back(
+        anchor.yaw, anchor.pitch, yaw, pitch, away, float(rng.uniform(*GLANCE_AWAY)), fps
+    )
+    # The surface is out of view from the first pose after look1 it is not seen to the last
+    # before look2: the changes happen (and the event spans) only inside the still part.
+    a, b = seg.marks["away"]
+    poses = [_at(anchor, h[0], h[1]) for h in seg.heads[a:b]]
+    if ctx.seen(_at(anchor, yaw, pitch), [surf.point(0.05)]).sum() == 0:
+        return None
+    if any(ctx.seen(p, [(sx, sy, surf.top + 0.05) for sx, sy in surf.spots]).any() for p in poses):
+        return None
+    t_away = ((start + a) / fps, (start + b - 1) / fps)
+    ctx.used_surfaces.add(surf.obj.instance_id)
+    return seg, _changes(ctx, surf, t_away, next_id)
+
+
+def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> Content:
+    rng = ctx.rng
+    cats = ctx.prop_categories
+    spots = [surf.spots[int(i)] for i in rng.permutation(len(surf.spots))]
+    free = list(spots)
+    out = Content()
+    sid, room = surf.obj.instance_id, surf.obj.room_id
+    props: list[dict] = []  # id, category, color, states: [(time, spot, present)]
+
+    def place(cat: str, t: float, present: bool) -> dict:
+        spot = free.pop()
+        color = ("red", "blue", "green", "yellow", "white")[int(rng.integers(5))]
+        p = {"id": next_id(), "category": cat, "color": color, "states": [(0.0, spot, present)]}
+        if t > 0:
+            p["states"].append((t, spot, True))
+        props.append(p)
+        return p
+
+    main = cats[int(rng.integers(len(cats)))]
+    n_main = int(rng.integers(1, min(3, len(free) - 1) + 1))
+    for _ in range(n_main):
+        place(main, 0.0, True)
+    if len(free) >= 3 and rng.random() < 0.5:
+        place(cats[int(rng.integers(len(cats)))], 0.0, True)
+
+    def count(cat: str) -> int:
+        return sum(1 for p in props if p["category"] == cat and p["states"][-1][2])
+
+    def xyz(spot, cat: str) -> list[float]:
+        return [spot[0], spot[1], round(surf.top + PROP_SIZE[cat][2] / 2, 4)]
+
+    if rng.random() < UNCHANGED_PROB:
+        detail = {"surface": sid, "count": sum(1 for p in props if p["states"][-1][2])}
+        out.events.append(("surface", Event("unchanged", t_away[0], t_away[1], sid, room, detail)))
+    else:
+        k = int(rng.integers(CHANGES[0], CHANGES[1] + 1))
+        times = np.sort(rng.uniform(t_away[0] + 0.1, t_away[1] - 0.1, size=k))
+        for t in times:
+            t = float(t)
+            here = [p for p in props if p["states"][-1][2]]
+            ops = (["added"] if free else []) + (["removed"] if here else [])
+            ops += ["moved"] if here and free else []
+            if not ops:
+                break
+            op = ops[int(rng.integers(len(ops)))]
+            if op == "added":
+                cat = main if rng.random() < 0.5 else cats[int(rng.integers(len(cats)))]
+                before = count(cat)
+                p = place(cat, t, False)
+                detail = {"from": None, "to": xyz(p["states"][0][1], cat)}
+            else:
+                p = here[int(rng.integers(len(here)))]
+                cat, spot = p["category"], p["states"][-1][1]
+                before = count(cat)
+                if op == "removed":
+                    p["states"].append((t, spot, False))
+                    free.append(spot)
+                    detail = {"from": xyz(spot, cat), "to": None}
+                else:
+                    new = max(free, key=lambda s: math.dist(s, spot))
+                    free.remove(new)
+                    free.append(spot)
+                    p["states"].append((t, new, True))
+                    detail = {"from": xyz(spot, cat), "to": xyz(new, cat)}
+            detail.update(surface=sid, category=cat, before=before, after=count(cat))
+            ev = Event(op, t_away[0], t_away[1], p["id"], room, detail)  # type: ignore[arg-type]
+            out.events.append((f"prop{p['id']}", ev))
+    for p in props:
+        cat = p["category"]
+        track = []
+        for i, (t, spot, present) in enumerate(p["states"]):
+            if i and spot != p["states"][i - 1][1]:  # a jump: stand still up to it
+                track.append(
+                    Waypoint(round(t - 1e-3, 5), tuple(xyz(p["states"][i - 1][1], cat)), 0.0, True)
+                )
+            track.append(Waypoint(round(t, 5), tuple(xyz(spot, cat)), 0.0, present))
+        out.props.append(
+            {
+                "id": p["id"],
+                "category": cat,
+                "size": PROP_SIZE[cat],
+                "track": track,
+                "color": p["color"],
+            }
+        )
+    return out
+
+
+def place_pendulum(
+    ctx: Ctx, pose: CameraPose, t0: float, t1: float, actor_id: int
+) -> tuple[Actor, list[Event]] | None:
+    """A metronome on a free top seen from the hold, swinging whole cycles inside it."""
+    rng = ctx.rng
+    period = float(rng.uniform(*PERIOD))
+    start = t0 + float(rng.uniform(0.2, 0.8))
+    kmax = math.floor((t1 - 0.1 - start) / period)
+    if kmax < 1:
+        return None
+    spot = None
+    for s in rng.permutation(len(ctx.surfaces)):
+        surf = ctx.surfaces[int(s)]
+        if surf.obj.instance_id in ctx.used_surfaces:
+            continue
+        pts = [(x, y, surf.top + PENDULUM_SIZE[2]) for x, y in surf.spots]
+        low = [(x, y, surf.top + 0.02) for x, y in surf.spots]
+        seen = ctx.seen(pose, pts) & ctx.seen(pose, low)
+        if seen.any():
+            x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
+            ctx.used_surfaces.add(surf.obj.instance_id)
+            spot, room = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4)), surf.obj.room_id
+            break
+    if spot is None:  # no free top in view: a pendulum clock on the wall ahead
+        spot = _on_wall(ctx, pose)
+        if spot is None:
+            return None
+        room = ctx.room(spot[:2]) if ctx.room(spot[:2]) is not None else ctx.room(pose.position)
+    k = int(rng.integers(min(2, kmax), kmax + 1))
+    cx, cy, _ = pose.position
+    yaw = math.atan2(cy - spot[1], cx - spot[0])  # its face to the camera: it swings across
+    swing = Swing(round(start, 5), round(start + k * period, 5), round(period, 5), AMPLITUDE)
+    track = (Waypoint(0.0, spot, yaw),)
+    actor = Actor(actor_id, "pendulum", "metronome", "black", PENDULUM_SIZE, track, (swing,))
+    events = [
+        Event(
+            "cycle",
+            swing.start + j * swing.period,
+            swing.start + (j + 1) * swing.period,
+            actor_id,
+            room,
+            {"period": swing.period},
+        )
+        for j in range(k)
+    ]
+    return actor, events
+
+
+def _on_wall(ctx: Ctx, pose: CameraPose) -> tuple[float, float, float] | None:
+    """A point just in front of the wall the camera looks at, at eye height, if seen."""
+    yaw = pose.yaw + float(ctx.rng.uniform(-0.3, 0.3))
+    d = np.array([math.cos(yaw), math.sin(yaw)])
+    c = np.array(pose.position[:2])
+    r = ctx.rects
+    for t in np.arange(1.5, 7.0, 0.05):
+        x, y = c + d * t
+        if ((r[:, 0] <= x) & (x <= r[:, 2]) & (r[:, 1] <= y) & (y <= r[:, 3])).any():
+            x, y = c + d * (t - 0.08)
+            p = (round(float(x), 4), round(float(y), 4), WALL_Z)
+            return p if ctx.seen(pose, [p])[0] and ctx.room((x, y)) is not None else None
+    return None
+
+
+__all__ = ["glance_target", "place_pendulum", "plan_glance"]

@@ -1,0 +1,104 @@
+"""Every constant of the dynamic-event planner (:mod:`.events`), each with where it comes from.
+
+One place so a reviewer can see at a glance what a planned minute of video contains and why.
+Counts are *ranges*, drawn uniformly per walk, so the answer to "how many so far" is spread
+rather than a typical number a blind model could learn.
+"""
+
+from __future__ import annotations
+
+import math
+
+SEED_TAG = 23  # the planner's own random stream: np.random.default_rng([house seed, seed, 23])
+
+# --------------------------------------------------------------------------- the camera
+VFOV_DEG = 60.0  # sim.render.DEFAULT_VFOV: the renderer's vertical field of view
+ASPECT = 4 / 3  # BENCHMARK_SIZE 640x480; plan_events takes the real one
+NEAR = 0.1  # m: points closer than this to the eye are not "seen"
+EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is barely seen
+
+# --------------------------------------------------------------------------- manoeuvres
+# A watch hold: turn to face the scene, stand 4–10 s (the brief), turn back.  Holds are drawn
+# from 6–9.5 s: long enough for 2–3 crossings or two carries, short enough to leave the walk.
+WATCH_HOLD = (6.0, 9.5)  # s, the static part
+WATCH_PITCH = math.radians(-10)  # nav.Motion.pitch: the hand-held look-down
+# Turns on the spot into and out of a manoeuvre: 1.5x nav.Motion.turn_speed, the fastest
+# turn nav's walk already makes (emit_walk's max_turn).
+TURN_SPEED = math.radians(45) * 1.5
+# A glance-back: look 2 s, turn away 150–180° and stay 2–4 s, turn back, look 2 s (the brief).
+# Looking back over the shoulder is quicker than turning to walk: ~1.5 s for 160°.
+GLANCE_LOOK = 2.0  # s
+GLANCE_AWAY = (2.0, 3.5)  # s
+GLANCE_TURN = (math.radians(150), math.radians(180))
+GLANCE_TURN_SPEED = math.radians(110)
+# At most this share of the walk goes to manoeuvres; the rest stays the normal walk (static
+# families need it).  Measured: ~50-60 % on 1-minute walks, see docs/simulator.md.
+MANOEUVRE_BUDGET = 0.62
+MIN_WALK_GAP = 3.0  # s of normal walk before each manoeuvre
+# A minute's manoeuvres: a crossing hold, an action hold and a glance-back in the order that
+# fits the walk best, then a second glance-back if the budget has room (rarely, in a minute).
+MINUTE_KINDS = ("cross", "glance", "action")
+EXTRA_KINDS = ("glance",)
+EVENT_WORTH = 3.0  # s of walk a manoeuvre may move from its even share per extra event
+
+# --------------------------------------------------------------------------- lights (E1-Transit)
+LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform
+LIGHT_OFF = (1.2, 4.0)  # s the lights stay off (>= 1 s apart, the brief)
+
+# --------------------------------------------------------------------------- doors (E1-Action)
+# The leaf's geometry and its open angle are sim.door_leaf's (the renderer's convention).
+DOOR_SWING = 0.5  # s for one swing (the brief)
+DOOR_SWINGS = (1, 6)  # swings per minute, uniform (close and open alternate)
+DOOR_PASS_GUARD = 3.0  # s: no swing within ±3 s of the camera passing through that door
+DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
+
+# --------------------------------------------------------------------------- pendulum (E2-Periodic)
+PENDULUMS = (1, 2)  # per walk, uniform (the brief)
+PERIOD = (0.8, 1.6)  # s (the brief: a metronome's to a slow pendulum's)
+PENDULUM_SIZE = (0.15, 0.25, 0.5)  # m, a metronome on a top (sim.actors' best size)
+AMPLITUDE = 0.35  # rad, schedule.Swing's default
+
+# --------------------------------------------------------------------------- person (E2-Episode)
+PERSON_SIZE = (0.3, 0.5, 1.7)  # m, sim.actors' person (depth, shoulders, height)
+PERSON_SPEED = (1.1, 1.6)  # m/s, a brisk walking pace (crossings of 2-4 s)
+EPISODES_PER_HOLD = (1, 3)  # crossings per crossing-hold, uniform
+CROSS_DIST = (1.8, 4.0)  # m from the camera, the line the person crosses along
+BODY_MARGIN = 0.4  # m: a person is out of view when its centre is this far past the edge
+PAUSE_PROB = 0.3  # a crossing stops in view 1–2 s before going on (the brief's "stands still")
+PAUSE = (1.0, 2.0)
+
+# ------------------------------------------------------------- motion legs (OVO-S 1.3.3-5)
+MOVER_SPEED = (0.3, 2.0)  # m/s (the brief)
+SPEED_RATIO_APART = 2.0  # two movers: one at least twice as fast ...
+SPEED_RATIO_SAME = 1.15  # ... or within 15 % ("about the same")
+STATIONARY_PROB = 0.15  # a mover stands still ("stationary")
+LEG_TIME = (1.5, 4.0)  # s a leg lasts, cut so that ...
+LEG_LENGTH = 2.5  # m ... a leg is at most this long: the free floor a room shows in view
+BALL_SIZE = 0.22  # m, diameter
+MIN_SEPARATION = 0.8  # m between the two movers at every instant
+
+# ------------------------------------------------------------- props (OVO-S 3.2.1, UCS)
+PROP_CATEGORIES = ("cup", "mug", "book", "bottle", "vase", "box", "apple", "bowl", "candle", "jar")
+PROP_SIZE = {
+    "cup": (0.08, 0.08, 0.10),
+    "mug": (0.10, 0.08, 0.10),
+    "book": (0.22, 0.16, 0.04),
+    "bottle": (0.08, 0.08, 0.26),
+    "vase": (0.12, 0.12, 0.24),
+    "box": (0.20, 0.15, 0.12),
+    "apple": (0.08, 0.08, 0.08),
+    "bowl": (0.16, 0.16, 0.07),
+    "candle": (0.07, 0.07, 0.14),
+    "jar": (0.10, 0.10, 0.14),
+}
+PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
+PROP_GAP = 0.06  # m between props, and to the surface's edge
+SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
+SURFACE_DIST = (0.9, 3.2)  # m from the camera to the surface looked at
+CHANGES = (1, 3)  # changes per glance-back that has any, uniform
+UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
+HAND_Z = 1.0  # m: a carried prop's height (the person's hand)
+CARRY_TIME = (2.0, 4.0)  # s (the brief)
+CARRIES = (1, 2)  # per carry hold, uniform
+LIFT = 0.3  # s to pick a prop up or put it down
+STAND_OFF = 0.8  # m: where a person stands to reach a surface, at most this far from its edge

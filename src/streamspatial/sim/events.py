@@ -1,0 +1,338 @@
+"""The event planner: dynamic happenings placed where the camera will look.
+
+``plan_events(house, trajectory, seed)`` edits a planned walk and returns it with a
+:class:`~streamspatial.sim.schedule.Schedule`.  An event is only countable if it is seen, so:
+
+1. Manoeuvres are inserted into the walk (:mod:`.manoeuvres`) at places that suit them: a
+   *crossing* hold (the camera watches a stretch of free floor a person walks across, 1–3
+   times: E2-Episode), an *action* hold (the person carries props from one furniture top to
+   another, or the person and a ball move along straight legs: UCS Object Trajectory, OVO-S
+   1.3.3–1.3.5), and *glance-backs* (props change on a top while the camera looks away:
+   OVO-S 3.2.1, UCS Quantity Change).  A metronome swings whole cycles in a watched view
+   (E2-Periodic).  At most :data:`~.event_params.MANOEUVRE_BUDGET` of the walk goes to them.
+2. On the edited walk, lights go off and on while the camera is in the room (E1-Transit) and
+   door leaves swing while seen and while nobody goes through (E1-Action) (:mod:`.event_walk`).
+
+Visibility is predicted by :mod:`.sightline`; counts are drawn per walk from wide ranges
+(:mod:`.event_params`).  Everything is a pure function of (house, trajectory, seed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from streamspatial.sim.event_changes import place_pendulum, plan_glance
+from streamspatial.sim.event_holds import (
+    Content,
+    Ctx,
+    _at,
+    crossing_lines,
+    plan_carries,
+    plan_movers,
+)
+from streamspatial.sim.event_params import (
+    ASPECT,
+    BALL_SIZE,
+    EXTRA_KINDS,
+    MINUTE_KINDS,
+    PENDULUMS,
+    PERSON_SIZE,
+    PROP_CATEGORIES,
+    PROP_COLORS,
+    SEED_TAG,
+    STAND_OFF,
+    WATCH_HOLD,
+    WATCH_PITCH,
+)
+from streamspatial.sim.event_scene import free_at, gapped_track, line_free, stand_points, surfaces
+from streamspatial.sim.event_walk import plan_doors, plan_lights
+from streamspatial.sim.manoeuvres import Segment, choose, splice, watch
+from streamspatial.sim.occupancy import occupancy
+from streamspatial.sim.schedule import ACTOR_ID_BASE, Actor, Event, Schedule
+from streamspatial.sim.sightline import wall_rects
+from streamspatial.sim.types import CameraPose, House, Trajectory
+
+YAWS = 12  # headings tried for a watch hold
+DRAWS = 3  # draws of a watch hold's content at its chosen place; the richest is kept
+SURVEY_STEP = 1.5  # s of walk between the places a manoeuvre is tried at
+
+
+def _yaws(anchor: CameraPose, rng: np.random.Generator) -> list[float]:
+    base = float(rng.uniform(0, 2 * math.pi / YAWS))
+    return [anchor.yaw + base + 2 * math.pi * k / YAWS for k in range(YAWS)]
+
+
+def _cross(
+    ctx: Ctx, anchor: CameraPose, start: int, ids
+) -> tuple[Segment, Content, CameraPose, tuple] | None:
+    best = None
+    for yaw in _yaws(anchor, ctx.rng):
+        pose = _at(anchor, yaw, WATCH_PITCH)
+        n = len(crossing_lines(ctx, pose))
+        if n and (best is None or n > best[0]):
+            best = (n, yaw)
+    if best is None:
+        return None
+    seg = watch(
+        anchor.yaw, anchor.pitch, best[1], WATCH_PITCH, float(ctx.rng.uniform(*WATCH_HOLD)), ctx.fps
+    )
+    pose = _at(anchor, best[1], WATCH_PITCH)
+    h0, h1 = (start + m for m in seg.marks["hold"])
+    content = _plan_crossings(ctx, pose, h0 / ctx.fps, (h1 - 1) / ctx.fps, ids)
+    return None if content is None else (seg, content, pose, (h0 / ctx.fps, (h1 - 1) / ctx.fps))
+
+
+def _plan_crossings(ctx, pose, t0, t1, ids):
+    from streamspatial.sim.event_holds import plan_crossings
+
+    return plan_crossings(ctx, pose, t0, t1, ids["person"])
+
+
+def _carry_pair(ctx: Ctx, anchor: CameraPose):
+    """Two free tops in the camera's room, with a straight free walk between them, both in
+    view from one heading (and the walk out of view from the anchor): (yaw, pair)."""
+    xy = anchor.position[:2]
+    tops = [
+        s
+        for s in ctx.surfaces
+        if s.obj.instance_id not in ctx.used_surfaces and math.dist(xy, s.xy) <= 6.0
+    ]
+    pairs = [
+        (a, b) for a, b in itertools.permutations(tops, 2) if 1.0 <= math.dist(a.xy, b.xy) <= 5.0
+    ]
+    for k in ctx.rng.permutation(len(pairs)):
+        a, b = pairs[int(k)]
+        walk = _carry_walk(ctx, a, b)
+        if walk is None:
+            continue
+        pa, pb = walk
+        mid = (
+            (a.xy[0] + b.xy[0]) / 2 - anchor.position[0],
+            (a.xy[1] + b.xy[1]) / 2 - anchor.position[1],
+        )
+        # Look down enough to see both tops (they stand lower than the eye).
+        low = min(a.top, b.top) - anchor.position[2]
+        pitch = float(np.clip(math.atan2(low, math.hypot(*mid)) * 0.6, -0.5, WATCH_PITCH))
+        pose = _at(anchor, math.atan2(mid[1], mid[0]), pitch)
+        pts = [a.point(0.05), b.point(0.05), (*pa, 1.0), (*pb, 1.0)]
+        if ctx.seen(pose, pts).all() and not ctx.seen(anchor, pts[2:]).any():
+            return pose, ((a, pa), (b, pb))
+    return None
+
+
+def _carry_walk(ctx: Ctx, a, b):
+    """Where to stand at each top so the walk between is straight on free floor (cached)."""
+    key = ("walk", a.obj.instance_id, b.obj.instance_id)
+    if key not in ctx.cache:
+        best = None
+        for pa in stand_points(ctx.occ, a, STAND_OFF):
+            for pb in stand_points(ctx.occ, b, STAND_OFF):
+                d = math.dist(pa, pb)
+                if 1.0 <= d <= 4.5 and (best is None or d < best[0]) and line_free(ctx.occ, pa, pb):
+                    best = (d, pa, pb)
+        ctx.cache[key] = None if best is None else best[1:]
+    return ctx.cache[key]
+
+
+def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
+    rng, fps = ctx.rng, ctx.fps
+    hold = float(rng.uniform(*WATCH_HOLD))
+    carry = _carry_pair(ctx, anchor)  # a carry where two tops are in view, else movers
+    if carry is not None:
+        pose = carry[0]
+    else:  # the heading that sees the most free floor
+        grid = np.argwhere(ctx.occ.free & (ctx.occ.room == (ctx.room(anchor.position) or -2)))
+        xy = np.array([ctx.occ.to_world(r, c) for r, c in grid[:: max(1, len(grid) // 300)]])
+        if not len(xy):
+            return None
+        pts = np.hstack([xy, np.ones((len(xy), 1))])
+        # Movers appear and vanish out of the walk's own view: count floor it does not see.
+        far = np.hypot(*(xy - np.array(anchor.position[:2])).T) > 1.4
+        far &= ~ctx.seen(anchor, pts)
+        score = [
+            (int((ctx.seen(_at(anchor, y, WATCH_PITCH), pts) & far).sum()), y)
+            for y in _yaws(anchor, rng)
+        ]
+        pose = _at(anchor, max(score)[1], WATCH_PITCH)
+    seg = watch(anchor.yaw, anchor.pitch, pose.yaw, pose.pitch, hold, fps)
+    h0, h1 = (start + m for m in seg.marks["hold"])
+    t0, t1 = h0 / fps, (h1 - 1) / fps
+    window = (start / fps, (start + len(seg) - 1) / fps)
+    content = Content()
+    avoid = None
+    if carry is not None:
+        got = plan_carries(ctx, pose, window, t0, t1, ids["person"], carry[1], ids["next"])
+        if got is None:
+            return None
+        content = got
+        avoid = [(np.array(carry[1][0][1]), np.array(carry[1][1][1]))]
+        ctx.used_surfaces.update(s.obj.instance_id for s, _ in carry[1])
+        movers = {"ball": ids["ball"]}
+    else:
+        movers = {"person": ids["person"], "ball": ids["ball"]}
+        if rng.random() < 0.2:
+            movers.pop("person" if rng.random() < 0.5 else "ball")
+    legs = plan_movers(ctx, pose, anchor, window, movers, t0, t1, avoid)
+    if legs is not None:
+        for k, v in legs.visits.items():
+            content.visits.setdefault(k, []).extend(v)
+        content.events += legs.events
+    if not content.events:
+        return None
+    return seg, content, pose, (t0, t1)
+
+
+def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids):
+    """One manoeuvre of ``kind`` at ``anchor``, its first pose at ``start`` in the new walk:
+    (segment, content, hold pose or None, hold window or None), or None where it does not fit."""
+    if kind == "glance":
+        got = plan_glance(ctx, anchor, start, ids["next"])
+        return None if got is None else (*got, None, None)
+    if kind == "cross":
+        return _cross(ctx, anchor, start, ids)
+    return _action(ctx, anchor, start, ids)
+
+
+def _survey(
+    ctx: Ctx, traj: Trajectory, kinds: set[str], ids
+) -> dict[str, list[tuple[int, int, bool]]]:
+    """Per kind, the walk's poses a manoeuvre of that kind fits at: (index, length, carries)."""
+    out: dict[str, list[tuple[int, int, bool]]] = {k: [] for k in kinds}
+    dummy = {**ids, "next": lambda: 0}
+    step = max(1, round(SURVEY_STEP * traj.fps))
+    for i in range(step, len(traj.poses), step):
+        p = traj.poses[i]
+        if ctx.room(p.position) is None or not free_at(ctx.occ, [p.position[:2]])[0]:
+            continue
+        for kind in sorted(kinds):
+            snapshot = set(ctx.used_surfaces)
+            res = _plan(ctx, kind, p, i, dummy)
+            ctx.used_surfaces = snapshot
+            if res is not None:
+                carries = any(e.kind == "carried" for _, e in res[1].events)
+                out[kind].append((i, len(res[0]), carries, len(res[1].events)))
+    return out
+
+
+def plan_events(
+    house: House,
+    trajectory: Trajectory,
+    seed: int = 0,
+    *,
+    aspect: float = ASPECT,
+    report: dict | None = None,
+) -> tuple[Trajectory, Schedule]:
+    """The walk with watch holds and glance-backs inserted, and what happens around it.
+
+    The trajectory keeps its number of poses and times ``i / fps``.  ``report``, when given,
+    receives the manoeuvres placed (kind, first pose, length) and the frames they took.
+    """
+    rng = np.random.default_rng([house.seed, seed, SEED_TAG])
+    fps, n = trajectory.fps, len(trajectory.poses)
+    used = {o.category for o in house.objects}
+    ctx = Ctx(
+        house,
+        occupancy(house),
+        wall_rects(house),
+        aspect,
+        fps,
+        rng,
+        surfaces(house),
+        [c for c in PROP_CATEGORIES if c not in used],
+    )
+    counter = itertools.count(ACTOR_ID_BASE)
+    ids = {"person": next(counter), "ball": next(counter), "next": lambda: next(counter)}
+    scale = max(1.0, n / fps / 60.0)
+
+    # 1. Manoeuvres: where each kind would fit, then one anchor per kind, spread over the walk.
+    queue = [
+        kinds[int(i)]
+        for _ in range(math.ceil(scale))
+        for kinds in (MINUTE_KINDS, EXTRA_KINDS)
+        for i in rng.permutation(len(kinds))
+    ]
+    survey = _survey(ctx, trajectory, set(queue), ids)
+    chosen = choose(queue, survey, n, fps)
+    inserts: list[tuple[int, Segment]] = []
+    placed: list[tuple[str, int, int]] = []
+    contents: list[Content] = []
+    holds: list[tuple[CameraPose, tuple[float, float]]] = []
+    shift = 0
+    for i, kind in chosen:
+        # The content is drawn again with the real times: the best of a few draws.
+        res, used_after, before = None, None, set(ctx.used_surfaces)
+        for _ in range(1 if kind == "glance" else DRAWS):  # "nothing changed" must not lose
+            ctx.used_surfaces = set(before)
+            got = _plan(ctx, kind, trajectory.poses[i], i + shift, ids)
+            fits = got is not None and i + shift + len(got[0]) < n
+            if fits and (res is None or len(got[1].events) > len(res[1].events)):
+                res, used_after = got, set(ctx.used_surfaces)
+        ctx.used_surfaces = before if res is None else used_after
+        if res is None:
+            continue
+        seg, content, pose, window = res
+        inserts.append((i, seg))
+        placed.append((kind, i + shift, len(seg)))
+        contents.append(content)
+        if pose is not None:
+            holds.append((pose, window))
+        shift += len(seg)
+    used_frames = shift
+    traj, _starts = splice(trajectory, inserts)
+    if report is not None:
+        report.update(manoeuvres=placed, frames=used_frames, queue=list(queue))
+
+    # 2. Actors from the manoeuvres.
+    actors: list[Actor] = []
+    events: list[Event] = []
+    visits: dict[str, list] = {"person": [], "ball": []}
+    for c in contents:
+        for k, v in c.visits.items():
+            visits[k].extend(v)
+        events += [e for _, e in c.events]
+        for p in c.props:
+            color = p.get("color") or PROP_COLORS[int(rng.integers(len(PROP_COLORS)))]
+            actors.append(
+                Actor(p["id"], "prop", p["category"], color, p["size"], tuple(p["track"]))
+            )
+    for key, kind, cat, size in (
+        ("person", "person", "person", PERSON_SIZE),
+        ("ball", "ball", "ball", (BALL_SIZE,) * 3),
+    ):
+        if visits[key]:
+            vs = sorted(visits[key], key=lambda v: v[0].time)
+            color = PROP_COLORS[int(rng.integers(len(PROP_COLORS)))]
+            actors.append(Actor(ids[key], kind, cat, color, size, gapped_track(vs, size[2] / 2)))
+    # 3. Metronomes in watched views.
+    want = int(rng.integers(PENDULUMS[0], PENDULUMS[1] + 1))
+    for j in [*rng.permutation(len(holds)), *rng.permutation(len(holds))]:  # two may share one
+        if want <= 0:
+            break
+        pose, (t0, t1) = holds[int(j)]
+        got = place_pendulum(ctx, pose, t0, t1, ids["next"]())
+        if got is not None:
+            actors.append(got[0])
+            events += got[1]
+            want -= 1
+    # 4. Lights and doors on the edited walk.
+    switches, light_events = plan_lights(house, traj, rng, scale)
+    busy = [
+        (v[0].time, v[-1].time, np.array([w.position[:2] for w in v])) for v in visits["person"]
+    ]
+    leaves, door_events = plan_doors(house, traj, rng, scale, ids["next"], busy, aspect)
+    actors += leaves
+    events += light_events + door_events
+    events.sort(key=lambda e: (e.end, e.start, e.kind, e.subject))
+    actors.sort(key=lambda a: a.actor_id)
+    return traj, Schedule(tuple(actors), tuple(switches), tuple(events))
+
+
+def manoeuvre_share(traj: Trajectory) -> float:
+    """The share of the walk's poses spent watching or glancing (turns into them excluded)."""
+    return sum(p.motion in ("watch", "glance") for p in traj.poses) / max(1, len(traj.poses))
+
+
+__all__ = ["manoeuvre_share", "plan_events"]

@@ -1,0 +1,176 @@
+"""The event planner (sim.events): what it plans is seen, consistent, and a function of the seed."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from streamspatial.sim.event_params import DOOR_PASS_GUARD
+from streamspatial.sim.event_walk import PASS_RADIUS
+from streamspatial.sim.events import manoeuvre_share, plan_events
+from streamspatial.sim.house import generate_house
+from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.schedule import ACTOR_ID_BASE
+from streamspatial.sim.sightline import visible, visible_many
+
+SEEDS = (3, 8, 9, 10)
+
+
+@pytest.fixture(scope="module")
+def walks():
+    out = {}
+    for hs in SEEDS:
+        house = generate_house(hs)
+        traj = plan_trajectory(house, duration=60, fps=10, seed=0)
+        out[hs] = (house, traj, *plan_events(house, traj, 0))
+    return out
+
+
+def test_deterministic(walks):
+    house, traj, new, sched = walks[SEEDS[0]]
+    again, sched2 = plan_events(house, traj, 0)
+    assert again == new
+    assert sched2.to_dict() == sched.to_dict()
+
+
+def test_length_and_times_unchanged(walks):
+    for _house, traj, new, _ in walks.values():
+        assert len(new.poses) == len(traj.poses)
+        assert all(p.time == round(i / new.fps, 5) for i, p in enumerate(new.poses))
+        assert new.fps == traj.fps
+        assert 0.2 < manoeuvre_share(new) < 0.62  # a good share stays the normal walk
+        assert sum(p.motion == "move" for p in new.poses) > 0
+
+
+def test_every_subject_exists(walks):
+    for house, _, _, sched in walks.values():
+        ids = {a.actor_id for a in sched.actors}
+        rooms = {r.room_id for r in house.rooms}
+        objects = {o.instance_id for o in house.objects}
+        for e in sched.events:
+            if e.kind.startswith("light"):
+                assert e.subject in rooms
+            elif e.kind == "unchanged":
+                assert e.subject in objects and e.detail["surface"] == e.subject
+            else:
+                assert e.subject in ids and e.subject >= ACTOR_ID_BASE
+            assert e.start <= e.end
+
+
+def test_lights_switch_with_camera_in_room(walks):
+    for house, _, traj, sched in walks.values():
+        offs = [s for s in sched.switches if not s.on]
+        ons = [s for s in sched.switches if s.on]
+        assert len(offs) == len(ons) >= 1
+        for off, on in zip(offs, ons, strict=True):
+            assert off.room_id == on.room_id and on.time - off.time >= 1.0
+            lo, hi = math.floor(off.time * traj.fps), math.ceil(on.time * traj.fps)
+            for p in traj.poses[lo : hi + 1]:
+                assert house.room_at(p.position[0], p.position[1]) == off.room_id
+
+
+def test_door_swings_seen_and_never_in_the_way(walks):
+    for house, _, traj, sched in walks.values():
+        cam = np.array([p.position[:2] for p in traj.poses])
+        for leaf in (a for a in sched.actors if a.kind == "door_leaf"):
+            door = next(d for d in house.doors if d.door_id == leaf.door_id)
+            swings = [e for e in sched.events if e.subject == leaf.actor_id]
+            seen = visible(house, traj.poses, (*door.center, 1.0))
+            passing = np.flatnonzero(np.hypot(*(cam - np.array(door.center)).T) < PASS_RADIUS)
+            for e in swings:
+                frames = range(math.floor(e.start * traj.fps), math.ceil(e.end * traj.fps) + 1)
+                assert all(seen[i] for i in frames), e
+            for k, e in enumerate(swings):
+                if e.kind != "door_close":
+                    continue
+                end = swings[k + 1].end if k + 1 < len(swings) else traj.duration
+                t = passing / traj.fps
+                assert not ((t > e.start - DOOR_PASS_GUARD) & (t < end + DOOR_PASS_GUARD)).any()
+                assert leaf.pose_at(e.end).angle == pytest.approx(0.0)
+
+
+def test_props_never_share_a_house_category(walks):
+    for house, _, _, sched in walks.values():
+        cats = {o.category for o in house.objects}
+        for a in sched.actors:
+            if a.kind in ("prop", "pendulum", "ball", "person"):
+                assert a.category not in cats
+
+
+def test_cycles_match_swings(walks):
+    n = 0
+    for _, _, _, sched in walks.values():
+        for a in (a for a in sched.actors if a.kind == "pendulum"):
+            cycles = [e for e in sched.events if e.subject == a.actor_id]
+            (s,) = a.swings
+            assert all(e.kind == "cycle" for e in cycles)
+            assert len(cycles) == round((s.end - s.start) / s.period) >= 1
+            for k, e in enumerate(cycles):
+                assert e.start == pytest.approx(s.start + k * s.period)
+                assert e.end == pytest.approx(s.start + (k + 1) * s.period)
+            n += 1
+    assert n >= 1
+
+
+def test_counts_spread_across_walks(walks):
+    per = [Counter(e.kind for e in sched.events) for *_, sched in walks.values()]
+    for kind in ("light_off", "door_close", "episode"):
+        assert len({c[kind] for c in per}) > 1, kind
+
+
+def test_watched_actors_are_seen_during_their_events(walks):
+    """Episodes, motion legs and carries happen in the watched view (predicted)."""
+    for house, _, traj, sched in walks.values():
+        for e in sched.events:
+            if e.kind not in ("episode", "motion", "carried"):
+                continue
+            a = sched.actor(e.subject)
+            i = round((e.start + e.end) / 2 * traj.fps)
+            x, y, _ = a.pose_at(i / traj.fps).position
+            assert visible(house, [traj.poses[i]], (x, y, 1.0 if a.kind != "ball" else 0.11))[0]
+
+
+def test_sightline_agrees_with_raycast():
+    from streamspatial.sim.raycast import cast
+    from streamspatial.sim.scene import scene_boxes
+    from streamspatial.sim.types import Intrinsics
+
+    house = generate_house(4)
+    traj = plan_trajectory(house, duration=20, fps=2, seed=1)
+    boxes = [b for b in scene_boxes(house) if b.instance_id == 0]  # walls, floors, ceiling
+    intr = Intrinsics.from_vfov(160, 120, 60.0)
+    rng = np.random.default_rng(0)
+    (x0, y0), (x1, y1) = house.bounds
+    agree = total = 0
+    for pose in traj.poses[::4]:
+        pts = np.column_stack(
+            [rng.uniform(x0, x1, 60), rng.uniform(y0, y1, 60), rng.uniform(0.5, 2.0, 60)]
+        )
+        pts = pts[[house.room_at(p[0], p[1]) is not None for p in pts]]
+        ours = visible_many(house, [pose], pts, aspect=4 / 3)[0]
+        cy, sy, cp, sp = (
+            math.cos(pose.yaw),
+            math.sin(pose.yaw),
+            math.cos(pose.pitch),
+            math.sin(pose.pitch),
+        )
+        fwd, right = np.array([cp * cy, cp * sy, sp]), np.array([sy, -cy, 0.0])
+        up = np.cross(right, fwd)
+        d = pts - np.array(pose.position)
+        z, x, y = d @ fwd, d @ right, d @ up
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = intr.cx + intr.fx * x / z
+            v = intr.cy - intr.fy * y / z
+        inside = (z > 0.1) & (u >= 0) & (u < intr.width) & (v >= 0) & (v < intr.height)
+        ref = np.zeros(len(pts), dtype=bool)
+        if inside.any():
+            px = np.column_stack([v[inside].astype(int), u[inside].astype(int)])
+            depth, _, _ = cast(boxes, pose, intr, px)
+            ref[inside] = depth >= z[inside] - 0.05
+        agree += int((ours == ref).sum())
+        total += len(pts)
+    assert total > 100
+    assert agree / total >= 0.9
