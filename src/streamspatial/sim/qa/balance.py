@@ -56,6 +56,11 @@ BINS: dict[str, tuple[float, ...]] = {
     "vc.o2_unique": (2.5, 4.5, 8.5),
     "vc.o2_gain": (0.5, 1.5, 2.5),  # 0 | 1 | 2 | 3+
     "vc.o1_delta": (-1.5, -0.5, 0.5, 1.5),  # ≤ -2 | -1 | 0 | +1 | ≥ +2
+    # event counts at the last query point (provisional: set from the planner's event rates)
+    "vc.e1_action": (1.5, 2.5, 4.5),  # 1 | 2 | 3-4 | 5+
+    "vc.e1_transit": (1.5, 2.5, 4.5),
+    "vc.e2_periodic": (3.5, 7.5, 15.5),  # 1-3 | 4-7 | 8-15 | 16+
+    "vc.e2_episode": (1.5, 2.5, 4.5),
 }
 
 

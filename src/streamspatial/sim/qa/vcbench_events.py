@@ -1,0 +1,375 @@
+"""VCBench event counting (§3, E1/E2): how many times something *happened* so far.
+
+E1-Action counts instantaneous completed actions (a door leaf swung open or shut), E1-Transit
+hard state changes (a room's lights switched off or on), E2-Periodic complete cycles (a
+pendulum back where it started, moving the same way) and E2-Episode semantically complete
+activity segments (a person walking into view and out again).  As in VCBench, one question is
+asked at several query points of a stream and "the answer at a query point equals the number
+completed before that moment" (App. annotation protocol).
+
+What counts is what the stream *showed*: an event that happened off screen, or was only half
+seen, cannot be counted from the video, and counting it would test luck.  So query points stop
+before the first event of the kind asked about that was not seen in full (the *horizon*), every
+event before the horizon was seen, and the answer at a query point is simply the number of
+those events with ``end <= t_q``.  Query points keep clear of every event's edges (``MARGIN``)
+so that a frame or two of rounding never decides a count.
+
+Seen in full, per kind (the evidence rule; docs/families.md):
+
+* a door leaf or a pendulum: the actor is on screen in every frame from the last frame before
+  the event starts to the first frame after it ends;
+* lights: the camera stands in the room in the last frame before the switch and the first
+  frame after it (``FrameRecord.lit`` is the camera's room's lighting);
+* a person: exactly one run of sightings (gaps shorter than ``GAP_S`` merged) overlaps the
+  episode, and every run of sightings belongs to an episode.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from streamspatial.core.schema import TaskLabels
+from streamspatial.sim.schedule import Event
+
+from .common import intent
+from .draft import Draft, DraftQuery
+from .prefix import Prefix, Run
+from .registry import Episode, family
+
+Span = tuple[float, float]
+
+# Seconds a query point keeps from an event's start and end: the frame showing the change may
+# come up to one frame after the event's end, and a count must never hang on that frame.
+MARGIN_S = 0.5
+CYCLE_MARGIN_S = 0.25  # pendulum cycles follow each other back to back: a tighter margin
+# Sightings of a person closer than this merge into one run (a brief occlusion by a door
+# frame or a chair is not a second walk-through); the rule merges the same way.
+GAP_S = 0.5
+# The last query point sits this far before the prefix's end, so that an event in progress at
+# the query point (doors < 1 s, cycles ~1-2 s) has ended by then and is known to the prefix.
+TAIL_S = 3.0
+MIN_SPACING_S = 2.0  # between query points
+N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
+MIN_HISTORY_S = 8.0
+
+
+def labels(sub: str) -> TaskLabels:
+    return TaskLabels(category=sub.split("-")[0], subcategory=sub, task=sub)
+
+
+def words(category: str) -> str:
+    return category.replace("_", " ")
+
+
+# -- which events were seen ----------------------------------------------------------------------
+
+
+def _bracket(p: Prefix, e: Event) -> tuple[int, int] | None:
+    """Prefix frames from the last one before ``e`` starts to the first one after it ends."""
+    before = [i for i in range(len(p.frames)) if p.t(i) < e.start - 1e-9]
+    after = [i for i in range(len(p.frames)) if p.t(i) > e.end + 1e-9]
+    if not before or not after:
+        return None
+    return before[-1], after[0]
+
+
+def actor_seen(p: Prefix, e: Event) -> bool:
+    """A door leaf's swing or a pendulum's cycle: the actor on screen throughout."""
+    b = _bracket(p, e)
+    return b is not None and all(
+        e.subject in p.dynamic_seen(p.frames[i]) for i in range(b[0], b[1] + 1)
+    )
+
+
+def light_seen(p: Prefix, e: Event) -> bool:
+    """A switch: the camera in that room just before and just after it."""
+    room = e.room_id if e.room_id is not None else e.subject
+    before = [i for i in range(len(p.frames)) if p.t(i) < e.start - 1e-9]
+    after = [i for i in range(len(p.frames)) if p.t(i) >= e.end - 1e-9]
+    if not before or not after:
+        return False
+    return all(p.frames[i].room_id == room for i in range(before[-1], after[0] + 1))
+
+
+def merged_runs(p: Prefix, actor_id: int) -> list[Run]:
+    """The actor's sighting runs with gaps shorter than ``GAP_S`` merged."""
+    out: list[Run] = []
+    for r in p.dynamic_runs(actor_id):
+        if out and p.t(r.start) - p.t(out[-1].end) < GAP_S - 1e-6:
+            out[-1] = Run(actor_id, out[-1].start, r.end)
+        else:
+            out.append(r)
+    return out
+
+
+# -- choosing query points ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one item counts, up to where it may be asked, and where not."""
+
+    events: list[Event]  # counted, completed by the prefix's end, every one seen
+    horizon: float  # query points before this time
+    blocked: list[Span]  # nor inside these
+    spans: dict[Event, Span]  # evidence per counted event
+
+
+def plan(
+    p: Prefix,
+    events: Sequence[Event],
+    seen: Callable[[Prefix, Event], bool],
+    *,
+    margin: float = MARGIN_S,
+    ends_only: bool = False,
+) -> Plan:
+    """Which events count, the horizon (the first event not seen in full, less ``margin``)
+    and the stretches query points avoid: each event with ``margin`` around it, or only
+    around its end (``ends_only``: back-to-back cycles, where a point mid-cycle is fine)."""
+    ok = [seen(p, e) for e in events]
+    unseen = [e.start - margin for e, s in zip(events, ok, strict=True) if not s]
+    horizon = min([p.time - TAIL_S, *unseen])
+    kept = [e for e, s in zip(events, ok, strict=True) if s and e.start - margin < horizon]
+    blocked = [((e.end if ends_only else e.start) - margin, e.end + margin) for e in kept]
+    return Plan(kept, horizon, blocked, {e: (e.start, e.end) for e in kept})
+
+
+def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
+    """3-6 query frames inside a random window before the horizon, clear of every event.
+
+    The window's start is drawn, not fixed, so the first query point sometimes precedes every
+    event (answer 0) and sometimes follows several; the points are spread at random inside it.
+    """
+    hi = pl.horizon
+    lo0 = max(MIN_HISTORY_S, 0.0)
+    if hi - lo0 < MIN_SPACING_S * (N_QUERIES[0] - 1):
+        return []
+    lo = rng.uniform(lo0, max(lo0, hi - MIN_SPACING_S * (N_QUERIES[0] - 1) - rng.uniform(0, 20)))
+    cands = [
+        i
+        for i in range(len(p.frames))
+        if lo <= (i + 0.5) / p.fps <= hi
+        and not any(a <= (i + 0.5) / p.fps <= b for a, b in pl.blocked)
+    ]
+    rng.shuffle(cands)
+    n = rng.randint(*N_QUERIES)
+    chosen: list[int] = []
+    for i in cands:
+        if all(abs(i - j) / p.fps >= MIN_SPACING_S for j in chosen):
+            chosen.append(i)
+            if len(chosen) == n:
+                break
+    return sorted(chosen) if len(chosen) >= N_QUERIES[0] else []
+
+
+def counting_draft(
+    ep: Episode,
+    p: Prefix,
+    pl: Plan,
+    rng: random.Random,
+    *,
+    key: str,
+    question: str,
+    task: str,
+    **params: object,
+) -> list[Draft]:
+    """The item: at each query point, the events of ``pl`` completed by then."""
+    frames = query_frames(p, pl, rng)
+    if not frames:
+        return []
+    queries = []
+    for kk in frames:
+        t_q = ep.prefix(kk).time
+        done = [e for e in pl.events if e.end <= t_q]
+        ev = tuple(sorted({pl.spans[e] for e in done}))
+        queries.append(DraftQuery(t_q, float(len(done)), ev))
+    if queries[-1].answer < 1:
+        return []  # nothing happened by the last point: an all-zero item tests nothing
+    last = queries[-1].time
+    return [
+        Draft(
+            family=key,
+            question=question,
+            queries=queries,
+            intent=intent(task, [], **params),
+            meta={"occurrence_times": [e.end for e in pl.events if e.end <= last]},
+        )
+    ]
+
+
+# -- the four families ---------------------------------------------------------------------------
+
+DOOR_KINDS = {
+    "opened": ("door_open",),
+    "closed": ("door_close",),
+    "opened or closed": ("door_open", "door_close"),
+}
+LIGHT_KINDS = {
+    "off": ("light_off",),
+    "on": ("light_on",),
+    "off or on": ("light_off", "light_on"),
+}
+
+
+@family("vc.e1_action", "vcbench", labels("E1-Action"), "number", dynamic=True,
+        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many times a door has been opened / closed / either so far."""
+    p = ep.prefix(k)
+    if not p.dynamic:
+        return []
+    verb = rng.choice(sorted(DOOR_KINDS))
+    kinds = DOOR_KINDS[verb]
+    events = [e for e in p.events(("door_open", "door_close"))]
+    if not events:
+        return []
+    cats = {p.actor(e.subject).category for e in events}
+    if len(cats) != 1:
+        return []
+    cat = cats.pop()
+    # events of the other direction still block query points (a swing in progress)
+    pl = plan(p, events, actor_seen)
+    counted = Plan([e for e in pl.events if e.kind in kinds], pl.horizon, pl.blocked, pl.spans)
+    return counting_draft(
+        ep,
+        p,
+        counted,
+        rng,
+        key="vc.e1_action",
+        question=f"How many times has a {words(cat)} been {verb} so far?",
+        task="e1_action",
+        label=words(cat),
+        kinds=list(kinds),
+    )
+
+
+@family("vc.e1_transit", "vcbench", labels("E1-Transit"), "number", dynamic=True,
+        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many times the lights (of one room, or anywhere) went off / on / either so far."""
+    p = ep.prefix(k)
+    if not p.dynamic:
+        return []
+    events = p.events(("light_off", "light_on"))
+    if not events:
+        return []
+    rooms = sorted({e.room_id if e.room_id is not None else e.subject for e in events})
+    room = rng.choice([None, *rooms])
+    if room is not None:
+        events = [e for e in events if (e.room_id if e.room_id is not None else e.subject) == room]
+    which = rng.choice(sorted(LIGHT_KINDS))
+    kinds = LIGHT_KINDS[which]
+    pl = plan(p, events, light_seen)
+    counted = Plan([e for e in pl.events if e.kind in kinds], pl.horizon, pl.blocked, pl.spans)
+    where = f" in the {p.room_name(room)}" if room is not None else ""
+    params: dict[str, object] = {"kinds": list(kinds)}
+    if room is not None:
+        params["room"] = p.room_name(room)
+    return counting_draft(
+        ep,
+        p,
+        counted,
+        rng,
+        key="vc.e1_transit",
+        question=f"How many times have the lights{where} been switched {which} so far?",
+        task="e1_transit",
+        **params,
+    )
+
+
+@family("vc.e2_periodic", "vcbench", labels("E2-Periodic"), "number", dynamic=True,
+        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+def e2_periodic(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many complete swings a pendulum has made so far."""
+    p = ep.prefix(k)
+    if not p.dynamic:
+        return []
+    cycles = p.events(("cycle",))
+    subjects = sorted({e.subject for e in cycles})
+    if not subjects:
+        return []
+    subject = rng.choice(subjects)
+    actor = p.actor(subject)
+    # name it by category, and by colour too when another pendulum shares the category
+    same = [s for s in subjects if s != subject and p.actor(s).category == actor.category]
+    if any(p.actor(s).color == actor.color for s in same):
+        return []
+    name = f"{actor.color} {words(actor.category)}" if same else words(actor.category)
+    mine = [e for e in cycles if e.subject == subject]
+    pl = plan(p, mine, actor_seen, margin=CYCLE_MARGIN_S, ends_only=True)
+    params: dict[str, object] = {"label": words(actor.category)}
+    if same:
+        params["color"] = actor.color
+    return counting_draft(
+        ep,
+        p,
+        pl,
+        rng,
+        key="vc.e2_periodic",
+        question=f"How many complete swings has the {name} made so far?",
+        task="e2_periodic",
+        **params,
+    )
+
+
+def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
+    """Person episodes matched to sighting runs: each seen episode is one run, and a run that
+    belongs to no completed episode (someone still walking, or seen outside an episode) stops
+    the query points before it."""
+    actors = sorted({e.subject for e in events})
+    runs = {a: merged_runs(p, a) for a in actors}
+    spans: dict[Event, Span] = {}
+    used: set[tuple[int, int]] = set()
+    horizon = p.time - TAIL_S
+    for e in events:
+        hit = [
+            r
+            for r in runs[e.subject]
+            if p.t(r.start) <= e.end + MARGIN_S and p.t(r.end) >= e.start - MARGIN_S
+        ]
+        if len(hit) != 1 or (e.subject, hit[0].start) in used:
+            horizon = min(horizon, e.start - MARGIN_S)
+            continue
+        used.add((e.subject, hit[0].start))
+        spans[e] = (p.t(hit[0].start), p.t(hit[0].end))
+    for a, rs in runs.items():
+        for r in rs:
+            if (a, r.start) not in used:
+                horizon = min(horizon, p.t(r.start) - MARGIN_S)
+    kept = [e for e in events if e in spans and min(e.start, spans[e][0]) - MARGIN_S < horizon]
+    blocked = [
+        (min(e.start, spans[e][0]) - MARGIN_S, max(e.end, spans[e][1]) + GAP_S + MARGIN_S)
+        for e in kept
+    ]
+    return Plan(kept, horizon, blocked, spans)
+
+
+@family("vc.e2_episode", "vcbench", labels("E2-Episode"), "number", dynamic=True,
+        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many times a person has walked through (into view and out again) so far."""
+    p = ep.prefix(k)
+    if not p.dynamic:
+        return []
+    events = p.events(("episode",))
+    if not events:
+        return []
+    cats = {p.actor(e.subject).category for e in events}
+    if len(cats) != 1:
+        return []
+    cat = cats.pop()
+    pl = _episode_plan(p, events)
+    if pl is None:
+        return []
+    return counting_draft(
+        ep,
+        p,
+        pl,
+        rng,
+        key="vc.e2_episode",
+        question=f"How many times has a {words(cat)} walked through so far?",
+        task="e2_episode",
+        label=words(cat),
+    )
