@@ -66,13 +66,28 @@ def words(category: str) -> str:
 # -- which events were seen ----------------------------------------------------------------------
 
 
+def _last_before(p: Prefix, t: float) -> int:
+    """The last prefix frame strictly before time ``t`` (-1 when none)."""
+    i = min(len(p.frames) - 1, max(-1, int(t * p.fps) + 1))
+    while i >= 0 and p.t(i) >= t - 1e-9:
+        i -= 1
+    return i
+
+
+def _first_from(p: Prefix, t: float, *, strict: bool) -> int | None:
+    """The first prefix frame at (or, ``strict``, after) time ``t``; None past the prefix."""
+    i = max(0, int(t * p.fps) - 1)
+    while i < len(p.frames) and (p.t(i) <= t + 1e-9 if strict else p.t(i) < t - 1e-9):
+        i += 1
+    return i if i < len(p.frames) else None
+
+
 def _bracket(p: Prefix, e: Event) -> tuple[int, int] | None:
     """Prefix frames from the last one before ``e`` starts to the first one after it ends."""
-    before = [i for i in range(len(p.frames)) if p.t(i) < e.start - 1e-9]
-    after = [i for i in range(len(p.frames)) if p.t(i) > e.end + 1e-9]
-    if not before or not after:
+    before, after = _last_before(p, e.start), _first_from(p, e.end, strict=True)
+    if before < 0 or after is None:
         return None
-    return before[-1], after[0]
+    return before, after
 
 
 def actor_seen(p: Prefix, e: Event) -> bool:
@@ -86,11 +101,10 @@ def actor_seen(p: Prefix, e: Event) -> bool:
 def light_seen(p: Prefix, e: Event) -> bool:
     """A switch: the camera in that room just before and just after it."""
     room = e.room_id if e.room_id is not None else e.subject
-    before = [i for i in range(len(p.frames)) if p.t(i) < e.start - 1e-9]
-    after = [i for i in range(len(p.frames)) if p.t(i) >= e.end - 1e-9]
-    if not before or not after:
+    before, after = _last_before(p, e.start), _first_from(p, e.end, strict=False)
+    if before < 0 or after is None:
         return False
-    return all(p.frames[i].room_id == room for i in range(before[-1], after[0] + 1))
+    return all(p.frames[i].room_id == room for i in range(before, after + 1))
 
 
 def merged_runs(p: Prefix, actor_id: int) -> list[Run]:
