@@ -22,6 +22,7 @@ from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator
 from streamspatial.sim.qa.draft import Draft, DraftQuery, LetterDealer, to_item
 from streamspatial.sim.qa.vcbench_events import labels
+from streamspatial.sim.schedule import Event
 from streamspatial.sim.types import EpisodeMeta
 
 KEYS = ("vc.e1_action", "vc.e1_transit", "vc.e2_periodic", "vc.e2_episode")
@@ -38,19 +39,47 @@ def generate(meta: EpisodeMeta, seed: int = 3) -> list[Item]:
     return gen.items(meta, video="ev.mp4", episode_id="ev")
 
 
-def expected(meta: EpisodeMeta, it: Item, t_q: float) -> int:
-    """The count from the schedule: events of the asked kinds (and room) ended by t_q."""
+def on_screen(meta: EpisodeMeta, e: Event) -> str:
+    """Written from frame times: "seen" (whole), "unseen" (not at all) or "partial"."""
+    times = [f.time for f in meta.frames]
+    if e.kind == "episode":  # sightings of the person within the walk, split by ≥ 0.5 s gaps
+        seen = [f.time for f in meta.frames if e.subject in f.dynamic_ids(minpx(meta))]
+        near = [t for t in seen if e.start - 0.5 <= t <= e.end + 0.5]
+        gaps = sum(b - a >= 0.5 - 1e-6 for a, b in itertools.pairwise(near))
+        return "unseen" if not near else "seen" if gaps == 0 else "partial"
+    before = max(t for t in times if t < e.start)
+    if e.kind.startswith("light_"):
+        after = min(t for t in times if t >= e.end)
+        flags = [f.room_id == e.room_id for f in meta.frames if before <= f.time <= after]
+    else:
+        after = min(t for t in times if t > e.end)
+        flags = [
+            e.subject in f.dynamic_ids(minpx(meta))
+            for f in meta.frames
+            if before <= f.time <= after
+        ]
+    return "seen" if all(flags) else "unseen" if not any(flags) else "partial"
+
+
+def minpx(meta: EpisodeMeta) -> int:
+    return max(12, round(60 * meta.intrinsics.width * meta.intrinsics.height / (320 * 240)))
+
+
+def asked(meta: EpisodeMeta, it: Item) -> list[Event]:
+    """The schedule's events of the kinds (and room) an item asks about."""
     assert meta.schedule is not None
     params = it.intent["params"]
-    task = it.intent["task"]
-    kinds = set(params.get("kinds", KINDS[task]))
+    kinds = set(params.get("kinds", KINDS[it.intent["task"]]))
     rooms = {r.name: r.room_id for r in meta.house.rooms}
     room = rooms.get(params.get("room")) if "room" in params else None
-    return sum(
-        1
-        for e in meta.schedule.events
-        if e.kind in kinds and e.end <= t_q and (room is None or e.room_id == room)
-    )
+    return [
+        e for e in meta.schedule.events if e.kind in kinds and (room is None or e.room_id == room)
+    ]
+
+
+def expected(meta: EpisodeMeta, it: Item, t_q: float) -> int:
+    """The count from the schedule: events asked about, seen whole, ended by t_q."""
+    return sum(1 for e in asked(meta, it) if e.end <= t_q and on_screen(meta, e) == "seen")
 
 
 def check_items(meta: EpisodeMeta, items: list[Item]) -> None:
@@ -61,6 +90,8 @@ def check_items(meta: EpisodeMeta, items: list[Item]) -> None:
         assert all(b - a >= 2.0 - 1e-6 for a, b in itertools.pairwise(times))
         kinds = KINDS[it.intent["task"]]
         margin = 0.25 if kinds == ("cycle",) else 0.5
+        partial = [e.start for e in asked(meta, it) if on_screen(meta, e) == "partial"]
+        assert times[-1] < min(partial, default=999.0)
         for q in it.queries:
             assert q.answer == expected(meta, it, q.time), (it.question, q.time)
             assert all(0 <= s <= e < q.time for s, e in q.evidence)
@@ -97,19 +128,53 @@ def test_every_family_makes_several_items_with_answers_from_the_schedule(base):
 @pytest.mark.parametrize(
     ("task", "kw", "stop"),
     [
-        ("e1_action", {"hidden": [(DOOR, 29.5, 31.5)]}, 30.0),  # the third swing off screen
-        ("e1_action", {"hidden": [(DOOR, 30.3, 30.4)]}, 30.0),  # half of it
-        ("e1_transit", {"away": (42.0, 47.0)}, 44.0),  # switched off while in the hallway
+        ("e1_action", {"hidden": [(DOOR, 30.3, 30.4)]}, 30.0),  # the third swing half seen
+        ("e1_transit", {"away": (44.0, 47.0)}, 44.0),  # walked out as the lights went off
         ("e2_periodic", {"hidden": [(METRONOME, 15.2, 16.0)]}, 15.0),  # a cycle half seen
-        ("e2_episode", {"hidden": [(PERSON, 50.0, 56.0)]}, 52.0),  # the third walk unseen
+        ("e2_episode", {"hidden": [(PERSON, 34.0, 35.0)]}, 33.0),  # a walk seen as two
     ],
 )
-def test_query_points_stop_before_an_event_not_seen(task, kw, stop):
+def test_query_points_stop_before_an_event_seen_in_part(task, kw, stop):
     meta = event_meta(**kw)
     items = [it for it in generate(meta) if it.intent["task"] == task]
     assert items
     check_items(meta, items)
     assert max(q.time for it in items for q in it.queries) < stop
+
+
+@pytest.mark.parametrize(
+    ("task", "kw", "event"),
+    [
+        ("e1_action", {"hidden": [(DOOR, 29.5, 31.5)]}, 30.8),  # the third swing off screen
+        ("e1_transit", {"away": (42.0, 47.0)}, 44.0),  # switched off while in the hallway
+        ("e2_periodic", {"hidden": [(METRONOME, 30.5, 41.0)]}, 32.6),  # a swing not watched
+        ("e2_episode", {"hidden": [(PERSON, 32.0, 38.5)]}, 37.0),  # the second walk unseen
+    ],
+)
+def test_an_event_wholly_off_screen_is_not_counted(task, kw, event):
+    meta = event_meta(**kw)
+    ep = Episode(meta)
+    drafts = [
+        d
+        for k in range(round(event * 10) + 40, 600, 2)
+        for d in FAMILIES["vc." + task].generate(ep, k, random.Random(k))
+    ]
+    items = [
+        to_item(
+            d, item_id=f"x{i}", benchmark="vcbench", video="ev.mp4", labels=labels("E1-Action"),
+            dealer=LetterDealer(random.Random(0)), rng=random.Random(0),
+        )
+        for i, d in enumerate(drafts)
+    ]  # fmt: skip
+    check_items(meta, items)
+    unseen = [
+        (q.answer, expected(event_meta(), it, q.time))
+        for it in items
+        if any(abs(e.end - event) < 1e-6 for e in asked(meta, it))
+        for q in it.queries
+        if q.time > event
+    ]
+    assert unseen and all(got < everything for got, everything in unseen)
 
 
 def test_generators_see_nothing_after_the_query_frame():

@@ -7,21 +7,23 @@ activity segments (a person walking into view and out again).  As in VCBench, on
 asked at several query points of a stream and "the answer at a query point equals the number
 completed before that moment" (App. annotation protocol).
 
-What counts is what the stream *showed*: an event that happened off screen, or was only half
-seen, cannot be counted from the video, and counting it would test luck.  So query points stop
-before the first event of the kind asked about that was not seen in full (the *horizon*), every
-event before the horizon was seen, and the answer at a query point is simply the number of
-those events with ``end <= t_q``.  Query points keep clear of every event's edges (``MARGIN``)
-so that a frame or two of rounding never decides a count.
+What counts is what the stream *showed*, and the questions say so ("have you seen"): an event
+wholly off screen is not in the video and is not counted; one seen only in part cannot be
+counted from the video either way, so query points stop before the first such event (the
+*horizon*).  The answer at a query point is the number of events seen whole with
+``end <= t_q``.  Query points keep clear of every event's edges (``MARGIN``) so that a frame or
+two of rounding never decides a count.
 
 Seen in full, per kind (the evidence rule; docs/families.md):
 
 * a door leaf or a pendulum: the actor is on screen in every frame from the last frame before
-  the event starts to the first frame after it ends;
+  the event starts to the first frame after it ends (in none: off screen; in some: in part);
 * lights: the camera stands in the room in the last frame before the switch and the first
   frame after it (``FrameRecord.lit`` is the camera's room's lighting);
 * a person: exactly one run of sightings (gaps shorter than ``GAP_S`` merged) overlaps the
-  episode, and every run of sightings belongs to an episode.
+  episode (none: off screen; two, or a run shared with another episode: in part), and a run
+  of sightings that belongs to no episode (the person doing something else in view) stops the
+  query points too: a viewer could not tell it from a walk-through.
 """
 
 from __future__ import annotations
@@ -29,16 +31,19 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from streamspatial.core.schema import TaskLabels
 from streamspatial.sim.schedule import Event
 
 from .common import intent
 from .draft import Draft, DraftQuery
+from .naming import plural
 from .prefix import Prefix, Run
 from .registry import Episode, family
 
 Span = tuple[float, float]
+Seen = Literal["seen", "unseen", "partial"]
 
 # Seconds a query point keeps from an event's start and end: the frame showing the change may
 # come up to one frame after the event's end, and a count must never hang on that frame.
@@ -90,21 +95,27 @@ def _bracket(p: Prefix, e: Event) -> tuple[int, int] | None:
     return before, after
 
 
-def actor_seen(p: Prefix, e: Event) -> bool:
-    """A door leaf's swing or a pendulum's cycle: the actor on screen throughout."""
+def _status(flags: list[bool]) -> Seen:
+    return "seen" if flags and all(flags) else "unseen" if not any(flags) else "partial"
+
+
+def actor_seen(p: Prefix, e: Event) -> Seen:
+    """A door leaf's swing or a pendulum's cycle: the actor on screen throughout (seen), in
+    none of those frames (unseen), or in some (partial)."""
     b = _bracket(p, e)
-    return b is not None and all(
-        e.subject in p.dynamic_seen(p.frames[i]) for i in range(b[0], b[1] + 1)
-    )
+    if b is None:
+        return "partial"  # at the very start, or its last frame lies past the prefix
+    return _status([e.subject in p.dynamic_seen(p.frames[i]) for i in range(b[0], b[1] + 1)])
 
 
-def light_seen(p: Prefix, e: Event) -> bool:
-    """A switch: the camera in that room just before and just after it."""
+def light_seen(p: Prefix, e: Event) -> Seen:
+    """A switch: the camera in that room just before and just after it (seen), in neither
+    frame (unseen: another room's lights), or in one (partial: walking in as it happens)."""
     room = e.room_id if e.room_id is not None else e.subject
     before, after = _last_before(p, e.start), _first_from(p, e.end, strict=False)
     if before < 0 or after is None:
-        return False
-    return all(p.frames[i].room_id == room for i in range(before, after + 1))
+        return "partial"
+    return _status([p.frames[i].room_id == room for i in range(before, after + 1)])
 
 
 def merged_runs(p: Prefix, actor_id: int) -> list[Run]:
@@ -134,19 +145,28 @@ class Plan:
 def plan(
     p: Prefix,
     events: Sequence[Event],
-    seen: Callable[[Prefix, Event], bool],
+    seen: Callable[[Prefix, Event], Seen],
     *,
     margin: float = MARGIN_S,
     ends_only: bool = False,
 ) -> Plan:
-    """Which events count, the horizon (the first event not seen in full, less ``margin``)
-    and the stretches query points avoid: each event with ``margin`` around it, or only
-    around its end (``ends_only``: back-to-back cycles, where a point mid-cycle is fine)."""
+    """Which events count (those seen whole), the horizon (the first event seen in part, less
+    ``margin``) and the stretches query points avoid: each event with ``margin`` around it,
+    or only around its end (``ends_only``: back-to-back cycles, where a point mid-cycle is
+    fine).  An event wholly off screen is not in the video: it neither counts nor stops.
+    """
     ok = [seen(p, e) for e in events]
-    unseen = [e.start - margin for e, s in zip(events, ok, strict=True) if not s]
-    horizon = min([p.time - TAIL_S, *unseen])
-    kept = [e for e, s in zip(events, ok, strict=True) if s and e.start - margin < horizon]
-    blocked = [((e.end if ends_only else e.start) - margin, e.end + margin) for e in kept]
+    part = [e.start - margin for e, s in zip(events, ok, strict=True) if s == "partial"]
+    horizon = min([p.time - TAIL_S, *part])
+    kept = [
+        e for e, s in zip(events, ok, strict=True) if s == "seen" and e.start - margin < horizon
+    ]
+    # off-screen events keep their margins too: what a frame at the edge shows is not asked
+    blocked = [
+        ((e.end if ends_only else e.start) - margin, e.end + margin)
+        for e, s in zip(events, ok, strict=True)
+        if s != "partial" and e.start - margin < horizon
+    ]
     return Plan(kept, horizon, blocked, {e: (e.start, e.end) for e in kept})
 
 
@@ -252,7 +272,7 @@ def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         counted,
         rng,
         key="vc.e1_action",
-        question=f"How many times has a {words(cat)} been {verb} so far?",
+        question=f"How many times have you seen a {words(cat)} being {verb} so far?",
         task="e1_action",
         label=words(cat),
         kinds=list(kinds),
@@ -287,7 +307,7 @@ def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         counted,
         rng,
         key="vc.e1_transit",
-        question=f"How many times have the lights{where} been switched {which} so far?",
+        question=f"How many times have you seen the lights{where} being switched {which} so far?",
         task="e1_transit",
         **params,
     )
@@ -296,35 +316,34 @@ def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 @family("vc.e2_periodic", "vcbench", labels("E2-Periodic"), "number", dynamic=True,
         min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
 def e2_periodic(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """How many complete swings a pendulum has made so far."""
+    """How many complete swings of a pendulum (of every one of its kind, together) were seen.
+
+    Pendulums of one kind look alike (the planner's metronomes are all black), so the count
+    is over all of them: "the metronome" while one has swung so far, "the metronomes" after.
+    """
     p = ep.prefix(k)
     if not p.dynamic:
         return []
     cycles = p.events(("cycle",))
-    subjects = sorted({e.subject for e in cycles})
-    if not subjects:
+    cats = sorted({p.actor(e.subject).category for e in cycles})
+    if not cats:
         return []
-    subject = rng.choice(subjects)
-    actor = p.actor(subject)
-    # name it by category, and by colour too when another pendulum shares the category
-    same = [s for s in subjects if s != subject and p.actor(s).category == actor.category]
-    if any(p.actor(s).color == actor.color for s in same):
-        return []
-    name = f"{actor.color} {words(actor.category)}" if same else words(actor.category)
-    mine = [e for e in cycles if e.subject == subject]
+    cat = rng.choice(cats)
+    mine = [e for e in cycles if p.actor(e.subject).category == cat]
     pl = plan(p, mine, actor_seen, margin=CYCLE_MARGIN_S, ends_only=True)
-    params: dict[str, object] = {"label": words(actor.category)}
-    if same:
-        params["color"] = actor.color
+    swung = {e.subject for e in mine if e.start < pl.horizon}
+    one = len(swung) <= 1
+    name = f"the {words(cat)}" if one else f"the {plural(words(cat))}"
     return counting_draft(
         ep,
         p,
         pl,
         rng,
         key="vc.e2_periodic",
-        question=f"How many complete swings has the {name} made so far?",
+        question=f"How many complete swings of {name} have you seen so far"
+        + ("?" if one else ", all together?"),
         task="e2_periodic",
-        **params,
+        label=words(cat),
     )
 
 
@@ -335,6 +354,7 @@ def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
     actors = sorted({e.subject for e in events})
     runs = {a: merged_runs(p, a) for a in actors}
     spans: dict[Event, Span] = {}
+    off: list[Event] = []
     used: set[tuple[int, int]] = set()
     horizon = p.time - TAIL_S
     for e in events:
@@ -343,6 +363,9 @@ def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
             for r in runs[e.subject]
             if p.t(r.start) <= e.end + MARGIN_S and p.t(r.end) >= e.start - MARGIN_S
         ]
+        if not hit:
+            off.append(e)  # wholly off screen: not in the video
+            continue
         if len(hit) != 1 or (e.subject, hit[0].start) in used:
             horizon = min(horizon, e.start - MARGIN_S)
             continue
@@ -356,7 +379,7 @@ def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
     blocked = [
         (min(e.start, spans[e][0]) - MARGIN_S, max(e.end, spans[e][1]) + GAP_S + MARGIN_S)
         for e in kept
-    ]
+    ] + [(e.start - MARGIN_S, e.end + GAP_S + MARGIN_S) for e in off]
     return Plan(kept, horizon, blocked, spans)
 
 
@@ -383,7 +406,7 @@ def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         pl,
         rng,
         key="vc.e2_episode",
-        question=f"How many times has a {words(cat)} walked through so far?",
+        question=f"How many times have you seen a {words(cat)} walk through so far?",
         task="e2_episode",
         label=words(cat),
     )
