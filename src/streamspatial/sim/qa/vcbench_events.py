@@ -58,6 +58,11 @@ TAIL_S = 3.0
 MIN_SPACING_S = 2.0  # between query points
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 8.0
+# How a door leaf reads (the same thresholds as agents/rules_events.py): shut within 0.2 rad of
+# its frame, open past 1 rad (the planner's open leaf stands at 1.6 rad).
+SHUT_RAD = 0.2
+OPEN_RAD = 1.0
+LOOK_S = 1.0  # a leaf seen this close to an unseen swing shows its change: "in part"
 
 
 def labels(sub: str) -> TaskLabels:
@@ -106,6 +111,36 @@ def actor_seen(p: Prefix, e: Event) -> Seen:
     if b is None:
         return "partial"  # at the very start, or its last frame lies past the prefix
     return _status([e.subject in p.dynamic_seen(p.frames[i]) for i in range(b[0], b[1] + 1)])
+
+
+def _leaf(p: Prefix, actor_id: int, i: int) -> str | None:
+    a = abs(p.actor_pose(actor_id, i).angle)
+    return "shut" if a < SHUT_RAD else "open" if a > OPEN_RAD else None
+
+
+def door_seen(p: Prefix, e: Event) -> Seen:
+    """A door leaf's swing: seen when the leaf is on screen in every frame from the last one
+    showing it still in its old state (shut: < ``SHUT_RAD``, open: > ``OPEN_RAD``) to the
+    first showing it in its new one; off screen when no frame within ``LOOK_S`` of those
+    shows it (else the change could be inferred from before and after: in part)."""
+    old, new = ("open", "shut") if e.kind == "door_close" else ("shut", "open")
+    end = _first_from(p, e.end, strict=False)
+    if end is None:
+        return "partial"
+    a = end
+    while a >= 0 and _leaf(p, e.subject, a) != old:
+        a -= 1
+    b = a + 1
+    while b < len(p.frames) and _leaf(p, e.subject, b) != new:
+        b += 1
+    if a < 0 or b >= len(p.frames):
+        return "partial"
+    if all(e.subject in p.dynamic_seen(p.frames[i]) for i in range(a, b + 1)):
+        return "seen"
+    near = range(
+        max(0, a - p.frames_back(LOOK_S)), min(len(p.frames), b + p.frames_back(LOOK_S) + 1)
+    )
+    return "partial" if any(e.subject in p.dynamic_seen(p.frames[i]) for i in near) else "unseen"
 
 
 def light_seen(p: Prefix, e: Event) -> Seen:
@@ -264,7 +299,7 @@ def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     cat = cats.pop()
     # events of the other direction still block query points (a swing in progress)
-    pl = plan(p, events, actor_seen)
+    pl = plan(p, events, door_seen)
     counted = Plan([e for e in pl.events if e.kind in kinds], pl.horizon, pl.blocked, pl.spans)
     return counting_draft(
         ep,
@@ -348,9 +383,9 @@ def e2_periodic(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 
 def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
-    """Person episodes matched to sighting runs: each seen episode is one run, and a run that
-    belongs to no completed episode (someone still walking, or seen outside an episode) stops
-    the query points before it."""
+    """Person visits matched to sighting runs: a visit seen as one run counts, one seen as
+    several (a long occlusion) stops the query points, and so does a run that belongs to no
+    finished visit (someone still about)."""
     actors = sorted({e.subject for e in events})
     runs = {a: merged_runs(p, a) for a in actors}
     spans: dict[Event, Span] = {}
@@ -383,21 +418,52 @@ def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
     return Plan(kept, horizon, blocked, spans)
 
 
+def person_visits(p: Prefix) -> list[Event]:
+    """Each stretch a person was in the house (its track ``present``), ended before the
+    query frame, as an ``episode``: the planner's walks across a view, and its other comings
+    and goings (a carry, a leg of motion) alike, since a viewer sees each as someone walking
+    into view and out again."""
+    ids = {v.instance_id for f in p.frames for v in f.dynamic}
+    ids |= {e.subject for e in p.events(("episode", "motion", "carried"))}
+    out = []
+    for a in sorted(ids):
+        try:
+            if p.actor(a).kind != "person":
+                continue
+        except KeyError:
+            continue
+        here = [i for i in range(len(p.frames)) if p.actor_pose(a, i).present]
+        for r in _runs_of(a, here):
+            if r.end < len(p.frames) - 1:  # gone again by the query frame
+                out.append(Event("episode", p.t(r.start), p.t(r.end), a))
+    return sorted(out, key=lambda e: (e.end, e.start))
+
+
+def _runs_of(key: int, idx: list[int]) -> list[Run]:
+    out: list[Run] = []
+    for i in idx:
+        if out and out[-1].end == i - 1:
+            out[-1] = Run(key, out[-1].start, i)
+        else:
+            out.append(Run(key, i, i))
+    return out
+
+
 @family("vc.e2_episode", "vcbench", labels("E2-Episode"), "number", dynamic=True,
         min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
 def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """How many times a person has walked through (into view and out again) so far."""
+    """How many times a person was seen walking into view and out again so far."""
     p = ep.prefix(k)
     if not p.dynamic:
         return []
-    events = p.events(("episode",))
-    if not events:
+    visits = person_visits(p)
+    if not visits:
         return []
-    cats = {p.actor(e.subject).category for e in events}
+    cats = {p.actor(e.subject).category for e in visits}
     if len(cats) != 1:
         return []
     cat = cats.pop()
-    pl = _episode_plan(p, events)
+    pl = _episode_plan(p, visits)
     if pl is None:
         return []
     return counting_draft(
@@ -406,7 +472,8 @@ def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         pl,
         rng,
         key="vc.e2_episode",
-        question=f"How many times have you seen a {words(cat)} walk through so far?",
+        question=f"How many times have you seen a {words(cat)} walk into view and out again "
+        "so far?",
         task="e2_episode",
         label=words(cat),
     )
