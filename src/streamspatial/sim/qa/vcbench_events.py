@@ -28,6 +28,7 @@ Seen in full, per kind (the evidence rule; docs/families.md):
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ GAP_S = 0.5
 TAIL_S = 3.0
 MIN_SPACING_S = 2.0  # between query points
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
-MIN_HISTORY_S = 8.0
+MIN_HISTORY_S = 3.0  # the earliest query point
+FEW_EVENTS_MIN = 2  # E1-Transit, E2-Episode: the last point counts at least this many
 # How a door leaf reads (the same thresholds as agents/rules_events.py): shut within 0.2 rad of
 # its frame, open past 1 rad (the planner's open leaf stands at 1.6 rad).
 SHUT_RAD = 0.2
@@ -209,7 +211,11 @@ def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
     """3-6 query frames inside a random window before the horizon, clear of every event.
 
     The window's start is drawn, not fixed, so the first query point sometimes precedes every
-    event (answer 0) and sometimes follows several; the points are spread at random inside it.
+    event (answer 0) and sometimes follows several.  Points are drawn level by level (a level:
+    the stretch between two counted events, where the answer is one number), round-robin over
+    the levels in random order, so an item's answers spread over every count it passes
+    through rather than piling up where the stretches are long: a constant guess (the blind
+    training median) then scores little.
     """
     hi = pl.horizon
     lo0 = max(MIN_HISTORY_S, 0.0)
@@ -222,12 +228,24 @@ def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
         if lo <= (i + 0.5) / p.fps <= hi
         and not any(a <= (i + 0.5) / p.fps <= b for a, b in pl.blocked)
     ]
-    rng.shuffle(cands)
+    ends = sorted(e.end for e in pl.events)
+    levels: dict[int, list[int]] = {}
+    for i in cands:
+        levels.setdefault(bisect.bisect_right(ends, (i + 0.5) / p.fps), []).append(i)
+    order = sorted(levels)
+    rng.shuffle(order)
+    for v in levels.values():
+        rng.shuffle(v)
     n = rng.randint(*N_QUERIES)
     chosen: list[int] = []
-    for i in cands:
-        if all(abs(i - j) / p.fps >= MIN_SPACING_S for j in chosen):
-            chosen.append(i)
+    while len(chosen) < n and any(levels.values()):
+        for lv in order:
+            pool = levels[lv]
+            while pool:
+                i = pool.pop()
+                if all(abs(i - j) / p.fps >= MIN_SPACING_S for j in chosen):
+                    chosen.append(i)
+                    break
             if len(chosen) == n:
                 break
     return sorted(chosen) if len(chosen) >= N_QUERIES[0] else []
@@ -242,9 +260,14 @@ def counting_draft(
     key: str,
     question: str,
     task: str,
+    min_last: int = 1,
     **params: object,
 ) -> list[Draft]:
-    """The item: at each query point, the events of ``pl`` completed by then."""
+    """The item: at each query point, the events of ``pl`` completed by then.
+
+    ``min_last``: the fewest events the last point may count.  Families whose walks show few
+    events (1-3 light pairs, 1-3 comings and goings) ask only where at least two were seen, or
+    their answers pile up on 1 and the training median guesses well (qc blind)."""
     frames = query_frames(p, pl, rng)
     if not frames:
         return []
@@ -254,7 +277,7 @@ def counting_draft(
         done = [e for e in pl.events if e.end <= t_q]
         ev = tuple(sorted({pl.spans[e] for e in done}))
         queries.append(DraftQuery(t_q, float(len(done)), ev))
-    if len({q.answer for q in queries}) < 2:
+    if len({q.answer for q in queries}) < 2 or queries[-1].answer < min_last:
         return []  # a count that never changes over the points tests no counting
     last = queries[-1].time
     return [
@@ -344,6 +367,7 @@ def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         key="vc.e1_transit",
         question=f"How many times have you seen the lights{where} being switched {which} so far?",
         task="e1_transit",
+        min_last=FEW_EVENTS_MIN,
         **params,
     )
 
@@ -475,5 +499,6 @@ def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         question=f"How many times have you seen a {words(cat)} walk into view and out again "
         "so far?",
         task="e2_episode",
+        min_last=FEW_EVENTS_MIN,
         label=words(cat),
     )
