@@ -59,6 +59,7 @@ TAIL_S = 3.0
 MIN_SPACING_S = 2.0  # between query points
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 3.0  # the earliest query point
+FROM_START = 0.5  # share of items whose query window opens at the stream's start
 FEW_EVENTS_MIN = 2  # E1-Transit, E2-Episode: the last point counts at least this many
 # How a door leaf reads (the same thresholds as agents/rules_events.py): shut within 0.2 rad of
 # its frame, open past 1 rad (the planner's open leaf stands at 1.6 rad).
@@ -221,7 +222,10 @@ def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
     lo0 = max(MIN_HISTORY_S, 0.0)
     if hi - lo0 < MIN_SPACING_S * (N_QUERIES[0] - 1):
         return []
-    lo = rng.uniform(lo0, max(lo0, hi - MIN_SPACING_S * (N_QUERIES[0] - 1) - rng.uniform(0, 20)))
+    # from the start of the stream half the time (the zero count before the first event is
+    # a level like any other), else from a random later moment
+    late = max(lo0, hi - MIN_SPACING_S * (N_QUERIES[0] - 1) - rng.uniform(0, 20))
+    lo = lo0 if rng.random() < FROM_START else rng.uniform(lo0, late)
     cands = [
         i
         for i in range(len(p.frames))
