@@ -57,6 +57,7 @@ GAP_S = 0.5
 # the query point (doors < 1 s, cycles ~1-2 s) has ended by then and is known to the prefix.
 TAIL_S = 3.0
 MIN_SPACING_S = 2.0  # between query points
+CYCLE_SPACING_S = 1.0  # E2-Periodic: cycles last 0.8-1.6 s (sim.event_params.PERIOD)
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 3.0  # the earliest query point
 FROM_START = 0.5  # share of items whose query window opens at the stream's start
@@ -208,7 +209,9 @@ def plan(
     return Plan(kept, horizon, blocked, {e: (e.start, e.end) for e in kept})
 
 
-def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
+def query_frames(
+    p: Prefix, pl: Plan, rng: random.Random, *, spacing: float = MIN_SPACING_S, burst: bool = False
+) -> list[int]:
     """3-6 query frames inside a random window before the horizon, clear of every event.
 
     The window's start is drawn, not fixed, so the first query point sometimes precedes every
@@ -220,12 +223,17 @@ def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
     """
     hi = pl.horizon
     lo0 = max(MIN_HISTORY_S, 0.0)
-    if hi - lo0 < MIN_SPACING_S * (N_QUERIES[0] - 1):
+    if hi - lo0 < spacing * (N_QUERIES[0] - 1):
         return []
     # from the start of the stream half the time (the zero count before the first event is
-    # a level like any other), else from a random later moment
-    late = max(lo0, hi - MIN_SPACING_S * (N_QUERIES[0] - 1) - rng.uniform(0, 20))
-    lo = lo0 if rng.random() < FROM_START else rng.uniform(lo0, late)
+    # a level like any other), else from a random later moment; events that come in one
+    # burst (a pendulum's cycles) open the window just before the burst instead, or the
+    # long wait before it would hold most of the points
+    late = max(lo0, hi - spacing * (N_QUERIES[0] - 1) - rng.uniform(0, 20))
+    if burst and pl.events:
+        lo = max(lo0, min(e.start for e in pl.events) - rng.uniform(0.5, 4.0))
+    else:
+        lo = lo0 if rng.random() < FROM_START else rng.uniform(lo0, late)
     cands = [
         i
         for i in range(len(p.frames))
@@ -247,7 +255,7 @@ def query_frames(p: Prefix, pl: Plan, rng: random.Random) -> list[int]:
             pool = levels[lv]
             while pool:
                 i = pool.pop()
-                if all(abs(i - j) / p.fps >= MIN_SPACING_S for j in chosen):
+                if all(abs(i - j) / p.fps >= spacing for j in chosen):
                     chosen.append(i)
                     break
             if len(chosen) == n:
@@ -265,6 +273,8 @@ def counting_draft(
     question: str,
     task: str,
     min_last: int = 1,
+    spacing: float = MIN_SPACING_S,
+    burst: bool = False,
     **params: object,
 ) -> list[Draft]:
     """The item: at each query point, the events of ``pl`` completed by then.
@@ -272,7 +282,7 @@ def counting_draft(
     ``min_last``: the fewest events the last point may count.  Families whose walks show few
     events (1-3 light pairs, 1-3 comings and goings) ask only where at least two were seen, or
     their answers pile up on 1 and the training median guesses well (qc blind)."""
-    frames = query_frames(p, pl, rng)
+    frames = query_frames(p, pl, rng, spacing=spacing, burst=burst)
     if not frames:
         return []
     queries = []
@@ -406,6 +416,8 @@ def e2_periodic(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         question=f"How many complete swings of {name} have you seen so far"
         + ("?" if one else ", all together?"),
         task="e2_periodic",
+        spacing=CYCLE_SPACING_S,
+        burst=True,
         label=words(cat),
     )
 
