@@ -22,7 +22,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from streamspatial.agents import contract, rules_scene, rules_space, rules_time, rules_user
+from streamspatial.agents import (
+    contract,
+    rules_events,
+    rules_scene,
+    rules_space,
+    rules_time,
+    rules_user,
+)
 from streamspatial.agents.contract import AgentOptions, QueryContext
 from streamspatial.agents.rule_context import (
     Answer,
@@ -377,6 +384,7 @@ RULES.update(rules_space.RULES)  # room layouts, the walked path, multi-turn ref
 RULES.update(rules_time.RULES)  # counts at a moment and over a window
 RULES.update(rules_scene.RULES)  # object boxes and the latest frame
 RULES.update(rules_user.RULES)  # UCS-Bench's user-centric questions
+RULES.update(rules_events.RULES)  # VCBench's event counts, from the dynamic log
 
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
 _BY_PRIMITIVE = {

@@ -175,6 +175,11 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "o2_unique": None,
             "o2_gain": None,
             "identity_persistence": None,
+            # events counted as the stream showed them (the dynamic log, not the scene graph)
+            "e1_action": None,
+            "e1_transit": None,
+            "e2_periodic": None,
+            "e2_episode": None,
         },
     ),
 }

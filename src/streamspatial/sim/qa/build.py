@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (register the families)
     s3_chains,
     ucs,
     vcbench,
+    vcbench_events,
 )
 from .balance import BINS, Balancer
 from .draft import Draft, LetterDealer, to_item
