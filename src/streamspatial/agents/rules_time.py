@@ -14,7 +14,8 @@ from streamspatial.agents.rule_context import Answer, RuleContext, nearest_numbe
 
 
 def _answer(ctx: RuleContext, n: int) -> Answer:
-    return float(n) if not ctx.item.options else nearest_number_option(ctx, n)
+    # a count is written as an integer ("3"): VCBench's official scorer reads answers with int()
+    return str(n) if not ctx.item.options else nearest_number_option(ctx, n)
 
 
 def _snap(ctx: RuleContext) -> Answer:
@@ -55,7 +56,7 @@ def _delta(ctx: RuleContext) -> Answer:
         1 for v in ctx.memory.in_view if v.node_id in nodes and nodes[v.node_id].label in labels
     )
     before = sum(1 for i in then if i in nodes and nodes[i].label in labels)
-    return float(now - before)
+    return str(now - before)
 
 
 RULES: dict[str, Callable[[RuleContext], Answer]] = {
