@@ -61,7 +61,7 @@ CYCLE_SPACING_S = 1.0  # E2-Periodic: cycles last 0.8-1.6 s (sim.event_params.PE
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 3.0  # the earliest query point
 FROM_START = 0.5  # share of items whose query window opens at the stream's start
-FEW_EVENTS_MIN = 2  # E1-Transit, E2-Episode: the last point counts at least this many
+FEW_EVENTS_MIN = 2  # E1-Action, E1-Transit, E2-Episode: the last point counts at least this many
 # How a door leaf reads (the same thresholds as agents/rules_events.py): shut within 0.2 rad of
 # its frame, open past 1 rad (the planner's open leaf stands at 1.6 rad).
 SHUT_RAD = 0.2
@@ -346,6 +346,7 @@ def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         key="vc.e1_action",
         question=f"How many times have you seen a {words(cat)} being {verb} so far?",
         task="e1_action",
+        min_last=FEW_EVENTS_MIN,
         label=words(cat),
         kinds=list(kinds),
     )
