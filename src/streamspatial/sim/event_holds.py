@@ -82,6 +82,8 @@ class Content:
     visits: dict[str, list[list[Waypoint]]] = field(default_factory=dict)
     events: list[tuple[str, Event]] = field(default_factory=list)  # (actor key, event)
     props: list[dict] = field(default_factory=list)
+    lines: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # crossings' paths
+    speed: float = 1.0  # the first crossing's pace (m/s), for a ball to be compared with
 
 
 def _at(pose: CameraPose, yaw: float, pitch: float) -> CameraPose:
@@ -172,6 +174,18 @@ def plan_crossings(ctx: Ctx, pose: CameraPose, t0: float, t1: float, person: int
         detail = {"from": [round(float(q), 3) for q in a], "to": [round(float(q), 3) for q in b]}
         detail["paused"] = pause > 0
         out.events.append(("person", Event("episode", enter, leave, person, room, detail)))
+        if not pause:  # a walk straight across the view is a motion leg too: left or right
+            _, _, left = _axes(pose)
+            label = "left" if float(np.dot(b - a, left)) > 0 else "right"
+            move = {
+                "speed": round(v, 3),
+                "direction_world": [round(math.cos(yaw), 3), round(math.sin(yaw), 3)],
+                "camera_relative": label,
+            }
+            out.events.append(("person", Event("motion", enter, leave, person, room, move)))
+        if not out.lines:
+            out.speed = v
+        out.lines.append((a, b))
         t += dur + float(rng.uniform(0.3, 1.0))
     return out if out.events else None
 
@@ -236,6 +250,16 @@ def _speeds(rng: np.random.Generator, n: int) -> list[float]:
     return [s1, s2]
 
 
+def paired_speed(rng: np.random.Generator, s1: float) -> float:
+    """A second mover's speed beside one at ``s1``: at least twice slower, or within 12 %
+    (OVO-S 1.3.4's "faster", "slower", "about the same" are then unambiguous)."""
+    if rng.random() < 0.5:
+        s2 = s1 / float(rng.uniform(SPEED_RATIO_APART, SPEED_RATIO_APART + 1.0))
+    else:
+        s2 = s1 * float(rng.uniform(1.0, SPEED_RATIO_SAME - 0.03))
+    return float(np.clip(s2, *MOVER_SPEED))
+
+
 def plan_movers(
     ctx: Ctx,
     pose: CameraPose,
@@ -245,14 +269,19 @@ def plan_movers(
     t0: float,
     t1: float,
     avoid=None,
+    *,
+    clear=(),
+    speeds: list[float] | None = None,
 ) -> Content | None:
     """One straight leg (or standing still) per mover in ``[t0, t1]``, present from the
-    manoeuvre's first to its last pose (``window``), appearing and vanishing out of view."""
+    manoeuvre's first to its last pose (``window``), appearing and vanishing out of view.
+    ``clear``: segments (a person's crossings) every mover's whole path keeps away from."""
     rng = ctx.rng
     keys = list(movers)
-    speeds = _speeds(rng, len(keys))
-    if len(keys) == 2 and float(rng.random()) < 0.5:
-        speeds = speeds[::-1]
+    if speeds is None:
+        speeds = _speeds(rng, len(keys))
+        if len(keys) == 2 and float(rng.random()) < 0.5:
+            speeds = speeds[::-1]
     span = t1 - t0 - 0.6
     if span < 1.0:
         return None
@@ -274,6 +303,8 @@ def plan_movers(
                 if not _leg_ok(ctx, pose, anchor, a, b, z):
                     continue
                 if any(_closest(a, b, pa, pb) < MIN_SEPARATION for pa, pb in paths):
+                    continue
+                if any(_apart(a, b, ca, cb) < MIN_SEPARATION for ca, cb in clear):
                     continue
                 found = (label, a, b)
                 break
@@ -303,6 +334,14 @@ def plan_movers(
 
 def _xyz(q, z: float) -> tuple[float, float, float]:
     return (round(float(q[0]), 4), round(float(q[1]), 4), z)
+
+
+def _apart(a, b, c, d) -> float:
+    """Smallest distance between the segments a–b and c–d (sampled every 0.1 m)."""
+    p = np.vstack([line_points(a, b, 0.1), [a, b]])
+    cd = np.asarray(d, dtype=float) - c
+    u = np.clip((p - c) @ cd / max(float(cd @ cd), 1e-9), 0.0, 1.0)
+    return float(np.min(np.hypot(*(p - (c + u[:, None] * cd)).T)))
 
 
 def _closest(a, b, c, d) -> float:
@@ -378,4 +417,12 @@ def plan_carries(
     return out
 
 
-__all__ = ["Content", "Ctx", "crossing_lines", "plan_carries", "plan_crossings", "plan_movers"]
+__all__ = [
+    "Content",
+    "Ctx",
+    "crossing_lines",
+    "paired_speed",
+    "plan_carries",
+    "plan_crossings",
+    "plan_movers",
+]

@@ -66,6 +66,9 @@ CROSS_DIST = (1.8, 4.0)  # m from the camera, the line the person crosses along
 BODY_MARGIN = 0.4  # m: a person is out of view when its centre is this far past the edge
 PAUSE_PROB = 0.3  # a crossing stops in view 1–2 s before going on (the brief's "stands still")
 PAUSE = (1.0, 2.0)
+# A ball moves (or lies still) during a crossing hold too, clear of the person's paths: the
+# hold then has two movers for OVO-S 1.3.4's relative speed, and one more motion leg.
+CROSS_BALL_PROB = 0.7
 
 # ------------------------------------------------------------- motion legs (OVO-S 1.3.3-5)
 MOVER_SPEED = (0.3, 2.0)  # m/s (the brief)

@@ -30,12 +30,15 @@ from streamspatial.sim.event_holds import (
     Ctx,
     _at,
     crossing_lines,
+    paired_speed,
     plan_carries,
+    plan_crossings,
     plan_movers,
 )
 from streamspatial.sim.event_params import (
     ASPECT,
     BALL_SIZE,
+    CROSS_BALL_PROB,
     EXTRA_KINDS,
     MINUTE_KINDS,
     PENDULUMS,
@@ -81,14 +84,22 @@ def _cross(
     )
     pose = _at(anchor, best[1], WATCH_PITCH)
     h0, h1 = (start + m for m in seg.marks["hold"])
-    content = _plan_crossings(ctx, pose, h0 / ctx.fps, (h1 - 1) / ctx.fps, ids)
-    return None if content is None else (seg, content, pose, (h0 / ctx.fps, (h1 - 1) / ctx.fps))
-
-
-def _plan_crossings(ctx, pose, t0, t1, ids):
-    from streamspatial.sim.event_holds import plan_crossings
-
-    return plan_crossings(ctx, pose, t0, t1, ids["person"])
+    t0, t1 = h0 / ctx.fps, (h1 - 1) / ctx.fps
+    content = plan_crossings(ctx, pose, t0, t1, ids["person"])
+    if content is None:
+        return None
+    if ctx.rng.random() < CROSS_BALL_PROB:  # a ball moves too, clear of the person's paths
+        window = (start / ctx.fps, (start + len(seg) - 1) / ctx.fps)
+        speed = paired_speed(ctx.rng, content.speed)
+        ball = plan_movers(
+            ctx, pose, anchor, window, {"ball": ids["ball"]}, t0, t1,
+            clear=content.lines, speeds=[speed],
+        )  # fmt: skip
+        if ball is not None:
+            for k, v in ball.visits.items():
+                content.visits.setdefault(k, []).extend(v)
+            content.events += ball.events
+    return seg, content, pose, (t0, t1)
 
 
 def _carry_pair(ctx: Ctx, anchor: CameraPose):
