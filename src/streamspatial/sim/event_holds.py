@@ -17,21 +17,16 @@ import numpy as np
 from streamspatial.sim.event_params import (
     BALL_SIZE,
     BODY_MARGIN,
-    CARRIES,
-    CARRY_TIME,
     CROSS_DIST,
     EPISODES_PER_HOLD,
-    HAND_Z,
     LEG_LENGTH,
     LEG_TIME,
-    LIFT,
     MIN_SEPARATION,
     MOVER_SPEED,
     PAUSE,
     PAUSE_PROB,
     PERSON_SIZE,
     PERSON_SPEED,
-    PROP_SIZE,
     SPEED_RATIO_APART,
     SPEED_RATIO_SAME,
     STATIONARY_PROB,
@@ -60,6 +55,7 @@ class Ctx:
     surfaces: list[Surface]
     prop_categories: list[str]
     used_surfaces: set[int] = field(default_factory=set)
+    reserved: set[int] = field(default_factory=set)  # tops kept for carries (not glances)
     cache: dict = field(default_factory=dict)
 
     def seen(self, pose: CameraPose, pts) -> np.ndarray:
@@ -350,79 +346,11 @@ def _closest(a, b, c, d) -> float:
     return float(np.min(np.hypot(*((a + (b - a) * u) - (c + (d - c) * u)).T)))
 
 
-# ----------------------------------------------------------------------------- carries
-
-
-def plan_carries(
-    ctx: Ctx, pose: CameraPose, window, t0: float, t1: float, person: int, pair, next_id
-) -> Content | None:
-    """The person carries 1–2 props from surface A to surface B, both in view."""
-    (sa, pa), (sb, pb) = pair
-    rng = ctx.rng
-    out = Content(visits={"person": []})
-    want = int(rng.integers(CARRIES[0], CARRIES[1] + 1))
-    pa, pb = np.asarray(pa), np.asarray(pb)
-    length = float(np.hypot(*(pb - pa)))
-    u = (pb - pa) / length
-    right = np.array([u[1], -u[0]])
-    yaw = math.atan2(u[1], u[0])
-    P = lambda q: (round(float(q[0]), 4), round(float(q[1]), 4), PERSON_Z)  # noqa: E731
-    wps = [Waypoint(window[0], P(pa), yaw)]
-    t = t0 + float(rng.uniform(0.3, 0.8))
-    spots_a = sorted(sa.spots, key=lambda s: math.dist(s, pa))
-    spots_b = sorted(sb.spots, key=lambda s: math.dist(s, pb))
-    for k in range(min(want, len(spots_a), len(spots_b))):
-        walk = float(rng.uniform(*CARRY_TIME))
-        back = length / 1.1 if k else 0.0
-        if t + back + walk + 2 * LIFT > t1 - 0.2:
-            break
-        if back:
-            wps += [Waypoint(t, P(pb), yaw + math.pi), Waypoint(t + back, P(pa), yaw + math.pi)]
-            t += back
-        cat = ctx.prop_categories[int(rng.integers(len(ctx.prop_categories)))]
-        size = PROP_SIZE[cat]
-        fa = (spots_a[k][0], spots_a[k][1], round(sa.top + size[2] / 2, 4))
-        fb = (spots_b[k][0], spots_b[k][1], round(sb.top + size[2] / 2, 4))
-        ha, hb = pa + 0.28 * right, pb + 0.28 * right
-        track = [
-            Waypoint(0.0, fa, yaw),
-            Waypoint(t, fa, yaw),
-            Waypoint(t + LIFT, (round(float(ha[0]), 4), round(float(ha[1]), 4), HAND_Z), yaw),
-            Waypoint(
-                t + LIFT + walk, (round(float(hb[0]), 4), round(float(hb[1]), 4), HAND_Z), yaw
-            ),
-            Waypoint(t + 2 * LIFT + walk, fb, yaw),
-        ]
-        wps += [Waypoint(t, P(pa), yaw), Waypoint(t + LIFT, P(pa), yaw)]
-        wps += [Waypoint(t + LIFT + walk, P(pb), yaw), Waypoint(t + 2 * LIFT + walk, P(pb), yaw)]
-        pid = next_id()
-        out.props.append({"id": pid, "category": cat, "size": size, "track": track})
-        detail = {
-            "from_surface": sa.obj.instance_id,
-            "to_surface": sb.obj.instance_id,
-            "from": list(fa),
-            "to": list(fb),
-            "category": cat,
-        }
-        room = sa.obj.room_id
-        out.events.append(
-            (f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, room, detail))
-        )
-        t += 2 * LIFT + walk + float(rng.uniform(0.2, 0.6))
-    if not out.events:
-        return None
-    last = wps[-1]
-    wps.append(Waypoint(window[1], last.position, last.yaw))
-    out.visits["person"].append(wps)
-    return out
-
-
 __all__ = [
     "Content",
     "Ctx",
     "crossing_lines",
     "paired_speed",
-    "plan_carries",
     "plan_crossings",
     "plan_movers",
 ]
