@@ -174,3 +174,34 @@ def test_sightline_agrees_with_raycast():
         total += len(pts)
     assert total > 100
     assert agree / total >= 0.9
+
+
+def test_straight_crossings_are_motion_legs(walks):
+    """A crossing without a pause is also a left/right motion leg over the same frames."""
+    n = 0
+    for *_, sched in walks.values():
+        episodes = {(e.start, e.end): e for e in sched.events if e.kind == "episode"}
+        for e in sched.events:
+            if e.kind == "motion" and (e.start, e.end) in episodes:
+                ep = episodes[(e.start, e.end)]
+                assert not ep.detail["paused"] and e.subject == ep.subject
+                assert e.detail["camera_relative"] in ("left", "right")
+                n += 1
+        paused = sum(e.detail["paused"] for e in episodes.values())
+        assert sum(1 for e in sched.events if e.kind == "motion") >= len(episodes) - paused
+    assert n >= 1
+
+
+def test_carries_go_between_tops_or_the_floor(walks):
+    """A carry starts and ends resting on a top of the house or on the floor (surface None)."""
+    for house, *_, sched in walks.values():
+        tops = {o.instance_id: o.position[2] + o.size[2] / 2 for o in house.objects}
+        for e in sched.events:
+            if e.kind != "carried":
+                continue
+            half = sched.actor(e.subject).size[2] / 2
+            for end in ("from", "to"):
+                sid = e.detail[f"{end}_surface"]
+                z = 0.0 if sid is None else tops[sid]
+                assert e.detail[end][2] == pytest.approx(z + half, abs=1e-3)
+            assert not (e.detail["from_surface"] is None and e.detail["to_surface"] is None)

@@ -30,7 +30,7 @@ from streamspatial.sim.event_params import (
 from streamspatial.sim.event_scene import Surface
 from streamspatial.sim.manoeuvres import Segment, glance_back
 from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
-from streamspatial.sim.types import CameraPose
+from streamspatial.sim.types import CameraPose, wrap_angle
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
 LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
@@ -43,7 +43,9 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
     cands = []
     for s in ctx.surfaces:
         d = math.dist((x, y), s.xy)
-        if s.obj.room_id != room or s.obj.instance_id in ctx.used_surfaces or len(s.spots) < 2:
+        if s.obj.room_id != room or len(s.spots) < 2:
+            continue
+        if s.obj.instance_id in ctx.used_surfaces:
             continue
         if not SURFACE_DIST[0] <= d <= SURFACE_DIST[1]:
             continue
@@ -53,7 +55,14 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
             cands.append((s, yaw, pitch))
     if not cands:
         return None
-    return cands[int(ctx.rng.integers(len(cands)))]
+    # Tops kept for a carry last (taken only where nothing else is in view), then one of the
+    # two tops nearest the heading: a short turn into the glance-back.
+    cands.sort(
+        key=lambda c: (c[0].obj.instance_id in ctx.reserved, abs(wrap_angle(c[1] - anchor.yaw)))
+    )
+    if cands[0][0].obj.instance_id not in ctx.reserved:
+        cands = [c for c in cands if c[0].obj.instance_id not in ctx.reserved]
+    return cands[int(ctx.rng.integers(min(2, len(cands))))]
 
 
 def plan_glance(

@@ -17,21 +17,16 @@ import numpy as np
 from streamspatial.sim.event_params import (
     BALL_SIZE,
     BODY_MARGIN,
-    CARRIES,
-    CARRY_TIME,
     CROSS_DIST,
     EPISODES_PER_HOLD,
-    HAND_Z,
     LEG_LENGTH,
     LEG_TIME,
-    LIFT,
     MIN_SEPARATION,
     MOVER_SPEED,
     PAUSE,
     PAUSE_PROB,
     PERSON_SIZE,
     PERSON_SPEED,
-    PROP_SIZE,
     SPEED_RATIO_APART,
     SPEED_RATIO_SAME,
     STATIONARY_PROB,
@@ -60,6 +55,7 @@ class Ctx:
     surfaces: list[Surface]
     prop_categories: list[str]
     used_surfaces: set[int] = field(default_factory=set)
+    reserved: set[int] = field(default_factory=set)  # tops kept for carries (not glances)
     cache: dict = field(default_factory=dict)
 
     def seen(self, pose: CameraPose, pts) -> np.ndarray:
@@ -82,6 +78,8 @@ class Content:
     visits: dict[str, list[list[Waypoint]]] = field(default_factory=dict)
     events: list[tuple[str, Event]] = field(default_factory=list)  # (actor key, event)
     props: list[dict] = field(default_factory=list)
+    lines: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)  # crossings' paths
+    speed: float = 1.0  # the first crossing's pace (m/s), for a ball to be compared with
 
 
 def _at(pose: CameraPose, yaw: float, pitch: float) -> CameraPose:
@@ -172,6 +170,18 @@ def plan_crossings(ctx: Ctx, pose: CameraPose, t0: float, t1: float, person: int
         detail = {"from": [round(float(q), 3) for q in a], "to": [round(float(q), 3) for q in b]}
         detail["paused"] = pause > 0
         out.events.append(("person", Event("episode", enter, leave, person, room, detail)))
+        if not pause:  # a walk straight across the view is a motion leg too: left or right
+            _, _, left = _axes(pose)
+            label = "left" if float(np.dot(b - a, left)) > 0 else "right"
+            move = {
+                "speed": round(v, 3),
+                "direction_world": [round(math.cos(yaw), 3), round(math.sin(yaw), 3)],
+                "camera_relative": label,
+            }
+            out.events.append(("person", Event("motion", enter, leave, person, room, move)))
+        if not out.lines:
+            out.speed = v
+        out.lines.append((a, b))
         t += dur + float(rng.uniform(0.3, 1.0))
     return out if out.events else None
 
@@ -236,6 +246,16 @@ def _speeds(rng: np.random.Generator, n: int) -> list[float]:
     return [s1, s2]
 
 
+def paired_speed(rng: np.random.Generator, s1: float) -> float:
+    """A second mover's speed beside one at ``s1``: at least twice slower, or within 12 %
+    (OVO-S 1.3.4's "faster", "slower", "about the same" are then unambiguous)."""
+    if rng.random() < 0.5:
+        s2 = s1 / float(rng.uniform(SPEED_RATIO_APART, SPEED_RATIO_APART + 1.0))
+    else:
+        s2 = s1 * float(rng.uniform(1.0, SPEED_RATIO_SAME - 0.03))
+    return float(np.clip(s2, *MOVER_SPEED))
+
+
 def plan_movers(
     ctx: Ctx,
     pose: CameraPose,
@@ -245,14 +265,19 @@ def plan_movers(
     t0: float,
     t1: float,
     avoid=None,
+    *,
+    clear=(),
+    speeds: list[float] | None = None,
 ) -> Content | None:
     """One straight leg (or standing still) per mover in ``[t0, t1]``, present from the
-    manoeuvre's first to its last pose (``window``), appearing and vanishing out of view."""
+    manoeuvre's first to its last pose (``window``), appearing and vanishing out of view.
+    ``clear``: segments (a person's crossings) every mover's whole path keeps away from."""
     rng = ctx.rng
     keys = list(movers)
-    speeds = _speeds(rng, len(keys))
-    if len(keys) == 2 and float(rng.random()) < 0.5:
-        speeds = speeds[::-1]
+    if speeds is None:
+        speeds = _speeds(rng, len(keys))
+        if len(keys) == 2 and float(rng.random()) < 0.5:
+            speeds = speeds[::-1]
     span = t1 - t0 - 0.6
     if span < 1.0:
         return None
@@ -274,6 +299,8 @@ def plan_movers(
                 if not _leg_ok(ctx, pose, anchor, a, b, z):
                     continue
                 if any(_closest(a, b, pa, pb) < MIN_SEPARATION for pa, pb in paths):
+                    continue
+                if any(_apart(a, b, ca, cb) < MIN_SEPARATION for ca, cb in clear):
                     continue
                 found = (label, a, b)
                 break
@@ -305,77 +332,25 @@ def _xyz(q, z: float) -> tuple[float, float, float]:
     return (round(float(q[0]), 4), round(float(q[1]), 4), z)
 
 
+def _apart(a, b, c, d) -> float:
+    """Smallest distance between the segments a–b and c–d (sampled every 0.1 m)."""
+    p = np.vstack([line_points(a, b, 0.1), [a, b]])
+    cd = np.asarray(d, dtype=float) - c
+    u = np.clip((p - c) @ cd / max(float(cd @ cd), 1e-9), 0.0, 1.0)
+    return float(np.min(np.hypot(*(p - (c + u[:, None] * cd)).T)))
+
+
 def _closest(a, b, c, d) -> float:
     """Smallest distance between two movers going a→b and c→d over the same time."""
     u = np.linspace(0.0, 1.0, 21)[:, None]
     return float(np.min(np.hypot(*((a + (b - a) * u) - (c + (d - c) * u)).T)))
 
 
-# ----------------------------------------------------------------------------- carries
-
-
-def plan_carries(
-    ctx: Ctx, pose: CameraPose, window, t0: float, t1: float, person: int, pair, next_id
-) -> Content | None:
-    """The person carries 1–2 props from surface A to surface B, both in view."""
-    (sa, pa), (sb, pb) = pair
-    rng = ctx.rng
-    out = Content(visits={"person": []})
-    want = int(rng.integers(CARRIES[0], CARRIES[1] + 1))
-    pa, pb = np.asarray(pa), np.asarray(pb)
-    length = float(np.hypot(*(pb - pa)))
-    u = (pb - pa) / length
-    right = np.array([u[1], -u[0]])
-    yaw = math.atan2(u[1], u[0])
-    P = lambda q: (round(float(q[0]), 4), round(float(q[1]), 4), PERSON_Z)  # noqa: E731
-    wps = [Waypoint(window[0], P(pa), yaw)]
-    t = t0 + float(rng.uniform(0.3, 0.8))
-    spots_a = sorted(sa.spots, key=lambda s: math.dist(s, pa))
-    spots_b = sorted(sb.spots, key=lambda s: math.dist(s, pb))
-    for k in range(min(want, len(spots_a), len(spots_b))):
-        walk = float(rng.uniform(*CARRY_TIME))
-        back = length / 1.1 if k else 0.0
-        if t + back + walk + 2 * LIFT > t1 - 0.2:
-            break
-        if back:
-            wps += [Waypoint(t, P(pb), yaw + math.pi), Waypoint(t + back, P(pa), yaw + math.pi)]
-            t += back
-        cat = ctx.prop_categories[int(rng.integers(len(ctx.prop_categories)))]
-        size = PROP_SIZE[cat]
-        fa = (spots_a[k][0], spots_a[k][1], round(sa.top + size[2] / 2, 4))
-        fb = (spots_b[k][0], spots_b[k][1], round(sb.top + size[2] / 2, 4))
-        ha, hb = pa + 0.28 * right, pb + 0.28 * right
-        track = [
-            Waypoint(0.0, fa, yaw),
-            Waypoint(t, fa, yaw),
-            Waypoint(t + LIFT, (round(float(ha[0]), 4), round(float(ha[1]), 4), HAND_Z), yaw),
-            Waypoint(
-                t + LIFT + walk, (round(float(hb[0]), 4), round(float(hb[1]), 4), HAND_Z), yaw
-            ),
-            Waypoint(t + 2 * LIFT + walk, fb, yaw),
-        ]
-        wps += [Waypoint(t, P(pa), yaw), Waypoint(t + LIFT, P(pa), yaw)]
-        wps += [Waypoint(t + LIFT + walk, P(pb), yaw), Waypoint(t + 2 * LIFT + walk, P(pb), yaw)]
-        pid = next_id()
-        out.props.append({"id": pid, "category": cat, "size": size, "track": track})
-        detail = {
-            "from_surface": sa.obj.instance_id,
-            "to_surface": sb.obj.instance_id,
-            "from": list(fa),
-            "to": list(fb),
-            "category": cat,
-        }
-        room = sa.obj.room_id
-        out.events.append(
-            (f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, room, detail))
-        )
-        t += 2 * LIFT + walk + float(rng.uniform(0.2, 0.6))
-    if not out.events:
-        return None
-    last = wps[-1]
-    wps.append(Waypoint(window[1], last.position, last.yaw))
-    out.visits["person"].append(wps)
-    return out
-
-
-__all__ = ["Content", "Ctx", "crossing_lines", "plan_carries", "plan_crossings", "plan_movers"]
+__all__ = [
+    "Content",
+    "Ctx",
+    "crossing_lines",
+    "paired_speed",
+    "plan_crossings",
+    "plan_movers",
+]

@@ -20,24 +20,27 @@ EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is
 # --------------------------------------------------------------------------- manoeuvres
 # A watch hold: turn to face the scene, stand 4–10 s (the brief), turn back.  Holds are drawn
 # from 6–9.5 s: long enough for 2–3 crossings or two carries, short enough to leave the walk.
-WATCH_HOLD = (6.0, 9.5)  # s, the static part
+WATCH_HOLD = (6.0, 9.0)  # s, the static part of an action hold (two or three carries)
+CROSS_HOLD = (4.5, 7.0)  # s, a crossing hold's: 1–3 crossings of 2–4 s
 WATCH_PITCH = math.radians(-10)  # nav.Motion.pitch: the hand-held look-down
 # Turns on the spot into and out of a manoeuvre: 1.5x nav.Motion.turn_speed, the fastest
 # turn nav's walk already makes (emit_walk's max_turn).
 TURN_SPEED = math.radians(45) * 1.5
-# A glance-back: look 2 s, turn away 150–180° and stay 2–4 s, turn back, look 2 s (the brief).
-# Looking back over the shoulder is quicker than turning to walk: ~1.5 s for 160°.
-GLANCE_LOOK = 2.0  # s
-GLANCE_AWAY = (2.0, 3.5)  # s
+# A glance-back: look 1.2 s, turn away 150–180° quickly and stay 1.5–2.5 s, turn back, look
+# 1.2 s (short, so two or three fit in a minute beside the holds).  Looking back over the
+# shoulder is quicker than turning to walk: ~1.1 s for 160°.
+GLANCE_LOOK = 1.2  # s
+GLANCE_AWAY = (1.5, 2.5)  # s
 GLANCE_TURN = (math.radians(150), math.radians(180))
-GLANCE_TURN_SPEED = math.radians(110)
+GLANCE_TURN_SPEED = math.radians(150)
 # At most this share of the walk goes to manoeuvres; the rest stays the normal walk (static
 # families need it).  Measured: ~50-60 % on 1-minute walks, see docs/simulator.md.
-MANOEUVRE_BUDGET = 0.62
+MANOEUVRE_BUDGET = 0.66
 MIN_WALK_GAP = 3.0  # s of normal walk before each manoeuvre
-# A minute's manoeuvres: a crossing hold, an action hold and a glance-back in the order that
-# fits the walk best, then a second glance-back if the budget has room (rarely, in a minute).
-MINUTE_KINDS = ("cross", "glance", "action")
+# A minute's manoeuvres: a crossing hold, an action hold and two glance-backs in the order
+# that fits the walk best, then a third glance-back if the budget has room.  The budget is
+# spent in this order, so the extra glance-back is the first to go.
+MINUTE_KINDS = ("cross", "action", "glance", "glance")
 EXTRA_KINDS = ("glance",)
 EVENT_WORTH = 3.0  # s of walk a manoeuvre may move from its even share per extra event
 
@@ -66,6 +69,9 @@ CROSS_DIST = (1.8, 4.0)  # m from the camera, the line the person crosses along
 BODY_MARGIN = 0.4  # m: a person is out of view when its centre is this far past the edge
 PAUSE_PROB = 0.3  # a crossing stops in view 1–2 s before going on (the brief's "stands still")
 PAUSE = (1.0, 2.0)
+# A ball moves (or lies still) during a crossing hold too, clear of the person's paths: the
+# hold then has two movers for OVO-S 1.3.4's relative speed, and one more motion leg.
+CROSS_BALL_PROB = 0.7
 
 # ------------------------------------------------------------- motion legs (OVO-S 1.3.3-5)
 MOVER_SPEED = (0.3, 2.0)  # m/s (the brief)
@@ -94,11 +100,20 @@ PROP_SIZE = {
 PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
 PROP_GAP = 0.06  # m between props, and to the surface's edge
 SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
-SURFACE_DIST = (0.9, 3.2)  # m from the camera to the surface looked at
+SURFACE_DIST = (0.9, 3.6)  # m from the camera to the top looked at (a cup: ~12 px at 640x480)
 CHANGES = (1, 3)  # changes per glance-back that has any, uniform
 UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
 HAND_Z = 1.0  # m: a carried prop's height (the person's hand)
-CARRY_TIME = (2.0, 4.0)  # s (the brief)
-CARRIES = (1, 2)  # per carry hold, uniform
+# A carry walks at 0.7–1.2 m/s (a careful pace, carrying), lasting 1.5–4 s: short walks to a
+# floor spot are short, so two or three carries fit in one action hold.  Back empty-handed
+# at the faster pace.
+CARRY_SPEED = (0.7, 1.2)  # m/s
+CARRY_TIME = (1.5, 4.0)  # s
+CARRIES = (2, 3)  # per carry hold, uniform (as many as fit in the hold)
 LIFT = 0.3  # s to pick a prop up or put it down
+# A carry between a top and a floor spot needs one top in view, not two: tried first this
+# often (else only where no two tops are), so "to the floor" is a real answer.
+FLOOR_CARRY = 0.6
+CARRY_PITCHES = (math.radians(-20), math.radians(-30))  # looks down tried for a carry's view
+FLOOR_SPOT_SIDE = 0.3  # m: a floor spot lies beside where the person stands (the right hand)
 STAND_OFF = 0.8  # m: where a person stands to reach a surface, at most this far from its edge

@@ -24,18 +24,22 @@ import math
 
 import numpy as np
 
+from streamspatial.sim.event_carries import carry_view, plan_carries
 from streamspatial.sim.event_changes import place_pendulum, plan_glance
 from streamspatial.sim.event_holds import (
     Content,
     Ctx,
     _at,
     crossing_lines,
-    plan_carries,
+    paired_speed,
+    plan_crossings,
     plan_movers,
 )
 from streamspatial.sim.event_params import (
     ASPECT,
     BALL_SIZE,
+    CROSS_BALL_PROB,
+    CROSS_HOLD,
     EXTRA_KINDS,
     MINUTE_KINDS,
     PENDULUMS,
@@ -43,11 +47,10 @@ from streamspatial.sim.event_params import (
     PROP_CATEGORIES,
     PROP_COLORS,
     SEED_TAG,
-    STAND_OFF,
     WATCH_HOLD,
     WATCH_PITCH,
 )
-from streamspatial.sim.event_scene import free_at, gapped_track, line_free, stand_points, surfaces
+from streamspatial.sim.event_scene import free_at, gapped_track, surfaces
 from streamspatial.sim.event_walk import plan_doors, plan_lights
 from streamspatial.sim.manoeuvres import Segment, choose, splice, watch
 from streamspatial.sim.occupancy import occupancy
@@ -77,70 +80,32 @@ def _cross(
     if best is None:
         return None
     seg = watch(
-        anchor.yaw, anchor.pitch, best[1], WATCH_PITCH, float(ctx.rng.uniform(*WATCH_HOLD)), ctx.fps
+        anchor.yaw, anchor.pitch, best[1], WATCH_PITCH, float(ctx.rng.uniform(*CROSS_HOLD)), ctx.fps
     )
     pose = _at(anchor, best[1], WATCH_PITCH)
     h0, h1 = (start + m for m in seg.marks["hold"])
-    content = _plan_crossings(ctx, pose, h0 / ctx.fps, (h1 - 1) / ctx.fps, ids)
-    return None if content is None else (seg, content, pose, (h0 / ctx.fps, (h1 - 1) / ctx.fps))
-
-
-def _plan_crossings(ctx, pose, t0, t1, ids):
-    from streamspatial.sim.event_holds import plan_crossings
-
-    return plan_crossings(ctx, pose, t0, t1, ids["person"])
-
-
-def _carry_pair(ctx: Ctx, anchor: CameraPose):
-    """Two free tops in the camera's room, with a straight free walk between them, both in
-    view from one heading (and the walk out of view from the anchor): (yaw, pair)."""
-    xy = anchor.position[:2]
-    tops = [
-        s
-        for s in ctx.surfaces
-        if s.obj.instance_id not in ctx.used_surfaces and math.dist(xy, s.xy) <= 6.0
-    ]
-    pairs = [
-        (a, b) for a, b in itertools.permutations(tops, 2) if 1.0 <= math.dist(a.xy, b.xy) <= 5.0
-    ]
-    for k in ctx.rng.permutation(len(pairs)):
-        a, b = pairs[int(k)]
-        walk = _carry_walk(ctx, a, b)
-        if walk is None:
-            continue
-        pa, pb = walk
-        mid = (
-            (a.xy[0] + b.xy[0]) / 2 - anchor.position[0],
-            (a.xy[1] + b.xy[1]) / 2 - anchor.position[1],
-        )
-        # Look down enough to see both tops (they stand lower than the eye).
-        low = min(a.top, b.top) - anchor.position[2]
-        pitch = float(np.clip(math.atan2(low, math.hypot(*mid)) * 0.6, -0.5, WATCH_PITCH))
-        pose = _at(anchor, math.atan2(mid[1], mid[0]), pitch)
-        pts = [a.point(0.05), b.point(0.05), (*pa, 1.0), (*pb, 1.0)]
-        if ctx.seen(pose, pts).all() and not ctx.seen(anchor, pts[2:]).any():
-            return pose, ((a, pa), (b, pb))
-    return None
-
-
-def _carry_walk(ctx: Ctx, a, b):
-    """Where to stand at each top so the walk between is straight on free floor (cached)."""
-    key = ("walk", a.obj.instance_id, b.obj.instance_id)
-    if key not in ctx.cache:
-        best = None
-        for pa in stand_points(ctx.occ, a, STAND_OFF):
-            for pb in stand_points(ctx.occ, b, STAND_OFF):
-                d = math.dist(pa, pb)
-                if 1.0 <= d <= 4.5 and (best is None or d < best[0]) and line_free(ctx.occ, pa, pb):
-                    best = (d, pa, pb)
-        ctx.cache[key] = None if best is None else best[1:]
-    return ctx.cache[key]
+    t0, t1 = h0 / ctx.fps, (h1 - 1) / ctx.fps
+    content = plan_crossings(ctx, pose, t0, t1, ids["person"])
+    if content is None:
+        return None
+    if ctx.rng.random() < CROSS_BALL_PROB:  # a ball moves too, clear of the person's paths
+        window = (start / ctx.fps, (start + len(seg) - 1) / ctx.fps)
+        speed = paired_speed(ctx.rng, content.speed)
+        ball = plan_movers(
+            ctx, pose, anchor, window, {"ball": ids["ball"]}, t0, t1,
+            clear=content.lines, speeds=[speed],
+        )  # fmt: skip
+        if ball is not None:
+            for k, v in ball.visits.items():
+                content.visits.setdefault(k, []).extend(v)
+            content.events += ball.events
+    return seg, content, pose, (t0, t1)
 
 
 def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
     rng, fps = ctx.rng, ctx.fps
     hold = float(rng.uniform(*WATCH_HOLD))
-    carry = _carry_pair(ctx, anchor)  # a carry where two tops are in view, else movers
+    carry = carry_view(ctx, anchor)  # a carry where its ends are in view, else movers
     if carry is not None:
         pose = carry[0]
     else:  # the heading that sees the most free floor
@@ -169,7 +134,7 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
             return None
         content = got
         avoid = [(np.array(carry[1][0][1]), np.array(carry[1][1][1]))]
-        ctx.used_surfaces.update(s.obj.instance_id for s, _ in carry[1])
+        ctx.used_surfaces.update(e.surface for e, _ in carry[1] if e.surface is not None)
         movers = {"ball": ids["ball"]}
     else:
         movers = {"person": ids["person"], "ball": ids["ball"]}
@@ -183,6 +148,11 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
     if not content.events:
         return None
     return seg, content, pose, (t0, t1)
+
+
+def _richness(c: Content) -> tuple[bool, int]:
+    """A draw with a carry beats one without (carries are the rarest), then more events."""
+    return any(e.kind == "carried" for _, e in c.events), len(c.events)
 
 
 def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids):
@@ -248,12 +218,8 @@ def plan_events(
     scale = max(1.0, n / fps / 60.0)
 
     # 1. Manoeuvres: where each kind would fit, then one anchor per kind, spread over the walk.
-    queue = [
-        kinds[int(i)]
-        for _ in range(math.ceil(scale))
-        for kinds in (MINUTE_KINDS, EXTRA_KINDS)
-        for i in rng.permutation(len(kinds))
-    ]
+    # (choose tries every order of a minute's kinds; the queue's order is the budget's.)
+    queue = [k for _ in range(math.ceil(scale)) for k in (*MINUTE_KINDS, *EXTRA_KINDS)]
     survey = _survey(ctx, trajectory, set(queue), ids)
     chosen = choose(queue, survey, n, fps)
     inserts: list[tuple[int, Segment]] = []
@@ -261,6 +227,10 @@ def plan_events(
     contents: list[Content] = []
     holds: list[tuple[CameraPose, tuple[float, float]]] = []
     shift = 0
+    # Tops an action hold can carry between are kept from the glance-backs (both want them).
+    for i, kind in chosen:
+        if kind == "action" and (view := carry_view(ctx, trajectory.poses[i])) is not None:
+            ctx.reserved.update(e.surface for e, _ in view[1] if e.surface is not None)
     for i, kind in chosen:
         # The content is drawn again with the real times: the best of a few draws.
         res, used_after, before = None, None, set(ctx.used_surfaces)
@@ -268,7 +238,7 @@ def plan_events(
             ctx.used_surfaces = set(before)
             got = _plan(ctx, kind, trajectory.poses[i], i + shift, ids)
             fits = got is not None and i + shift + len(got[0]) < n
-            if fits and (res is None or len(got[1].events) > len(res[1].events)):
+            if fits and (res is None or _richness(got[1]) > _richness(res[1])):
                 res, used_after = got, set(ctx.used_surfaces)
         ctx.used_surfaces = before if res is None else used_after
         if res is None:

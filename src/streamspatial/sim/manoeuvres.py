@@ -89,14 +89,14 @@ def glance_back(
 
     Marks ``"look1"``, ``"away"`` (the still part of looking away) and ``"look2"``.
     """
-    s = Segment()
-    s.turn(yaw0, pitch0, yaw, pitch, TURN_SPEED, "turn", fps)
+    s = Segment()  # a glance is brisk throughout: its turns in and out too
+    s.turn(yaw0, pitch0, yaw, pitch, GLANCE_TURN_SPEED, "turn", fps)
     s.hold("look1", yaw, pitch, GLANCE_LOOK, "glance", fps)
     s.turn(yaw, pitch, yaw + away, pitch0, GLANCE_TURN_SPEED, "glance", fps, exact=True)
     s.hold("away", yaw + away, pitch0, away_s, "glance", fps)
     s.turn(yaw + away, pitch0, yaw, pitch, GLANCE_TURN_SPEED, "glance", fps, exact=True)
     s.hold("look2", yaw, pitch, GLANCE_LOOK, "glance", fps)
-    s.turn(yaw, pitch, yaw0, pitch0, TURN_SPEED, "turn", fps)
+    s.turn(yaw, pitch, yaw0, pitch0, GLANCE_TURN_SPEED, "turn", fps)
     return s
 
 
