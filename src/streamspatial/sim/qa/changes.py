@@ -1,0 +1,171 @@
+"""UCS-Bench's dynamic-scene families (Table 7): Quantity Change Tracking, Object Trajectory.
+
+* Quantity Change Tracking — how many props of a kind were added to or removed from a surface
+  while the camera looked away (its first and latest visits compared, :mod:`.motion`);
+* Object Trajectory — where a prop the person carried in view went: lifted from surface A,
+  carried in a straight line to surface B, which lay on my left, right or ahead at set-down,
+  in B's room.  The prop is on screen at pick-up and at set-down.
+
+Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
+UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from .common import intent, name
+from .draft import Draft
+from .motion import Change, change_surfaces, nearest_surface, surface_change
+from .naming import category_text, plural, room_ref
+from .ovos import ego_direction
+from .prefix import Prefix
+from .registry import Episode, family
+from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
+
+# Quantity: four answer classes that happen (a prop added, removed, only moved, or nothing),
+# each shown in every item, plus one fixed fifth sentence so that there are five options.
+QUANTITY_TEXT = {
+    "added": ("One {cat} was added.", "One {cat} was added."),
+    "removed": ("One {cat} was removed.", "One {cat} was removed."),
+    "moved": ("None; one {cat} was only moved.", "None were added or removed; one was moved."),
+    "unchanged": ("None; nothing there changed.", "None were added or removed."),
+}
+QUANTITY_FIFTH = "Two {cats} were added."
+SIDES = {"left": "on my left", "right": "on my right", "front": "in front of me"}
+SIDE_OF = {"To your left": "left", "To your right": "right", "Ahead": "front"}
+SIDE_MARGIN_DEG = 15.0
+SEEN_AT_S = 0.3  # the carried prop is on screen this close to pick-up and to set-down
+
+
+def ucs(key: str, category: str, sub: str, **kw):
+    return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", dynamic=True, **kw)
+
+
+def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
+    p0 = whole_second(ep, k)
+    if p0 is None or not p0.dynamic:
+        return None
+    step = max(1, round(ep.fps))
+    for kk in range(p0.k, 0, -step):  # whole seconds, newest first
+        p = whole_second(ep, kk)
+        if p is None:
+            return None
+        cands = [
+            c
+            for s in change_surfaces(p)
+            if (c := surface_change(p, s)) is not None
+            and c.cls == want
+            and c.last.end >= p.k - round(p.fps)
+        ]
+        if cands:
+            return p, rng.choice(cands)
+    return None
+
+
+@ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
+def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    want = rng.choice(list(QUANTITY_TEXT))
+    got = _latest_change(ep, k, want, rng)
+    if got is None:
+        return []
+    p, c = got
+    c: Change
+    cat, cats = category_text(c.category), plural(c.category)
+    choices = [t.format(cat=cat) for t, _ in QUANTITY_TEXT.values()]
+    answer, open_answer = (t.format(cat=cat) for t in QUANTITY_TEXT[c.cls])
+    return [
+        _draft(
+            p,
+            "quantity_change",
+            f"How many {cats} were added to or removed from the {name(p, c.surface)} while I "
+            f"looked away?",
+            answer,
+            [*choices, QUANTITY_FIFTH.format(cats=cats)],
+            p.spans(range(c.first.start, c.first.end + 1))
+            + p.spans(range(c.last.start, c.last.end + 1)),
+            intent("quantity_change", [c.surface], category=c.category),
+            open_answer=open_answer,
+            answer_class=c.cls,
+            classes=tuple(QUANTITY_TEXT),
+        )
+    ]
+
+
+def _seen_near(p: Prefix, aid: int, t: float) -> bool:
+    lo, hi = t - SEEN_AT_S, t + SEEN_AT_S
+    return any(lo <= p.t(i) <= hi and aid in p.dynamic_seen(f) for i, f in enumerate(p.frames))
+
+
+def _frame_at(p: Prefix, t: float) -> int:
+    return min(len(p.frames) - 1, max(0, round(t * p.fps)))
+
+
+def _side(p: Prefix, surface: int, i: int) -> str | None:
+    label, margin = ego_direction(p.bearing(surface, i))
+    side = SIDE_OF.get(label)
+    return side if side is not None and margin >= SIDE_MARGIN_DEG else None
+
+
+def _sentence(p: Prefix, a: int, b: int, side: str) -> str:
+    return (
+        f"After being lifted from the {name(p, a)}, it moved in a straight line to the "
+        f"{name(p, b)} {SIDES[side]} in the {room_ref(p.house, p.obj(b).room_id)}."
+    )
+
+
+@ucs("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
+def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """The latest carry seen from pick-up to set-down, answered by where it went."""
+    p = whole_second(ep, k)
+    if p is None or not p.dynamic:
+        return []
+    want = rng.choice(list(SIDES))
+    for e in reversed(p.events(("carried",))):
+        aid = e.subject
+        i0, i1 = _frame_at(p, e.start), _frame_at(p, e.end)
+        if i1 >= p.k or not (_seen_near(p, aid, e.start) and _seen_near(p, aid, e.end)):
+            continue
+        a = nearest_surface(p, p.actor_pose(aid, i0).position)
+        b = nearest_surface(p, p.actor_pose(aid, i1).position)
+        side = None if b is None else _side(p, b, i1)
+        if a is None or b is None or a == b or side != want:
+            continue
+        who = category_text(p.actor(aid).category)
+        if sum(x.category == p.actor(aid).category for x in p.actors) > 1:
+            continue  # "the {category}" must be one prop
+        pool = sorted({*change_surfaces(p), a, b})
+        truth = _sentence(p, a, b, side)
+        foils = sorted(
+            {
+                _sentence(p, x, y, s)
+                for x, y in itertools.permutations(pool, 2)
+                for s in SIDES
+                if (x, y, s) != (a, b, side)
+            }
+        )
+        if len(foils) < 4:
+            continue
+        open_answer = (
+            f"It moved in a straight line from the {name(p, a)} to the {name(p, b)}, {SIDES[side]}."
+        )
+        return [
+            _draft(
+                p,
+                "object_trajectory",
+                f"What was the movement trajectory of the {who} from the moment it was picked "
+                f"up until it was set down?",
+                truth,
+                [truth, *rng.sample(foils, 4)],
+                p.spans([i for i in range(i0, i1 + 1) if aid in p.dynamic_seen(p.frames[i])]),
+                intent("object_trajectory", [a, b], category=p.actor(aid).category),
+                open_answer=open_answer,
+                answer_class=side,
+                classes=tuple(SIDES),
+            )
+        ]
+    return []
+
+
+__all__ = ["object_trajectory", "quantity_change"]
