@@ -16,6 +16,7 @@ the classes are far apart; here the nearest class is taken.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -202,7 +203,7 @@ def _rests(ctx: RuleContext, s: Sightings) -> list[tuple[ObjectNode, DynamicFram
     """Surfaces the track rested on, in order, with the first frame of each rest."""
     out: list[tuple[ObjectNode, DynamicFrame]] = []
     nodes = ctx.memory.nodes()
-    for (f0, a0), (f1, a1) in zip(s, s[1:], strict=False):
+    for (f0, a0), (_f1, a1) in itertools.pairwise(s):
         if math.dist(a0.position, a1.position) > REST_M:
             continue
         n = next((n for n in nodes if _on(n, a1.position)), None)

@@ -234,7 +234,7 @@ def change_surfaces(p: Prefix) -> list[int]:
 def nearest_surface(p: Prefix, pos: tuple[float, float, float]) -> int | None:
     """The seen, nameable furniture the position rests on."""
     for o in p.house.objects:
-        if o.kind == "furniture" and o.instance_id in p.first_seen and on_surface(o, pos):
-            if object_ref(p.house, o) is not None:
-                return o.instance_id
+        seen = o.kind == "furniture" and o.instance_id in p.first_seen
+        if seen and on_surface(o, pos) and object_ref(p.house, o) is not None:
+            return o.instance_id
     return None
