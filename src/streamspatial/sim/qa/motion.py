@@ -89,6 +89,7 @@ def direction_class(
 @dataclass(frozen=True)
 class Motion:
     actor_id: int
+    kind: str
     start: int  # prefix frame the window starts at
     cls: str
     speed: float  # m/s over the window
@@ -114,7 +115,7 @@ def motions(p: Prefix, kinds: tuple[str, ...] = MOVERS) -> list[Motion]:
         a0, a1 = p.actor_pose(aid, j).position, p.actor_pose(aid, p.k).position
         cls = direction_class(cam, a0[:2], a1[:2], dt)
         if cls is not None:
-            out.append(Motion(aid, j, cls, math.dist(a0[:2], a1[:2]) / dt))
+            out.append(Motion(aid, a.kind, j, cls, math.dist(a0[:2], a1[:2]) / dt))
     return out
 
 
@@ -210,6 +211,11 @@ def surface_change(p: Prefix, surface: int) -> Change | None:
     before = Counter(p.actor(i).category for i in a)[cat]
     after = Counter(p.actor(i).category for i in b)[cat]
     return Change(surface, first, last, cls, cat, after - before)
+
+
+def all_changes(p: Prefix) -> list[Change]:
+    """Each surface's single change (or none) by the prefix's last frame."""
+    return [c for s in change_surfaces(p) if (c := surface_change(p, s)) is not None]
 
 
 def change_surfaces(p: Prefix) -> list[int]:

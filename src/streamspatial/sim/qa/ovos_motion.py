@@ -30,10 +30,9 @@ from .motion import (
     Change,
     Motion,
     actor_ref,
-    change_surfaces,
+    all_changes,
     seen_throughout,
     speed,
-    surface_change,
     window_start,
 )
 from .motion import motions as find_motions
@@ -74,20 +73,29 @@ def ovos(key: str, code: str, **kw):
 
 
 def latest(
-    ep: Episode, k: int, find: Callable[[Prefix], T | None], *, floor_s: float = 2.0
+    ep: Episode, k: int, find: Callable[[int], T | None], *, floor_s: float = 2.0
 ) -> tuple[Prefix, T] | None:
-    """The latest prefix at or before ``k`` (every ``STEP_S``) where ``find`` finds something."""
+    """The latest query frame at or before ``k`` (every ``STEP_S``) where ``find`` finds
+    something, with its prefix."""
     p = ep.prefix(k)
+    if not p.dynamic:
+        return None
     step = max(1, p.frames_back(STEP_S))
     lo = max(p.frames_back(floor_s), k - p.frames_back(LOOKBACK_S))
     for kk in range(k, lo - 1, -step):
-        q = ep.prefix(kk)
-        if not q.dynamic:
-            return None
-        got = find(q)
+        got = find(kk)
         if got is not None:
-            return q, got
+            return ep.prefix(kk), got
     return None
+
+
+def moving(ep: Episode, k: int) -> list[Motion]:
+    return ep.derived("motions", k, find_motions)
+
+
+def changes_at(ep: Episode, k: int) -> list[Change]:
+    """Every surface's single change between its first visit and its latest (or none)."""
+    return ep.derived("changes", k, all_changes)
 
 
 def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
@@ -110,7 +118,7 @@ def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) ->
 def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which way a named mover is going over the last second, the camera holding still."""
     want = rng.choice(DIRECTIONS)
-    got = latest(ep, k, lambda q: _pick(rng, find_motions(q), lambda m: m.cls == want))
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: m.cls == want))
     if got is None:
         return []
     p, m = got
@@ -135,13 +143,15 @@ def _state(m: Motion) -> str:
     return "across" if m.cls in ("left", "right") else m.cls
 
 
+def _is_person(m: Motion, want: str) -> bool:
+    return m.kind == "person" and _state(m) == want
+
+
 @ovos("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
 def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Whether the person stands still or walks, and which way relative to the camera."""
     want = rng.choice(list(STATE_TEXT))
-    got = latest(
-        ep, k, lambda q: _pick(rng, find_motions(q, ("person",)), lambda m: _state(m) == want)
-    )
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: _is_person(m, want)))
     if got is None:
         return []
     p, m = got
@@ -161,29 +171,37 @@ def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-def _speed_pair(p: Prefix, want: str, rng: random.Random) -> tuple[int, int, float, float] | None:
-    """(actor, window start, its speed, the camera's) with the wanted one clearly faster."""
+def speed_pairs(p: Prefix) -> list[tuple[int, int, float, float]]:
+    """(actor, window start, its speed, the camera's) for each named mover seen throughout
+    the last second."""
     j = window_start(p)
-    if j is None or not p.dynamic:
-        return None
-    cands = []
+    if j is None:
+        return []
+    out = []
     for aid in sorted(p.dynamic_seen(p.now)):
         if p.actor(aid).kind not in MOVERS or actor_ref(p, aid) is None:
             continue
-        if not seen_throughout(p, aid, j, p.k):
-            continue
-        sa, sc = speed(p, j, aid), speed(p, j, None)
-        fast, slow = (sa, sc) if want == "actor" else (sc, sa)
-        if fast >= MOVING_MPS and fast >= SPEED_RATIO * slow:
-            cands.append((aid, j, sa, sc))
-    return rng.choice(cands) if cands else None
+        if seen_throughout(p, aid, j, p.k):
+            out.append((aid, j, speed(p, j, aid), speed(p, j, None)))
+    return out
+
+
+def _faster(pair: tuple[int, int, float, float], want: str) -> bool:
+    _, _, sa, sc = pair
+    fast, slow = (sa, sc) if want == "actor" else (sc, sa)
+    return fast >= MOVING_MPS and fast >= SPEED_RATIO * slow
 
 
 @ovos("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
 def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which moved faster over the last second: a named mover, or the camera itself."""
     want = rng.choice(SPEED_CLASSES)
-    got = latest(ep, k, lambda q: _speed_pair(q, want, rng))
+
+    def find(kk: int):
+        cands = [c for c in ep.derived("speeds", kk, speed_pairs) if _faster(c, want)]
+        return rng.choice(cands) if cands else None
+
+    got = latest(ep, k, find)
     if got is None:
         return []
     p, (aid, j, sa, sc) = got
@@ -207,12 +225,8 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-def _change(p: Prefix, want: str, rng: random.Random) -> Change | None:
-    cands = [
-        c
-        for s in change_surfaces(p)
-        if (c := surface_change(p, s)) is not None and c.cls == want and c.last.end >= p.k - 1
-    ]
+def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | None:
+    cands = [c for c in changes_at(ep, kk) if c.cls == want and c.last.end >= kk - 1]
     return rng.choice(cands) if cands else None
 
 
@@ -220,7 +234,7 @@ def _change(p: Prefix, want: str, rng: random.Random) -> Change | None:
 def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """What changed on a surface between its first visit and the one in view now."""
     want = rng.choice(list(CHANGE_TEXT))
-    got = latest(ep, k, lambda q: _change(q, want, rng))
+    got = latest(ep, k, lambda kk: _change(ep, kk, want, rng))
     if got is None:
         return []
     p, c = got
