@@ -8,7 +8,8 @@
 * what changed on a surface (3.2.1, UCS Quantity Change Tracking): the tracks seen resting on
   the surface's box during its first visit against those seen during its latest one;
 * where a carried prop went (UCS Object Trajectory): the last surface its track rested on,
-  the surface it rested on before that, and where the last one lay when it was set down.
+  the surface it rested on before that, and which side of the view the last one lay on when
+  the prop was set down.
 
 The thresholds mirror the generator's (``streamspatial.sim.qa.motion``), which only asks where
 the classes are far apart; here the nearest class is taken.
@@ -221,8 +222,7 @@ def _object_trajectory(ctx: RuleContext) -> Answer:
     pose = ctx.memory.pose_at(put.time)
     if pose is None:
         return None
-    side = {"ahead": "front"}.get(str(ego_relation(pose, b.position)["sector"]))
-    side = side or str(ego_relation(pose, b.position)["sector"])
+    side = "left" if float(ego_relation(pose, b.position)["bearing_deg"]) > 0 else "right"
     for letter, text in ctx.options:
         ms = find_mentions(text, ctx.labels, ctx.attributes)
         nodes = [ctx.node(m) for m in ms[:2]]

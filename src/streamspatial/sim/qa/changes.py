@@ -3,8 +3,9 @@
 * Quantity Change Tracking — how many props of a kind were added to or removed from a surface
   while the camera looked away (its first and latest visits compared, :mod:`.motion`);
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
-  carried in a straight line to surface B, which lay on my left, right or ahead at set-down,
-  in B's room.  The prop is on screen at pick-up and at set-down.
+  carried in a straight line to surface B,
+  in B's room.  The prop is on screen at pick-up and at set-down; B lay on the left or the
+  right of the view when it was set down.
 
 Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
 UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
@@ -13,13 +14,13 @@ UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta[
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 from .common import intent, name
 from .draft import Draft
 from .motion import Change, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
-from .ovos import ego_direction
 from .prefix import Prefix
 from .registry import Episode, family
 from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
@@ -34,9 +35,11 @@ QUANTITY_TEXT = {
     "moved": ("None; one {cat} was only moved.", "None were added or removed; one was moved."),
     "unchanged": ("None; nothing there changed.", "None were added or removed."),
 }
-SIDES = {"left": "on my left", "right": "on my right", "front": "in front of me"}
-SIDE_OF = {"To your left": "left", "To your right": "right", "Ahead": "front"}
-SIDE_MARGIN_DEG = 15.0
+# Which side of the view the set-down surface lay on when the prop was set down.  The prop is
+# on screen then, so the surface is nearly always within the field of view: sectors of 90°
+# would all say "ahead"; the sign of the bearing, 8° or more off the centre line, does not.
+SIDES = {"left": "on the left of my view", "right": "on the right of my view"}
+SIDE_MIN_DEG = 8.0
 SEEN_AT_S = 0.3  # the carried prop is on screen this close to pick-up and to set-down
 
 
@@ -99,9 +102,8 @@ def _frame_at(p: Prefix, t: float) -> int:
 
 
 def _side(p: Prefix, surface: int, i: int) -> str | None:
-    label, margin = ego_direction(p.bearing(surface, i))
-    side = SIDE_OF.get(label)
-    return side if side is not None and margin >= SIDE_MARGIN_DEG else None
+    b = math.degrees(p.bearing(surface, i))
+    return "left" if b >= SIDE_MIN_DEG else "right" if b <= -SIDE_MIN_DEG else None
 
 
 def _sentence(p: Prefix, a: int, b: int, side: str) -> str:
