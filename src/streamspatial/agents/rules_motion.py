@@ -30,7 +30,7 @@ from streamspatial.agents.scene_graph.dynamic import ActorSighting, DynamicFrame
 WINDOW_S = 1.0
 WINDOW_TOL_S = 0.15  # the sighting a second ago may be this far from exactly one second
 STILL_MPS = 0.15  # between the generator's "stationary" (< 0.05) and "moving" (> 0.3)
-ON_MARGIN_M = 0.12
+ON_MARGIN_M = 0.05
 ON_HEIGHT_M = (-0.1, 0.4)
 MOVED_M = 0.15
 REST_M = 0.01  # a track this still between two sightings is resting
@@ -154,15 +154,13 @@ def _asked_labels(ctx: RuleContext) -> set[str]:
 
 
 def _resting_on(ctx: RuleContext, n: ObjectNode, span: list[float]):
-    """Track id → (label, last position) of the asked-about tracks seen on the surface during
-    a visit."""
+    """Track id → (label, last position) of the tracks seen on the surface during a visit."""
     out = {}
-    wanted = _asked_labels(ctx)
     for f in ctx.memory.dynamic.until(span[1]):
         if f.time < span[0] - 1e-6:
             continue
         for a in f.actors:
-            if a.label.lower() in wanted and _on(n, a.position):
+            if _on(n, a.position):
                 out[a.track_id] = (a.label, a.position)
     return out
 
@@ -177,17 +175,21 @@ def _surface(ctx: RuleContext) -> ObjectNode | None:
 
 
 def _change(ctx: RuleContext) -> str | None:
+    """The asked-about category's one change between the surface's first visit and its latest
+    (other categories may have changed too), or ``unchanged`` when nothing on it changed."""
     n = _surface(ctx)
     if n is None or len(n.visits) < 2:
         return None
     a, b = _resting_on(ctx, n, n.visits[0]), _resting_on(ctx, n, n.visits[-1])
-    if set(b) - set(a):
-        return "added"
-    if set(a) - set(b):
-        return "removed"
-    if any(math.dist(a[i][1], b[i][1]) > MOVED_M for i in a):
-        return "moved"
-    return "unchanged"
+    changed = {i: "added" for i in set(b) - set(a)}
+    changed |= {i: "removed" for i in set(a) - set(b)}
+    changed |= {i: "moved" for i in set(a) & set(b) if math.dist(a[i][1], b[i][1]) > MOVED_M}
+    if not changed:
+        return "unchanged"
+    label = {i: v[0].lower() for i, v in (a | b).items()}
+    asked = _asked_labels(ctx)
+    mine = [cls for i, cls in changed.items() if label[i] in asked]
+    return mine[0] if len(mine) == 1 else None
 
 
 def _change_detection(ctx: RuleContext) -> Answer:

@@ -19,7 +19,7 @@ import random
 
 from .common import intent, name
 from .draft import Draft
-from .motion import Change, all_changes, change_surfaces, nearest_surface
+from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
 from .prefix import Prefix
 from .registry import Episode, family
@@ -130,9 +130,9 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         side = None if b is None else _side(p, b, i1)
         if a is None or b is None or a == b or side != want:
             continue
-        who = category_text(p.actor(aid).category)
-        if sum(x.category == p.actor(aid).category for x in p.actors) > 1:
-            continue  # "the {category}" must be one prop
+        who = actor_ref(p, aid)  # "the mug", or "the red mug" among several mugs
+        if who is None:
+            continue
         pool = sorted({*change_surfaces(p), a, b})
         truth = _sentence(p, a, b, side)
         foils = sorted(

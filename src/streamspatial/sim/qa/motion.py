@@ -32,7 +32,7 @@ CAM_STILL_RAD = math.radians(3.0)  # …and turned less than this: "toward me" i
 SPEED_RATIO = 1.6  # "faster": at least this many times the other's speed
 MOVERS = ("person", "ball", "prop")  # actor kinds that translate (door leaves and pendulums swing)
 VISIT_GAP_S = 0.6  # a surface out of view longer than this starts a new visit (rules agree)
-ON_MARGIN_M = 0.12  # a prop within the surface's footprint grown by this is on it
+ON_MARGIN_M = 0.05  # a prop within the surface's footprint grown by this is on it
 ON_HEIGHT_M = (-0.1, 0.4)  # …with its centre this far above (below) the surface's top
 MOVED_M = 0.15  # a prop on the same surface that shifted further than this was moved
 
@@ -185,37 +185,41 @@ class Change:
     delta: int  # props of that category on it now minus at first sight
 
 
-def surface_change(p: Prefix, surface: int) -> Change | None:
-    """The single change on a surface between its first and latest visits, or ``unchanged``;
-    None when the visits cannot show it, or more than one prop changed."""
+def surface_changes(p: Prefix, surface: int) -> list[Change]:
+    """What changed on a surface between its first and latest visits, per prop category: a
+    category with exactly one change (added, removed or moved) gets that class, whatever
+    happened to other categories; when nothing changed at all, every category present gets
+    ``unchanged``.  Empty when the visits cannot show it."""
     vs = visits(p, surface)
     if len(vs) < 2 or object_ref(p.house, p.obj(surface)) is None:
-        return None
+        return []
     first, last = vs[0], vs[-1]
     a, b = steady_props(p, surface, first), steady_props(p, surface, last)
     if a is None or b is None or not (a or b):
-        return None
-    added = sorted(set(b) - set(a))
-    removed = sorted(set(a) - set(b))
-    moved = sorted(i for i in set(a) & set(b) if math.dist(a[i], b[i]) > MOVED_M)
-    changed = added + removed + moved
-    if len(changed) > 1:
-        return None
-    if changed:
-        aid = changed[0]
-        cls = "added" if added else "removed" if removed else "moved"
-    else:
-        aid = sorted(a)[0]
-        cls = "unchanged"
-    cat = p.actor(aid).category
-    before = Counter(p.actor(i).category for i in a)[cat]
-    after = Counter(p.actor(i).category for i in b)[cat]
-    return Change(surface, first, last, cls, cat, after - before)
+        return []
+    changed = {i: "added" for i in set(b) - set(a)}
+    changed |= {i: "removed" for i in set(a) - set(b)}
+    changed |= {i: "moved" for i in set(a) & set(b) if math.dist(a[i], b[i]) > MOVED_M}
+    cat = {i: p.actor(i).category for i in {*a, *b}}
+    before, after = Counter(cat[i] for i in a), Counter(cat[i] for i in b)
+    out = []
+    for c in sorted(set(cat.values())):
+        mine = [cls for i, cls in changed.items() if cat[i] == c]
+        if len(mine) == 1 or not changed:
+            cls = mine[0] if mine else "unchanged"
+            out.append(Change(surface, first, last, cls, c, after[c] - before[c]))
+    return out
+
+
+def surface_change(p: Prefix, surface: int) -> Change | None:
+    """The surface's change when it names one class only (tests and simple callers)."""
+    got = {c.cls for c in surface_changes(p, surface)}
+    return surface_changes(p, surface)[0] if len(got) == 1 else None
 
 
 def all_changes(p: Prefix) -> list[Change]:
-    """Each surface's single change (or none) by the prefix's last frame."""
-    return [c for s in change_surfaces(p) if (c := surface_change(p, s)) is not None]
+    """Every surface's per-category changes by the prefix's last frame."""
+    return [c for s in change_surfaces(p) for c in surface_changes(p, s)]
 
 
 def change_surfaces(p: Prefix) -> list[int]:
