@@ -20,7 +20,19 @@ from streamspatial.sim.types import CameraPose, EpisodeMeta, FrameRecord, Intrin
 
 FPS = 10.0
 HFOV = math.radians(70)
-PROP_KINDS = ("mug", "cup", "vase", "bowl", "bottle", "teapot", "jar", "candle")
+PROP_KINDS = (
+    "mug",
+    "cup",
+    "vase",
+    "bowl",
+    "bottle",
+    "teapot",
+    "jar",
+    "candle",
+    "apple",
+    "kettle",
+    "toy",
+)
 # person moves, in (ahead, left) metres from the camera: start → end over 3 s
 MOVES = {
     "toward": ((3.6, 0.0), (2.0, 0.0)),
@@ -64,12 +76,19 @@ def _change(aid, cat, color, pos, shift, kind: str, t: float) -> Actor:
     return _prop(aid, cat, color, Waypoint(0.0, pos))
 
 
-def scene(seed: int = 11, rng: random.Random | None = None, *, hide_person: bool = False):
+def scene(
+    seed: int = 11,
+    rng: random.Random | None = None,
+    *,
+    hide_person: bool = False,
+    second_change: bool = False,
+):
     """Camera at C facing table S (S2 beside it, S3 on the other side holding a prop that
     stays put): a person stands, then makes three moves in
     front; while the camera looks away (15–21 s) something happens to a prop on S, and again
     (25–28 s) on S2; then the person carries a cup from S to S2 (31–35 s), and the camera
-    walks backward facing S (41–45 s)."""
+    walks backward facing S (41–45 s).  ``second_change``: a prop of another kind also
+    appears on S while the camera looks away the first time."""
     house = generate_house(seed, n_rooms=4)
     s, s2, s3 = surfaces(house)[:3]
     sx, sy = s.position[0], s.position[1]
@@ -132,7 +151,11 @@ def scene(seed: int = 11, rng: random.Random | None = None, *, hide_person: bool
     events.append(Event("carried", 31.0, 35.0, 1002, detail={"from_surface": s.instance_id}))
     events.sort(key=lambda e: e.end)
     still = _prop(1004, kinds[3], "black", Waypoint(0.0, (s3pos[0], s3pos[1], top)))
-    sched = Schedule(actors=(person, a1, cup, a2, still), events=tuple(events))
+    actors = [person, a1, cup, a2, still]
+    if second_change:
+        spot = (sx + 0.2 * fx, sy + 0.2 * fy, top)
+        actors.append(_change(1005, kinds[4], "yellow", spot, shift, "added", 18.0))
+    sched = Schedule(actors=tuple(actors), events=tuple(events))
 
     def yaw_at(t: float) -> float:
         away = 15.0 <= t < 21.0 or 24.0 <= t < 28.0

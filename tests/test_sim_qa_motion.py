@@ -19,7 +19,7 @@ from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
-from streamspatial.sim.qa.motion import surface_change, visits
+from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
 from streamspatial.sim.qa.ovos_motion import (
     DIRECTION_TEXT,
     motion_separation,
@@ -85,6 +85,32 @@ def test_change_on_the_surface_is_recomputed(meta):
     p = ep.prefix(round(30 * FPS))
     assert (surface_change(p, s2).cls, surface_change(p, s2).delta) == ("added", 1)
     assert surface_change(ep.prefix(round(37 * FPS)), s) is None  # carried away in view
+
+
+def test_each_category_gets_its_own_change_when_several_happen():
+    meta = scene(second_change=True)
+    ep = Episode(meta, min_pixels=1)
+    s = surfaces(meta.house)[0].instance_id
+    got = {(c.category, c.cls, c.delta) for c in surface_changes(ep.prefix(round(22 * FPS)), s)}
+    cats = {a.actor_id: a.category for a in meta.schedule.actors}
+    # the mug went and a jar came; the cup stayed, but "nothing changed" would be false
+    assert got == {(cats[1001], "removed", -1), (cats[1005], "added", 1)}
+    assert surface_change(ep.prefix(round(22 * FPS)), s) is None  # two classes: no one answer
+
+
+@pytest.mark.parametrize("variant", [1, 2, 3])
+def test_rules_agent_agrees_on_varied_scenes(variant):
+    meta = scene(100 + variant, random.Random(variant), second_change=variant == 2)
+    gen = QuestionGenerator(variant, per_family=6, families=MOTION)
+    items = gen.items(meta, video=meta.video, episode_id="v")
+    assert len({it.intent["task"] for it in items}) >= 4
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    todo = sorted(((q.time, it.id, it, q) for it in items for q in it.queries), key=lambda x: x[:2])
+    for _t, _id, it, q in todo:
+        d = decide(agent, None, it, q, Adapter())
+        assert extract_choice(d.text, it.letters) == q.answer, (it.question, correct_text(it))
 
 
 def test_every_family_but_the_impossible_ones_is_generated(items):

@@ -33,7 +33,10 @@ STILL_MPS = 0.15  # between the generator's "stationary" (< 0.05) and "moving" (
 ON_MARGIN_M = 0.05
 ON_HEIGHT_M = (-0.1, 0.4)
 MOVED_M = 0.15
-REST_M = 0.01  # a track this still between two sightings is resting
+REST_M = 0.01
+NOT_PLACED = frozenset(
+    {"person"}
+)  # tracks never set down on a surface  # a track this still between two sightings is resting
 
 Sightings = list[tuple[DynamicFrame, ActorSighting]]
 
@@ -154,13 +157,14 @@ def _asked_labels(ctx: RuleContext) -> set[str]:
 
 
 def _resting_on(ctx: RuleContext, n: ObjectNode, span: list[float]):
-    """Track id → (label, last position) of the tracks seen on the surface during a visit."""
+    """Track id → (label, last position) of the things seen on the surface during a visit (a
+    person standing at a table is not on it, though a box around them may overlap its top)."""
     out = {}
     for f in ctx.memory.dynamic.until(span[1]):
         if f.time < span[0] - 1e-6:
             continue
         for a in f.actors:
-            if _on(n, a.position):
+            if a.label.lower() not in NOT_PLACED and _on(n, a.position):
                 out[a.track_id] = (a.label, a.position)
     return out
 
