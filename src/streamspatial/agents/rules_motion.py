@@ -5,8 +5,8 @@
   line of sight (toward / away) and across it (left / right), from the camera's current place;
 * which moved faster over the last second, the track or the camera (1.3.4): displacement over
   time, the camera's from the pose log;
-* what changed on a surface (3.2.1, UCS Quantity Change Tracking): the tracks seen resting on
-  the surface's box during its first visit against those seen during its latest one;
+* what changed on a surface (3.2.1) and by how many (UCS Quantity Change Tracking): the tracks
+  seen on the surface's box during its previous visit against those seen during its latest;
 * where a carried prop went (UCS Object Trajectory): the last surface its track rested on,
   the surface it rested on before that, and which side of the view the last one lay on when
   the prop was set down.
@@ -55,12 +55,7 @@ CHANGE_WORDS = {
     "moved": "has been moved",
     "unchanged": "nothing on it",
 }
-QUANTITY_WORDS = {
-    "added": "was added",
-    "removed": "was removed",
-    "moved": "only moved",
-    "unchanged": "nothing there",
-}
+COUNT_WORDS = {0: "none", 1: "one", 2: "two"}
 
 
 def named_track(ctx: RuleContext) -> Sightings | None:
@@ -178,20 +173,29 @@ def _surface(ctx: RuleContext) -> ObjectNode | None:
     return None
 
 
-def _change(ctx: RuleContext) -> str | None:
-    """The asked-about category's one change between the surface's first visit and its latest
-    (other categories may have changed too), or ``unchanged`` when nothing on it changed."""
+def _visits_compared(ctx: RuleContext):
+    """(tracks on the named surface at its previous visit, at its latest, the asked labels)."""
     n = _surface(ctx)
     if n is None or len(n.visits) < 2:
         return None
-    a, b = _resting_on(ctx, n, n.visits[0]), _resting_on(ctx, n, n.visits[-1])
+    a, b = _resting_on(ctx, n, n.visits[-2]), _resting_on(ctx, n, n.visits[-1])
+    return a, b, _asked_labels(ctx)
+
+
+def _change(ctx: RuleContext) -> str | None:
+    """The asked-about category's one change between the surface's previous visit and its
+    latest (other categories may have changed too), or ``unchanged`` when nothing on it
+    changed."""
+    got = _visits_compared(ctx)
+    if got is None:
+        return None
+    a, b, asked = got
     changed = {i: "added" for i in set(b) - set(a)}
     changed |= {i: "removed" for i in set(a) - set(b)}
     changed |= {i: "moved" for i in set(a) & set(b) if math.dist(a[i][1], b[i][1]) > MOVED_M}
     if not changed:
         return "unchanged"
     label = {i: v[0].lower() for i, v in (a | b).items()}
-    asked = _asked_labels(ctx)
     mine = [cls for i, cls in changed.items() if label[i] in asked]
     return mine[0] if len(mine) == 1 else None
 
@@ -202,8 +206,21 @@ def _change_detection(ctx: RuleContext) -> Answer:
 
 
 def _quantity_change(ctx: RuleContext) -> Answer:
-    c = _change(ctx)
-    return None if c is None else text_option(ctx, QUANTITY_WORDS[c])
+    """The net change in the count of the asked category's tracks on the surface."""
+    got = _visits_compared(ctx)
+    if got is None:
+        return None
+    a, b, asked = got
+    delta = sum(v[0].lower() in asked for v in b.values())
+    delta -= sum(v[0].lower() in asked for v in a.values())
+    word = COUNT_WORDS.get(abs(delta))
+    if word is None:
+        return None
+    for letter, text in ctx.options:
+        low = text.lower()
+        if low.startswith(word) and (delta == 0 or ("added" in low) == (delta > 0)):
+            return letter
+    return None
 
 
 def _rests(ctx: RuleContext, s: Sightings) -> list[tuple[ObjectNode, DynamicFrame]]:

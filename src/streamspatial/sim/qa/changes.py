@@ -1,7 +1,7 @@
 """UCS-Bench's dynamic-scene families (Table 7): Quantity Change Tracking, Object Trajectory.
 
 * Quantity Change Tracking — how many props of a kind were added to or removed from a surface
-  while the camera looked away (its first and latest visits compared, :mod:`.motion`);
+  while the camera looked away (its previous and latest visits compared, :mod:`.motion`);
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
   carried in a straight line to surface B,
   in B's room.  The prop is on screen at pick-up and at set-down; B lay on the left or the
@@ -25,15 +25,16 @@ from .prefix import Prefix
 from .registry import Episode, family
 from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
 
-# Quantity: the four answer classes that happen (a prop added, removed, only moved, or
-# nothing), each shown in every item.  UCS-Bench shows five sentences; a fifth that is never
-# right ("Two were added") would be learnt blind (a quarter instead of a fifth), so there are
-# four until a planner makes two-prop changes.
+# Quantity: the net change in the count of P on the surface, -2 … +2, asked only when P's
+# props were all added or all removed (or none either way; moved ones count as none).  The
+# five sentences are UCS-Bench's five options A–E, every one shown in every item; the class is
+# drawn first, so the rarer two-prop changes limit how many items the family admits.
 QUANTITY_TEXT = {
-    "added": ("One {cat} was added.", "One {cat} was added."),
-    "removed": ("One {cat} was removed.", "One {cat} was removed."),
-    "moved": ("None; one {cat} was only moved.", "None were added or removed; one was moved."),
-    "unchanged": ("None; nothing there changed.", "None were added or removed."),
+    "-2": ("Two {cats} were removed.", "Two {cats} were removed."),
+    "-1": ("One {cat} was removed.", "One {cat} was removed."),
+    "0": ("None were added or removed.", "No {cat} was added or removed."),
+    "+1": ("One {cat} was added.", "One {cat} was added."),
+    "+2": ("Two {cats} were added.", "Two {cats} were added."),
 }
 # Which side of the view the set-down surface lay on when the prop was set down.  The prop is
 # on screen then, so the surface is nearly always within the field of view: sectors of 90°
@@ -47,6 +48,12 @@ def ucs(key: str, category: str, sub: str, **kw):
     return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", dynamic=True, **kw)
 
 
+def quantity_class(c: Change) -> str | None:
+    if (c.added and c.removed) or abs(c.delta) > 2:
+        return None
+    return f"{c.delta:+d}" if c.delta else "0"
+
+
 def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
     p0 = whole_second(ep, k)
     if p0 is None or not p0.dynamic:
@@ -57,7 +64,7 @@ def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
         if p is None:
             return None
         done = ep.derived("changes", p.k, all_changes)
-        cands = [c for c in done if c.cls == want and c.last.end >= p.k - round(p.fps)]
+        cands = [c for c in done if quantity_class(c) == want and c.last.end >= p.k - round(p.fps)]
         if cands:
             return p, rng.choice(cands)
     return None
@@ -65,15 +72,15 @@ def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
 
 @ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
 def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many props of a kind were added to or removed from a surface while I looked away."""
     want = rng.choice(list(QUANTITY_TEXT))
     got = _latest_change(ep, k, want, rng)
     if got is None:
         return []
     p, c = got
-    c: Change
     cat, cats = category_text(c.category), plural(c.category)
-    choices = [t.format(cat=cat) for t, _ in QUANTITY_TEXT.values()]
-    answer, open_answer = (t.format(cat=cat) for t in QUANTITY_TEXT[c.cls])
+    choices = [t.format(cat=cat, cats=cats) for t, _ in QUANTITY_TEXT.values()]
+    answer, open_answer = (t.format(cat=cat, cats=cats) for t in QUANTITY_TEXT[want])
     return [
         _draft(
             p,
@@ -86,7 +93,7 @@ def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             + p.spans(range(c.last.start, c.last.end + 1)),
             intent("quantity_change", [c.surface], category=c.category),
             open_answer=open_answer,
-            answer_class=c.cls,
+            answer_class=want,
             classes=tuple(QUANTITY_TEXT),
         )
     ]

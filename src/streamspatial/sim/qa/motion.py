@@ -15,7 +15,6 @@ the thresholds below leave a margin between classes that neither side could misj
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 
 from streamspatial.sim.types import SceneObject
@@ -175,25 +174,35 @@ def steady_props(p: Prefix, surface: int, run: Run) -> dict[int, tuple[float, fl
 
 @dataclass(frozen=True)
 class Change:
-    """What changed on a surface between its first visit and its latest one."""
+    """What happened to one prop category on a surface between two visits: the previous one
+    and the one in view (the camera looked away in between)."""
 
     surface: int
-    first: Run
-    last: Run
-    cls: str  # "added" | "removed" | "moved" | "unchanged"
-    category: str  # the prop category the options name
-    delta: int  # props of that category on it now minus at first sight
+    first: Run  # the previous visit
+    last: Run  # the latest visit
+    cls: str  # "added" | "removed" | "moved" | "unchanged"; "" when P changed more than once
+    category: str  # P, the prop category the options name
+    added: int  # props of P that appeared
+    removed: int  # props of P that disappeared
+
+    @property
+    def delta(self) -> int:
+        return self.added - self.removed
 
 
 def surface_changes(p: Prefix, surface: int) -> list[Change]:
-    """What changed on a surface between its first and latest visits, per prop category: a
-    category with exactly one change (added, removed or moved) gets that class, whatever
-    happened to other categories; when nothing changed at all, every category present gets
-    ``unchanged``.  Empty when the visits cannot show it."""
+    """What changed on a surface between its previous visit and its latest, per prop category.
+
+    A category with exactly one change (added, removed or moved) gets that class whatever
+    happened to other categories; when no prop changed at all, every category present gets
+    ``unchanged``; a category that changed more than once gets ``""`` (its counts still
+    hold).  Empty when the visits cannot show it: every prop on the surface must be seen in
+    each visit and stay put through it.
+    """
     vs = visits(p, surface)
     if len(vs) < 2 or object_ref(p.house, p.obj(surface)) is None:
         return []
-    first, last = vs[0], vs[-1]
+    first, last = vs[-2], vs[-1]
     a, b = steady_props(p, surface, first), steady_props(p, surface, last)
     if a is None or b is None or not (a or b):
         return []
@@ -201,20 +210,18 @@ def surface_changes(p: Prefix, surface: int) -> list[Change]:
     changed |= {i: "removed" for i in set(a) - set(b)}
     changed |= {i: "moved" for i in set(a) & set(b) if math.dist(a[i], b[i]) > MOVED_M}
     cat = {i: p.actor(i).category for i in {*a, *b}}
-    before, after = Counter(cat[i] for i in a), Counter(cat[i] for i in b)
     out = []
     for c in sorted(set(cat.values())):
         mine = [cls for i, cls in changed.items() if cat[i] == c]
-        if len(mine) == 1 or not changed:
-            cls = mine[0] if mine else "unchanged"
-            out.append(Change(surface, first, last, cls, c, after[c] - before[c]))
+        cls = mine[0] if len(mine) == 1 else "unchanged" if not changed else ""
+        out.append(Change(surface, first, last, cls, c, mine.count("added"), mine.count("removed")))
     return out
 
 
 def surface_change(p: Prefix, surface: int) -> Change | None:
     """The surface's change when it names one class only (tests and simple callers)."""
-    got = {c.cls for c in surface_changes(p, surface)}
-    return surface_changes(p, surface)[0] if len(got) == 1 else None
+    got = [c for c in surface_changes(p, surface) if c.cls]
+    return got[0] if len({c.cls for c in got}) == 1 else None
 
 
 def all_changes(p: Prefix) -> list[Change]:

@@ -4,11 +4,11 @@
   camera (toward / away / left / right / not moving);
 * 1.3.4 Relative Speed Judgment — which moved faster over the last second, the actor or me;
 * 1.3.5 Judgment of Motion State — is the person stationary, or walking toward, away, across;
-* 3.2.1 Object-Level Change Detection — what changed on a surface between the first time it
-  was seen and now (a prop appeared, is gone, was moved, or nothing).
+* 3.2.1 Object-Level Change Detection — what changed on a surface between the previous time
+  it was seen and now (a prop appeared, is gone, was moved, or nothing).
 
 The L1 items are answered from the last second before the query (the actor on screen in every
-frame of it, :mod:`.motion`); 3.2.1 compares the surface's first and latest visits, every prop
+frame of it, :mod:`.motion`); 3.2.1 compares the surface's previous and latest visits, every prop
 on it seen in both.  The class is drawn first and the latest query frame holding it is taken,
 and every class's option is shown in every item (motion: four of five), so the answer is
 uniform over classes and no option's wording marks it.
@@ -94,7 +94,7 @@ def moving(ep: Episode, k: int) -> list[Motion]:
 
 
 def changes_at(ep: Episode, k: int) -> list[Change]:
-    """Every surface's single change between its first visit and its latest (or none)."""
+    """Every surface's per-category changes between its previous visit and its latest."""
     return ep.derived("changes", k, all_changes)
 
 
@@ -232,7 +232,7 @@ def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | Non
 
 @ovos("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
 def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """What changed on a surface between its first visit and the one in view now."""
+    """What changed on a surface between its previous visit and the one in view now."""
     want = rng.choice(list(CHANGE_TEXT))
     got = latest(ep, k, lambda kk: _change(ep, kk, want, rng))
     if got is None:
@@ -244,8 +244,8 @@ def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         _draft(
             p,
             "change_detection",
-            f"Compared with the first time you saw the {name(p, c.surface)}, what has changed "
-            f"on it?",
+            f"Compared with the previous time you saw the {name(p, c.surface)}, what has "
+            f"changed on it?",
             CHANGE_TEXT[c.cls].format(cat=cat),
             choices,
             p.spans(range(c.first.start, c.first.end + 1))
