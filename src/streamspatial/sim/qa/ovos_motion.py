@@ -204,7 +204,7 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     got = latest(ep, k, find)
     if got is None:
         return []
-    p, (aid, j, sa, sc) = got
+    p, (aid, j, _, _) = got
     who = actor_ref(p, aid)
     first_me = rng.random() < 0.5
     pair = "me or the {w}" if first_me else "the {w} or me"
@@ -220,7 +220,6 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             intent("relative_speed", window_s=p.t(p.k) - p.t(j)),
             answer_class=want,
             classes=SPEED_CLASSES,
-            meta={"speeds": [round(sa, 3), round(sc, 3)]},
         )
     ]
 
