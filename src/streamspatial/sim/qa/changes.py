@@ -4,8 +4,8 @@
   while the camera looked away (its previous and latest visits compared, :mod:`.motion`);
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
   carried in a straight line to surface B,
-  in B's room.  The prop is on screen at pick-up and at set-down; B lay on the left or the
-  right of the view when it was set down.
+  in B's room.  The prop is seen resting on A within 1.5 s before the lift and on B within
+  1.5 s after the set-down; B lay on the left or the right of the view at set-down.
 
 Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
 UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
@@ -41,7 +41,11 @@ QUANTITY_TEXT = {
 # would all say "ahead"; the sign of the bearing, 8° or more off the centre line, does not.
 SIDES = {"left": "on the left of my view", "right": "on the right of my view"}
 SIDE_MIN_DEG = 8.0
-SEEN_AT_S = 0.3  # the carried prop is on screen this close to pick-up and to set-down
+# The carried prop is seen resting (in two consecutive frames, unmoved) on the surface it is
+# lifted from within this long before the lift, and on the one it is set down on within this
+# long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
+REST_SEEN_S = 1.5
+REST_M = 0.01
 
 
 def ucs(key: str, category: str, sub: str, **kw):
@@ -99,9 +103,16 @@ def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-def _seen_near(p: Prefix, aid: int, t: float) -> bool:
-    lo, hi = t - SEEN_AT_S, t + SEEN_AT_S
-    return any(lo <= p.t(i) <= hi and aid in p.dynamic_seen(f) for i, f in enumerate(p.frames))
+def _seen_resting(p: Prefix, aid: int, lo: float, hi: float) -> bool:
+    """The prop was on screen, unmoved, in two consecutive prefix frames between ``lo`` and
+    ``hi`` s (what the rules read as a rest)."""
+    for i in range(max(0, round(lo * p.fps)), min(len(p.frames) - 1, round(hi * p.fps))):
+        f0, f1 = p.frames[i], p.frames[i + 1]
+        if aid in p.dynamic_seen(f0) and aid in p.dynamic_seen(f1):
+            a, b = p.actor_pose(aid, i).position, p.actor_pose(aid, i + 1).position
+            if math.dist(a, b) <= REST_M:
+                return True
+    return False
 
 
 def _frame_at(p: Prefix, t: float) -> int:
@@ -130,7 +141,9 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     for e in reversed(p.events(("carried",))):
         aid = e.subject
         i0, i1 = _frame_at(p, e.start), _frame_at(p, e.end)
-        if i1 >= p.k or not (_seen_near(p, aid, e.start) and _seen_near(p, aid, e.end)):
+        before = _seen_resting(p, aid, e.start - REST_SEEN_S, e.start)
+        after = _seen_resting(p, aid, e.end, min(e.end + REST_SEEN_S, p.t(p.k)))
+        if i1 >= p.k or not (before and after):
             continue
         a = nearest_surface(p, p.actor_pose(aid, i0).position)
         b = nearest_surface(p, p.actor_pose(aid, i1).position)
