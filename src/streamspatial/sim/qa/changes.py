@@ -4,8 +4,8 @@
   while the camera looked away (its previous and latest visits compared, :mod:`.motion`);
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
   carried in a straight line to surface B,
-  in B's room.  The prop is seen resting on A within 1.5 s before the lift and on B within
-  1.5 s after the set-down; B lay on the left or the right of the view at set-down.
+  in B's room.  The prop is seen resting on A within 3 s before the lift and on B within
+  3 s after the set-down; B lay on the left or the right of the view at set-down.
 
 Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
 UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
@@ -17,7 +17,7 @@ import itertools
 import math
 import random
 
-from .common import intent, name
+from .common import intent, name, nameable
 from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
@@ -44,7 +44,7 @@ SIDE_MIN_DEG = 8.0
 # The carried prop is seen resting (in two consecutive frames, unmoved) on the surface it is
 # lifted from within this long before the lift, and on the one it is set down on within this
 # long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
-REST_SEEN_S = 1.5
+REST_SEEN_S = 3.0
 REST_M = 0.01
 
 
@@ -115,6 +115,17 @@ def _seen_resting(p: Prefix, aid: int, lo: float, hi: float) -> bool:
     return False
 
 
+def _tops(p: Prefix) -> set[int]:
+    """Seen, nameable furniture that holds small objects in this house: where props go, so
+    foils name the same kind of place the answer does."""
+    holders = {o.support_id for o in p.house.objects if o.kind == "small"}
+    return {
+        i
+        for i in holders
+        if i in p.first_seen and p.obj(i).kind == "furniture" and nameable(p, [i])
+    }
+
+
 def _frame_at(p: Prefix, t: float) -> int:
     return min(len(p.frames) - 1, max(0, round(t * p.fps)))
 
@@ -153,7 +164,7 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         who = actor_ref(p, aid)  # "the mug", or "the red mug" among several mugs
         if who is None:
             continue
-        pool = sorted({*change_surfaces(p), a, b})
+        pool = sorted({*change_surfaces(p), *_tops(p), a, b})
         truth = _sentence(p, a, b, side)
         foils = sorted(
             {
