@@ -24,6 +24,7 @@ from streamspatial.sim.qa.ovos_motion import (
     DIRECTION_TEXT,
     motion_separation,
     motion_state,
+    relative_speed,
 )
 from streamspatial.sim.types import EpisodeMeta
 
@@ -123,10 +124,13 @@ def test_every_family_but_the_impossible_ones_is_generated(items):
 
 
 def test_unseen_motion_asks_nothing():
+    """The person walks as scripted but is never on screen: nothing is asked about them."""
     meta = episode(hide_person=True)
     ep = Episode(meta, min_pixels=1)
-    for k in range(20, 130, 3):
+    for k in range(20, 150, 3):
         assert motion_state(ep, k, random.Random(k)) == []
+        for fam in (motion_separation, relative_speed):
+            assert all("person" not in d.question for d in fam(ep, k, random.Random(k)))
 
 
 def test_rules_agent_agrees_with_every_generated_answer(meta, items):
