@@ -632,7 +632,8 @@ def check_map(item: Item) -> None:
 
 def test_every_family_produced_items(items):
     made = Counter(it.intent["task"] for _, it in items)
-    # families about events (sim.schedule) need a dynamic episode: tests/test_vcbench_events.py
+    # families about events (sim.schedule) need a dynamic episode: tests/test_vcbench_events.py,
+    # tests/test_sim_qa_motion.py
     fams = {f.split(".", 1)[1] for f, fam in FAMILIES.items() if not fam.dynamic}
     missing = {f for f in fams if made[f] == 0}
     # The explored room graph of a 45 s walk through four rooms may be too small for a unique

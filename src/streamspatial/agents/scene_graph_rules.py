@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from streamspatial.agents import (
     contract,
     rules_events,
+    rules_motion,
     rules_scene,
     rules_space,
     rules_time,
@@ -385,6 +386,7 @@ RULES.update(rules_time.RULES)  # counts at a moment and over a window
 RULES.update(rules_scene.RULES)  # object boxes and the latest frame
 RULES.update(rules_user.RULES)  # UCS-Bench's user-centric questions
 RULES.update(rules_events.RULES)  # VCBench's event counts, from the dynamic log
+RULES.update(rules_motion.RULES)  # moving actors and changed surfaces (the dynamic log)
 
 # Primitive → rule for items without a known task (real benchmarks): question keywords.
 _BY_PRIMITIVE = {

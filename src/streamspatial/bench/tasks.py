@@ -58,6 +58,9 @@ OVOS_TASKS: dict[str, str] = {
     "1.2.4": "Local Topology Description",
     "1.3.1": "Ego-motion Translation",
     "1.3.2": "Ego-motion Rotation",
+    "1.3.3": "Object Motion Separation",
+    "1.3.4": "Relative Speed Judgment",
+    "1.3.5": "Judgment of Motion State",
     "2.1.1": "Revisit Detection",
     "2.1.2": "Revisit Counting",
     "2.2.1": "Out-of-View Localization",
@@ -68,6 +71,7 @@ OVOS_TASKS: dict[str, str] = {
     "3.1.1": "Mental Rotation & Fitting",
     "3.1.2": "Spatial What-If Consequence",
     "3.1.3": "Physical Stability & Feasibility",
+    "3.2.1": "Object-Level Change Detection",
     "3.3.1": "Optimal Path Reasoning",
     "3.3.2": "Obstacle-Aware Rerouting",
     "3.3.3": "Reachability Judgment",
@@ -75,15 +79,6 @@ OVOS_TASKS: dict[str, str] = {
     "4.2.1": "Topological Structure Reasoning",
     "4.3.1": "Trajectory Map Alignment",
 }
-# The task types of OVO-S-Bench (App. D) the simulator cannot make yet: they need moving
-# objects or a changing scene (docs/families.md).
-OVOS_NOT_GENERATED: dict[str, str] = {
-    "1.3.3": "Object Motion Separation",
-    "1.3.4": "Relative Speed Judgment",
-    "1.3.5": "Judgment of Motion State",
-    "3.2.1": "Object-Level Change Detection",
-}
-
 Primitive = Literal["count", "distance", "direction", "order", "locate", "attribute", "ego"]
 
 
@@ -122,6 +117,11 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "allocentric_direction": "direction",
             "topology": "locate",
             "trajectory_map": None,
+            # moving actors and changed surfaces (sim.schedule): the dynamic log decides
+            "motion_separation": None,
+            "motion_state": None,
+            "relative_speed": None,
+            "change_detection": None,
             # the current view and imagined changes: the rules read boxes, the words decide
             "relative_scale": None,
             "containment": None,
@@ -143,6 +143,8 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "distance_comparison": None,
             "reach": None,
             "category_recall": None,
+            "quantity_change": None,
+            "object_trajectory": None,
         },
     ),
     **_tasks(
@@ -194,7 +196,6 @@ def primitive_of(task: str | None) -> Primitive | None:
 
 __all__ = [
     "INTENT_TASKS",
-    "OVOS_NOT_GENERATED",
     "OVOS_TASKS",
     "S3_GENERATED_TASKS",
     "S3_TASKS",

@@ -21,7 +21,15 @@ from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
 from .dynamic import DynamicLog
-from .nodes import InView, Keyframe, MemoryConfig, ObjectNode, PlaceNode, SceneVisits
+from .nodes import (
+    VISIT_GAP_S,
+    InView,
+    Keyframe,
+    MemoryConfig,
+    ObjectNode,
+    PlaceNode,
+    SceneVisits,
+)
 
 PATH_CELL = 0.1  # m: the walked-floor grid (bounded by the house's floor area)
 VIEW_LOG_S = 60.0  # s of per-frame "what was in view" kept (counts at an earlier moment)
@@ -269,6 +277,7 @@ class SceneGraphMemory:
         node.count += 1
         node.last_seen = obs.time
         node.last_index = obs.index
+        node.note_visit(obs.time)
         node.vote_label(det.label, w)
         for a in det.attributes:
             node.attr_votes[a] = node.attr_votes.get(a, 0.0) + w
@@ -333,6 +342,13 @@ class SceneGraphMemory:
         keep.first_seen = min(keep.first_seen, gone.first_seen)
         keep.first_index = min(keep.first_index, gone.first_index)
         keep.last_seen = max(keep.last_seen, gone.last_seen)
+        spans: list[list[float]] = []
+        for a, b in sorted(keep.visits + gone.visits):
+            if spans and a - spans[-1][1] <= VISIT_GAP_S:
+                spans[-1][1] = max(spans[-1][1], b)
+            else:
+                spans.append([a, b])
+        keep.visits = spans
         for src, dst in (
             (gone.label_votes, keep.label_votes),
             (gone.attr_votes, keep.attr_votes),

@@ -16,6 +16,8 @@ import numpy as np
 
 from streamspatial.perception.types import Observation
 
+VISIT_GAP_S = 0.6  # out of view longer than this starts a new visit (sim.qa.motion agrees)
+
 
 @dataclass
 class Keyframe:
@@ -41,11 +43,20 @@ class ObjectNode:
     track_ids: set[int] = field(default_factory=set)
     keyframes: list[Keyframe] = field(default_factory=list)
     size: tuple[float, float, float] | None = None
+    # stretches [start, end] (s) it was in view, gaps up to VISIT_GAP_S bridged: a change
+    # rule compares what lay on a surface at its first visit with what lies there now
+    visits: list[list[float]] = field(default_factory=list)
     _sum: np.ndarray = field(default_factory=lambda: np.zeros(3))
     _weight: float = 0.0
     _cell: tuple[int, int, int] | None = None
     _far: list[tuple[Any, Observation]] = field(default_factory=list)  # pending track jumps
     _label: str | None = None  # the label vote's winner, kept current by vote_label
+
+    def note_visit(self, t: float) -> None:
+        if self.visits and t - self.visits[-1][1] <= VISIT_GAP_S + 1e-6:
+            self.visits[-1][1] = max(self.visits[-1][1], t)
+        else:
+            self.visits.append([t, t])
 
     def vote_label(self, label: str, weight: float) -> None:
         """Add a label vote, keeping the winner current in O(1): label noise gives a node

@@ -17,10 +17,12 @@ from streamspatial.core.schema import Item
 from streamspatial.sim.types import EpisodeMeta
 
 from . import (  # noqa: F401  (register the families)
+    changes,
     explore,
     maps,
     ovos,
     ovos_local,
+    ovos_motion,
     ovos_simulate,
     s3,
     s3_chains,

@@ -130,6 +130,11 @@ class Prefix:
     def dynamic(self) -> bool:
         return self._schedule is not None and not self._schedule.empty
 
+    @property
+    def actors(self) -> tuple[Actor, ...]:
+        """The schedule's actors (names and kinds; their tracks hold the future too)."""
+        return () if self._schedule is None else self._schedule.actors
+
     def actor(self, actor_id: int) -> Actor:
         """An actor of the schedule (its category, colour, size; its track is the future too:
         read poses through :meth:`actor_pose` with a prefix frame)."""

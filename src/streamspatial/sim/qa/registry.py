@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from streamspatial.core.schema import TaskLabels
 from streamspatial.sim.types import EpisodeMeta
@@ -29,8 +29,18 @@ class Episode:
         self._meta = meta
         self._min_pixels = min_pixels
         self._cache: dict[int, Prefix] = {}
+        # derived results of one prefix (what moved, what changed by frame k), shared by the
+        # tries of a family and by families: each is a function of ``prefix(k)`` alone
+        self.memo: dict[tuple[str, int], Any] = {}
         self.fps = meta.fps
         self.house = meta.house
+
+    def derived(self, name: str, k: int, fn: Callable[[Prefix], Any]) -> Any:
+        """``fn(prefix(k))``, computed once per episode (``fn`` must read only the prefix)."""
+        key = (name, k)
+        if key not in self.memo:
+            self.memo[key] = fn(self.prefix(k))
+        return self.memo[key]
 
     def prefix(self, k: int) -> Prefix:
         p = self._cache.get(k)

@@ -10,11 +10,11 @@ written next to the lettered options by the UCS exporter.
   Relative Position & Orientation Memory (where X was relative to you when you first entered
   its room);
 * Trajectory & Movement — My Trajectory (the rooms you walked into after leaving a room);
-  Object Trajectory lives with the dynamic scenes (:mod:`.events`);
+  Object Trajectory lives with the dynamic scenes (:mod:`.changes`);
 * Proximity & Reachability — Distance Comparison Memory (which of two objects is closer to you
   now), Reachability Judgment (can you reach X from where you stand);
 * Category & Quantity — Object Category Recall (which of these you saw in a room); Quantity
-  Change Tracking lives with the dynamic scenes.
+  Change Tracking lives with the dynamic scenes (:mod:`.changes`).
 """
 
 from __future__ import annotations

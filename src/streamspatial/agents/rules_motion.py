@@ -1,0 +1,270 @@
+"""Rules for moving actors and changed surfaces, from the memory's dynamic log only.
+
+* which way a named track is moving (OVO-S 1.3.3) and whether a person stands or walks
+  (1.3.5): its plan-view displacement over the last second, split into the part along the
+  line of sight (toward / away) and across it (left / right), from the camera's current place;
+* which moved faster over the last second, the track or the camera (1.3.4): displacement over
+  time, the camera's from the pose log;
+* what changed on a surface (3.2.1) and by how many (UCS Quantity Change Tracking): the tracks
+  seen on the surface's box during its previous visit against those seen during its latest;
+* where a carried prop went (UCS Object Trajectory): the last surface its track rested on,
+  the surface it rested on before that, and which side of the view the last one lay on when
+  the prop was set down.
+
+The thresholds mirror the generator's (``streamspatial.sim.qa.motion``), which only asks where
+the classes are far apart; here the nearest class is taken.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable
+
+from streamspatial.agents.rule_context import Answer, RuleContext, text_option
+from streamspatial.agents.rules_scene import box
+from streamspatial.agents.scene_graph import ObjectNode, ego_relation, find_mentions
+from streamspatial.agents.scene_graph.dynamic import ActorSighting, DynamicFrame
+
+WINDOW_S = 1.0
+WINDOW_TOL_S = 0.15  # the sighting a second ago may be this far from exactly one second
+STILL_MPS = 0.15  # between the generator's "stationary" (< 0.05) and "moving" (> 0.3)
+ON_MARGIN_M = 0.05
+ON_HEIGHT_M = (-0.1, 0.4)
+MOVED_M = 0.15
+REST_M = 0.01
+NOT_PLACED = frozenset(
+    {"person"}
+)  # tracks never set down on a surface  # a track this still between two sightings is resting
+
+Sightings = list[tuple[DynamicFrame, ActorSighting]]
+
+# option words per class
+DIRECTION_WORDS = {
+    "toward": "toward",
+    "away": "away",
+    "left": "left",
+    "right": "right",
+    "stationary": "not moving",
+}
+STATE_WORDS = {"stationary": "standing still", "toward": "toward", "away": "away"}
+CHANGE_WORDS = {
+    "added": "has appeared",
+    "removed": "has disappeared",
+    "moved": "has been moved",
+    "unchanged": "nothing on it",
+}
+COUNT_WORDS = {0: "none", 1: "one", 2: "two"}
+
+
+def named_track(ctx: RuleContext) -> Sightings | None:
+    """The dynamic track the question names ("the red ball", "the person")."""
+    low = ctx.question.lower()
+    tracks = ctx.memory.dynamic.tracks()
+    best: tuple[int, int] | None = None
+    for tid, s in tracks.items():
+        label, color = s[-1][1].label.lower(), s[-1][1].color.lower()
+        for score, phrase in ((2, f"{color} {label}"), (1, label)):
+            if re.search(rf"\bthe {re.escape(phrase)}\b", low):
+                if best is None or score > best[0]:
+                    best = (score, tid)
+                break
+    return None if best is None else tracks[best[1]]
+
+
+def _window(ctx: RuleContext, s: Sightings):
+    """(sighting a second ago, sighting now, seconds between) or None."""
+    now = ctx.memory.time
+    if not s or abs(s[-1][0].time - now) > 1e-6:
+        return None
+    t0 = now - WINDOW_S
+    f0, a0 = min(s, key=lambda fa: abs(fa[0].time - t0))
+    if abs(f0.time - t0) > WINDOW_TOL_S:
+        return None
+    return a0, s[-1][1], now - f0.time
+
+
+def _direction(ctx: RuleContext) -> str | None:
+    s = named_track(ctx)
+    w = None if s is None else _window(ctx, s)
+    pose = ctx.memory.pose
+    if w is None or pose is None:
+        return None
+    a0, a1, dt = w
+    dx, dy = a1.position[0] - a0.position[0], a1.position[1] - a0.position[1]
+    if math.hypot(dx, dy) / dt < STILL_MPS:
+        return "stationary"
+    rx, ry = a1.position[0] - pose.position[0], a1.position[1] - pose.position[1]
+    r = math.hypot(rx, ry) or 1.0
+    radial = (dx * rx + dy * ry) / r
+    lateral = (-dx * ry + dy * rx) / r
+    if abs(radial) >= abs(lateral):
+        return "toward" if radial < 0 else "away"
+    return "left" if lateral > 0 else "right"
+
+
+def _motion_separation(ctx: RuleContext) -> Answer:
+    d = _direction(ctx)
+    return None if d is None else text_option(ctx, DIRECTION_WORDS[d])
+
+
+def _motion_state(ctx: RuleContext) -> Answer:
+    d = _direction(ctx)
+    return None if d is None else text_option(ctx, STATE_WORDS.get(d, "across"))
+
+
+def _relative_speed(ctx: RuleContext) -> Answer:
+    s = named_track(ctx)
+    w = None if s is None else _window(ctx, s)
+    mem = ctx.memory
+    if w is None or mem.pose is None:
+        return None
+    a0, a1, dt = w
+    before = mem.pose_at(mem.time - dt)
+    if before is None:
+        return None
+    own = math.dist(before.position[:2], mem.pose.position[:2]) / dt
+    its = math.dist(a0.position[:2], a1.position[:2]) / dt
+    me = next((letter for letter, text in ctx.options if text.strip().lower() == "me"), None)
+    other = next((letter for letter, _ in ctx.options if letter != me), None)
+    return me if own > its else other
+
+
+# -- surfaces ---------------------------------------------------------------------------
+
+
+def _on(n: ObjectNode, pos: tuple[float, float, float]) -> bool:
+    b = box(n)
+    if b is None:
+        return False
+    (x0, y0, _), (x1, y1, z1) = b
+    m, (lo, hi) = ON_MARGIN_M, ON_HEIGHT_M
+    return x0 - m <= pos[0] <= x1 + m and y0 - m <= pos[1] <= y1 + m and lo <= pos[2] - z1 <= hi
+
+
+def _asked_labels(ctx: RuleContext) -> set[str]:
+    """Track labels the question or its options name (singular or plural): the props asked
+    about, not a person passing by the surface."""
+    text = " ".join([ctx.question, *(t for _, t in ctx.options)]).lower()
+    labels = {a.label.lower() for f in ctx.memory.dynamic.frames for a in f.actors}
+    return {lab for lab in labels if re.search(rf"\b{re.escape(lab)}(?:s|es)?\b", text)}
+
+
+def _resting_on(ctx: RuleContext, n: ObjectNode, span: list[float]):
+    """Track id → (label, last position) of the things seen on the surface during a visit (a
+    person standing at a table is not on it, though a box around them may overlap its top)."""
+    out = {}
+    for f in ctx.memory.dynamic.until(span[1]):
+        if f.time < span[0] - 1e-6:
+            continue
+        for a in f.actors:
+            if a.label.lower() not in NOT_PLACED and _on(n, a.position):
+                out[a.track_id] = (a.label, a.position)
+    return out
+
+
+def _surface(ctx: RuleContext) -> ObjectNode | None:
+    """The static object the question names (a prop's label may be in the vocabulary too)."""
+    for m in ctx.mentions:
+        n = ctx.node(m)
+        if n is not None:
+            return n
+    return None
+
+
+def _visits_compared(ctx: RuleContext):
+    """(tracks on the named surface at its previous visit, at its latest, the asked labels)."""
+    n = _surface(ctx)
+    if n is None or len(n.visits) < 2:
+        return None
+    a, b = _resting_on(ctx, n, n.visits[-2]), _resting_on(ctx, n, n.visits[-1])
+    return a, b, _asked_labels(ctx)
+
+
+def _change(ctx: RuleContext) -> str | None:
+    """The asked-about category's one change between the surface's previous visit and its
+    latest (other categories may have changed too), or ``unchanged`` when nothing on it
+    changed."""
+    got = _visits_compared(ctx)
+    if got is None:
+        return None
+    a, b, asked = got
+    changed = {i: "added" for i in set(b) - set(a)}
+    changed |= {i: "removed" for i in set(a) - set(b)}
+    changed |= {i: "moved" for i in set(a) & set(b) if math.dist(a[i][1], b[i][1]) > MOVED_M}
+    if not changed:
+        return "unchanged"
+    label = {i: v[0].lower() for i, v in (a | b).items()}
+    mine = [cls for i, cls in changed.items() if label[i] in asked]
+    return mine[0] if len(mine) == 1 else None
+
+
+def _change_detection(ctx: RuleContext) -> Answer:
+    c = _change(ctx)
+    return None if c is None else text_option(ctx, CHANGE_WORDS[c])
+
+
+def _quantity_change(ctx: RuleContext) -> Answer:
+    """The net change in the count of the asked category's tracks on the surface."""
+    got = _visits_compared(ctx)
+    if got is None:
+        return None
+    a, b, asked = got
+    delta = sum(v[0].lower() in asked for v in b.values())
+    delta -= sum(v[0].lower() in asked for v in a.values())
+    word = COUNT_WORDS.get(abs(delta))
+    if word is None:
+        return None
+    for letter, text in ctx.options:
+        low = text.lower()
+        if low.startswith(word) and (delta == 0 or ("added" in low) == (delta > 0)):
+            return letter
+    return None
+
+
+def _rests(ctx: RuleContext, s: Sightings) -> list[tuple[ObjectNode, DynamicFrame]]:
+    """Surfaces the track rested on, in order, with the first frame of each rest."""
+    out: list[tuple[ObjectNode, DynamicFrame]] = []
+    nodes = ctx.memory.nodes()
+    for (f0, a0), (_f1, a1) in itertools.pairwise(s):
+        if math.dist(a0.position, a1.position) > REST_M:
+            continue
+        n = next((n for n in nodes if _on(n, a1.position)), None)
+        if n is not None and (not out or out[-1][0].node_id != n.node_id):
+            out.append((n, f0))
+    return out
+
+
+def _object_trajectory(ctx: RuleContext) -> Answer:
+    s = named_track(ctx)
+    rests = [] if s is None else _rests(ctx, s)
+    if len(rests) < 2:
+        return None
+    (a, _), (b, put) = rests[-2], rests[-1]
+    pose = ctx.memory.pose_at(put.time)
+    if pose is None:
+        return None
+    side = "left" if float(ego_relation(pose, b.position)["bearing_deg"]) > 0 else "right"
+    for letter, text in ctx.options:
+        ms = find_mentions(text, ctx.labels, ctx.attributes)
+        nodes = [ctx.node(m) for m in ms[:2]]
+        if len(nodes) < 2 or nodes[0] is None or nodes[1] is None:
+            continue
+        if (nodes[0].node_id, nodes[1].node_id) == (a.node_id, b.node_id) and re.search(
+            rf"\b{side}\b", text.lower()
+        ):
+            return letter
+    return None
+
+
+RULES: dict[str, Callable[[RuleContext], Answer]] = {
+    "motion_separation": _motion_separation,
+    "motion_state": _motion_state,
+    "relative_speed": _relative_speed,
+    "change_detection": _change_detection,
+    "quantity_change": _quantity_change,
+    "object_trajectory": _object_trajectory,
+}
+
+__all__ = ["RULES", "named_track"]

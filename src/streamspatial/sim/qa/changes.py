@@ -1,0 +1,200 @@
+"""UCS-Bench's dynamic-scene families (Table 7): Quantity Change Tracking, Object Trajectory.
+
+* Quantity Change Tracking — how many props of a kind were added to or removed from a surface
+  while the camera looked away (its previous and latest visits compared, :mod:`.motion`);
+* Object Trajectory — where a prop the person carried in view went: lifted from surface A,
+  carried in a straight line to surface B,
+  in B's room.  The prop is seen resting on A within 3 s before the lift and on B within
+  3 s after the set-down; B lay on the left or the right of the view at set-down.
+
+Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
+UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+from .common import intent, name, nameable
+from .draft import Draft
+from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
+from .naming import category_text, plural, room_ref
+from .prefix import Prefix
+from .registry import Episode, family
+from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
+
+# Quantity: the net change in the count of P on the surface, -2 … +2, asked only when P's
+# props were all added or all removed (or none either way; moved ones count as none).  The
+# five sentences are UCS-Bench's five options A–E, every one shown in every item; the class is
+# drawn first, so the rarer two-prop changes limit how many items the family admits.
+QUANTITY_TEXT = {
+    "-2": ("Two {cats} were removed.", "Two {cats} were removed."),
+    "-1": ("One {cat} was removed.", "One {cat} was removed."),
+    "0": ("None were added or removed.", "No {cat} was added or removed."),
+    "+1": ("One {cat} was added.", "One {cat} was added."),
+    "+2": ("Two {cats} were added.", "Two {cats} were added."),
+}
+# Which side of the view the set-down surface lay on when the prop was set down.  The prop is
+# on screen then, so the surface is nearly always within the field of view: sectors of 90°
+# would all say "ahead"; the sign of the bearing, 8° or more off the centre line, does not.
+SIDES = {"left": "on the left of my view", "right": "on the right of my view"}
+SIDE_MIN_DEG = 8.0
+# The carried prop is seen resting (in two consecutive frames, unmoved) on the surface it is
+# lifted from within this long before the lift, and on the one it is set down on within this
+# long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
+REST_SEEN_S = 3.0
+REST_M = 0.01
+
+
+def ucs(key: str, category: str, sub: str, **kw):
+    return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", dynamic=True, **kw)
+
+
+def quantity_class(c: Change) -> str | None:
+    if (c.added and c.removed) or abs(c.delta) > 2:
+        return None
+    return f"{c.delta:+d}" if c.delta else "0"
+
+
+def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
+    p0 = whole_second(ep, k)
+    if p0 is None or not p0.dynamic:
+        return None
+    step = max(1, round(ep.fps))
+    for kk in range(p0.k, 0, -step):  # whole seconds, newest first
+        p = whole_second(ep, kk)
+        if p is None:
+            return None
+        done = ep.derived("changes", p.k, all_changes)
+        cands = [c for c in done if quantity_class(c) == want and c.last.end >= p.k - round(p.fps)]
+        if cands:
+            return p, rng.choice(cands)
+    return None
+
+
+@ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
+def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many props of a kind were added to or removed from a surface while I looked away."""
+    want = rng.choice(list(QUANTITY_TEXT))
+    got = _latest_change(ep, k, want, rng)
+    if got is None:
+        return []
+    p, c = got
+    cat, cats = category_text(c.category), plural(c.category)
+    choices = [t.format(cat=cat, cats=cats) for t, _ in QUANTITY_TEXT.values()]
+    answer, open_answer = (t.format(cat=cat, cats=cats) for t in QUANTITY_TEXT[want])
+    return [
+        _draft(
+            p,
+            "quantity_change",
+            f"How many {cats} were added to or removed from the {name(p, c.surface)} while I "
+            f"looked away?",
+            answer,
+            choices,
+            p.spans(range(c.first.start, c.first.end + 1))
+            + p.spans(range(c.last.start, c.last.end + 1)),
+            intent("quantity_change", [c.surface], category=c.category),
+            open_answer=open_answer,
+            answer_class=want,
+            classes=tuple(QUANTITY_TEXT),
+        )
+    ]
+
+
+def _seen_resting(p: Prefix, aid: int, lo: float, hi: float) -> bool:
+    """The prop was on screen, unmoved, in two consecutive prefix frames between ``lo`` and
+    ``hi`` s (what the rules read as a rest)."""
+    for i in range(max(0, round(lo * p.fps)), min(len(p.frames) - 1, round(hi * p.fps))):
+        f0, f1 = p.frames[i], p.frames[i + 1]
+        if aid in p.dynamic_seen(f0) and aid in p.dynamic_seen(f1):
+            a, b = p.actor_pose(aid, i).position, p.actor_pose(aid, i + 1).position
+            if math.dist(a, b) <= REST_M:
+                return True
+    return False
+
+
+def _tops(p: Prefix) -> set[int]:
+    """Seen, nameable furniture that holds small objects in this house: where props go, so
+    foils name the same kind of place the answer does."""
+    holders = {o.support_id for o in p.house.objects if o.kind == "small"}
+    return {
+        i
+        for i in holders
+        if i in p.first_seen and p.obj(i).kind == "furniture" and nameable(p, [i])
+    }
+
+
+def _frame_at(p: Prefix, t: float) -> int:
+    return min(len(p.frames) - 1, max(0, round(t * p.fps)))
+
+
+def _side(p: Prefix, surface: int, i: int) -> str | None:
+    b = math.degrees(p.bearing(surface, i))
+    return "left" if b >= SIDE_MIN_DEG else "right" if b <= -SIDE_MIN_DEG else None
+
+
+def _sentence(p: Prefix, a: int, b: int, side: str) -> str:
+    return (
+        f"After being lifted from the {name(p, a)}, it moved in a straight line to the "
+        f"{name(p, b)} {SIDES[side]} in the {room_ref(p.house, p.obj(b).room_id)}."
+    )
+
+
+@ucs("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
+def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """The latest carry seen from pick-up to set-down, answered by where it went."""
+    p = whole_second(ep, k)
+    if p is None or not p.dynamic:
+        return []
+    want = rng.choice(list(SIDES))
+    for e in reversed(p.events(("carried",))):
+        aid = e.subject
+        i0, i1 = _frame_at(p, e.start), _frame_at(p, e.end)
+        before = _seen_resting(p, aid, e.start - REST_SEEN_S, e.start)
+        after = _seen_resting(p, aid, e.end, min(e.end + REST_SEEN_S, p.t(p.k)))
+        if i1 >= p.k or not (before and after):
+            continue
+        a = nearest_surface(p, p.actor_pose(aid, i0).position)
+        b = nearest_surface(p, p.actor_pose(aid, i1).position)
+        side = None if b is None else _side(p, b, i1)
+        if a is None or b is None or a == b or side != want:
+            continue
+        who = actor_ref(p, aid)  # "the mug", or "the red mug" among several mugs
+        if who is None:
+            continue
+        pool = sorted({*change_surfaces(p), *_tops(p), a, b})
+        truth = _sentence(p, a, b, side)
+        foils = sorted(
+            {
+                _sentence(p, x, y, s)
+                for x, y in itertools.permutations(pool, 2)
+                for s in SIDES
+                if (x, y, s) != (a, b, side)
+            }
+        )
+        if len(foils) < 4:
+            continue
+        open_answer = (
+            f"It moved in a straight line from the {name(p, a)} to the {name(p, b)}, {SIDES[side]}."
+        )
+        return [
+            _draft(
+                p,
+                "object_trajectory",
+                f"What was the movement trajectory of the {who} from the moment it was picked "
+                f"up until it was set down?",
+                truth,
+                [truth, *rng.sample(foils, 4)],
+                p.spans([i for i in range(i0, i1 + 1) if aid in p.dynamic_seen(p.frames[i])]),
+                intent("object_trajectory", [a, b], category=p.actor(aid).category),
+                open_answer=open_answer,
+                answer_class=side,
+                classes=tuple(SIDES),
+            )
+        ]
+    return []
+
+
+__all__ = ["object_trajectory", "quantity_change"]

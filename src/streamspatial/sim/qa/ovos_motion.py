@@ -1,0 +1,256 @@
+"""OVO-S motion and change families over dynamic episodes (OVO-S-Bench App. D.1.3, D.3.2).
+
+* 1.3.3 Object Motion Separation — which way a named actor is moving now, seen from a still
+  camera (toward / away / left / right / not moving);
+* 1.3.4 Relative Speed Judgment — which moved faster over the last second, the actor or me;
+* 1.3.5 Judgment of Motion State — is the person stationary, or walking toward, away, across;
+* 3.2.1 Object-Level Change Detection — what changed on a surface between the previous time
+  it was seen and now (a prop appeared, is gone, was moved, or nothing).
+
+The L1 items are answered from the last second before the query (the actor on screen in every
+frame of it, :mod:`.motion`); 3.2.1 compares the surface's previous and latest visits, every prop
+on it seen in both.  The class is drawn first and the latest query frame holding it is taken,
+and every class's option is shown in every item (motion: four of five), so the answer is
+uniform over classes and no option's wording marks it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TypeVar
+
+from .common import intent, name
+from .draft import Draft, DraftQuery
+from .motion import (
+    DIRECTIONS,
+    MOVERS,
+    MOVING_MPS,
+    SPEED_RATIO,
+    Change,
+    Motion,
+    actor_ref,
+    all_changes,
+    seen_throughout,
+    speed,
+    window_start,
+)
+from .motion import motions as find_motions
+from .naming import category_text
+from .ovos import labels
+from .prefix import Prefix
+from .registry import Episode, family
+
+T = TypeVar("T")
+
+STEP_S = 0.3  # how far apart the frames are that the class-first search looks back over
+LOOKBACK_S = 90.0
+
+DIRECTION_TEXT = {
+    "toward": "Toward me",
+    "away": "Away from me",
+    "left": "To my left",
+    "right": "To my right",
+    "stationary": "It is not moving",
+}
+STATE_TEXT = {
+    "stationary": "Standing still",
+    "toward": "Walking toward me",
+    "away": "Walking away from me",
+    "across": "Walking across my view",
+}
+SPEED_CLASSES = ("camera", "actor")
+CHANGE_TEXT = {
+    "added": "A {cat} has appeared on it",
+    "removed": "A {cat} has disappeared from it",
+    "moved": "A {cat} on it has been moved",
+    "unchanged": "Nothing on it has changed",
+}
+
+
+def ovos(key: str, code: str, **kw):
+    return family(f"ovos.{key}", "ovos", labels(code), "choice", dynamic=True, **kw)
+
+
+def latest(
+    ep: Episode, k: int, find: Callable[[int], T | None], *, floor_s: float = 2.0
+) -> tuple[Prefix, T] | None:
+    """The latest query frame at or before ``k`` (every ``STEP_S``) where ``find`` finds
+    something, with its prefix."""
+    p = ep.prefix(k)
+    if not p.dynamic:
+        return None
+    step = max(1, p.frames_back(STEP_S))
+    lo = max(p.frames_back(floor_s), k - p.frames_back(LOOKBACK_S))
+    for kk in range(k, lo - 1, -step):
+        got = find(kk)
+        if got is not None:
+            return ep.prefix(kk), got
+    return None
+
+
+def moving(ep: Episode, k: int) -> list[Motion]:
+    return ep.derived("motions", k, find_motions)
+
+
+def changes_at(ep: Episode, k: int) -> list[Change]:
+    """Every surface's per-category changes between its previous visit and its latest."""
+    return ep.derived("changes", k, all_changes)
+
+
+def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
+    return Draft(
+        family=f"ovos.{key}",
+        question=question,
+        queries=[DraftQuery(p.time, answer, tuple(evidence))],
+        intent=it,
+        choices=list(choices),
+        **kw,
+    )
+
+
+def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) -> Motion | None:
+    cands = [m for m in ms if ok(m)]
+    return rng.choice(cands) if cands else None
+
+
+@ovos("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
+def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """Which way a named mover is going over the last second, the camera holding still."""
+    want = rng.choice(DIRECTIONS)
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: m.cls == want))
+    if got is None:
+        return []
+    p, m = got
+    who = actor_ref(p, m.actor_id)
+    return [
+        _draft(
+            p,
+            "motion_separation",
+            f"Which way is the {who} moving right now?",
+            DIRECTION_TEXT[m.cls],
+            list(DIRECTION_TEXT.values()),
+            p.spans(range(m.start, p.k + 1)),
+            intent("motion_separation", window_s=p.t(p.k) - p.t(m.start)),
+            answer_class=m.cls,
+            classes=DIRECTIONS,
+            n_options=4,
+        )
+    ]
+
+
+def _state(m: Motion) -> str:
+    return "across" if m.cls in ("left", "right") else m.cls
+
+
+def _is_person(m: Motion, want: str) -> bool:
+    return m.kind == "person" and _state(m) == want
+
+
+@ovos("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
+def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """Whether the person stands still or walks, and which way relative to the camera."""
+    want = rng.choice(list(STATE_TEXT))
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: _is_person(m, want)))
+    if got is None:
+        return []
+    p, m = got
+    who = actor_ref(p, m.actor_id)
+    return [
+        _draft(
+            p,
+            "motion_state",
+            f"Is the {who} currently stationary or walking?",
+            STATE_TEXT[want],
+            list(STATE_TEXT.values()),
+            p.spans(range(m.start, p.k + 1)),
+            intent("motion_state", window_s=p.t(p.k) - p.t(m.start)),
+            answer_class=want,
+            classes=tuple(STATE_TEXT),
+        )
+    ]
+
+
+def speed_pairs(p: Prefix) -> list[tuple[int, int, float, float]]:
+    """(actor, window start, its speed, the camera's) for each named mover seen throughout
+    the last second."""
+    j = window_start(p)
+    if j is None:
+        return []
+    out = []
+    for aid in sorted(p.dynamic_seen(p.now)):
+        if p.actor(aid).kind not in MOVERS or actor_ref(p, aid) is None:
+            continue
+        if seen_throughout(p, aid, j, p.k):
+            out.append((aid, j, speed(p, j, aid), speed(p, j, None)))
+    return out
+
+
+def _faster(pair: tuple[int, int, float, float], want: str) -> bool:
+    _, _, sa, sc = pair
+    fast, slow = (sa, sc) if want == "actor" else (sc, sa)
+    return fast >= MOVING_MPS and fast >= SPEED_RATIO * slow
+
+
+@ovos("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
+def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """Which moved faster over the last second: a named mover, or the camera itself."""
+    want = rng.choice(SPEED_CLASSES)
+
+    def find(kk: int):
+        cands = [c for c in ep.derived("speeds", kk, speed_pairs) if _faster(c, want)]
+        return rng.choice(cands) if cands else None
+
+    got = latest(ep, k, find)
+    if got is None:
+        return []
+    p, (aid, j, _, _) = got
+    who = actor_ref(p, aid)
+    first_me = rng.random() < 0.5
+    pair = "me or the {w}" if first_me else "the {w} or me"
+    me, it = "Me", f"The {who}"
+    return [
+        _draft(
+            p,
+            "relative_speed",
+            f"Over the last second, which was moving faster: {pair.format(w=who)}?",
+            it if want == "actor" else me,
+            [me, it] if first_me else [it, me],
+            p.spans(range(j, p.k + 1)),
+            intent("relative_speed", window_s=p.t(p.k) - p.t(j)),
+            answer_class=want,
+            classes=SPEED_CLASSES,
+        )
+    ]
+
+
+def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | None:
+    cands = [c for c in changes_at(ep, kk) if c.cls == want and c.last.end >= kk - 1]
+    return rng.choice(cands) if cands else None
+
+
+@ovos("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
+def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """What changed on a surface between its previous visit and the one in view now."""
+    want = rng.choice(list(CHANGE_TEXT))
+    got = latest(ep, k, lambda kk: _change(ep, kk, want, rng))
+    if got is None:
+        return []
+    p, c = got
+    cat = category_text(c.category)
+    choices = [t.format(cat=cat) for t in CHANGE_TEXT.values()]
+    return [
+        _draft(
+            p,
+            "change_detection",
+            f"Compared with the previous time you saw the {name(p, c.surface)}, what has "
+            f"changed on it?",
+            CHANGE_TEXT[c.cls].format(cat=cat),
+            choices,
+            p.spans(range(c.first.start, c.first.end + 1))
+            + p.spans(range(c.last.start, c.last.end + 1)),
+            intent("change_detection", [c.surface], category=c.category),
+            answer_class=c.cls,
+            classes=tuple(CHANGE_TEXT),
+        )
+    ]

@@ -1,0 +1,147 @@
+"""Motion and change families on hand-made dynamic episodes: answers recomputed from the
+schedule, the rules agent (ground-truth perception) agrees, and unseen motion asks nothing.
+
+The episodes are not rendered: a real house, a scripted camera and a schedule, with
+``FrameRecord.visible``/``dynamic`` filled by a field-of-view test (no occlusion), which is all
+the generators and ground-truth perception read.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agent_helpers import decide
+from motion_scenes import FPS, scene, surfaces
+from streamspatial.agents import Answer
+from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
+from streamspatial.perception.ground_truth import SimGroundTruth
+from streamspatial.scoring.extract import extract_choice
+from streamspatial.sim.qa import Episode, QuestionGenerator
+from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
+from streamspatial.sim.qa.ovos_motion import (
+    DIRECTION_TEXT,
+    motion_separation,
+    motion_state,
+    relative_speed,
+)
+from streamspatial.sim.types import EpisodeMeta
+
+MOTION = [
+    "ovos.motion_separation",
+    "ovos.motion_state",
+    "ovos.relative_speed",
+    "ovos.change_detection",
+    "ucs.quantity_change",
+    "ucs.object_trajectory",
+]
+
+
+class Adapter:
+    def prompt(self, item, query, **kw):
+        return item.question
+
+
+def episode(seed: int = 11, *, hide_person: bool = False) -> EpisodeMeta:
+    return scene(seed, hide_person=hide_person)
+
+
+@pytest.fixture(scope="module")
+def meta() -> EpisodeMeta:
+    return episode()
+
+
+@pytest.fixture(scope="module")
+def items(meta):
+    gen = QuestionGenerator(3, per_family=12, families=MOTION)
+    return gen.items(meta, video=meta.video, episode_id="dyn")
+
+
+def correct_text(item) -> str:
+    q = item.queries[0]
+    return next(o.text for o in item.options if o.letter == q.answer)
+
+
+def test_direction_is_recomputed_from_the_schedule(meta):
+    ep = Episode(meta, min_pixels=1)
+    expect = {4.5: "toward", 8.5: "left", 12.5: "away", 2.5: "stationary"}
+    for t, cls in expect.items():
+        k = round(t * FPS)
+        drafts = [d for s in range(60) for d in motion_separation(ep, k, random.Random(s))]
+        now = [d for d in drafts if d.queries[0].time == round((k + 0.5) / FPS, 4)]
+        person = {d.queries[0].answer for d in now if "person" in d.question}
+        props = {d.queries[0].answer for d in now if "person" not in d.question}
+        assert person == {DIRECTION_TEXT[cls]}, (t, person)
+        assert props <= {DIRECTION_TEXT["stationary"]}, (t, props)
+
+
+def test_change_on_the_surface_is_recomputed(meta):
+    ep = Episode(meta, min_pixels=1)
+    s, s2 = (o.instance_id for o in surfaces(meta.house)[:2])
+    assert surface_change(ep.prefix(round(13 * FPS)), s) is None  # one visit so far
+    p = ep.prefix(round(22 * FPS))
+    assert len(visits(p, s)) == 2
+    assert (surface_change(p, s).cls, surface_change(p, s).delta) == ("removed", -1)
+    p = ep.prefix(round(30 * FPS))
+    assert (surface_change(p, s2).cls, surface_change(p, s2).delta) == ("added", 1)
+    assert surface_change(ep.prefix(round(37 * FPS)), s) is None  # carried away in view
+
+
+def test_each_category_gets_its_own_change_when_several_happen():
+    meta = scene(second_change=True)
+    ep = Episode(meta, min_pixels=1)
+    s = surfaces(meta.house)[0].instance_id
+    got = {
+        (c.category, c.cls, c.delta)
+        for c in surface_changes(ep.prefix(round(22 * FPS)), s)
+        if c.cls  # the cup stayed: no class of its own while others changed
+    }
+    cats = {a.actor_id: a.category for a in meta.schedule.actors}
+    # the mug went and a jar came; the cup stayed, but "nothing changed" would be false
+    assert got == {(cats[1001], "removed", -1), (cats[1005], "added", 1)}
+    assert surface_change(ep.prefix(round(22 * FPS)), s) is None  # two classes: no one answer
+
+
+@pytest.mark.parametrize("variant", [1, 2, 3])
+def test_rules_agent_agrees_on_varied_scenes(variant):
+    meta = scene(100 + variant, random.Random(variant), second_change=variant == 2)
+    gen = QuestionGenerator(variant, per_family=6, families=MOTION)
+    items = gen.items(meta, video=meta.video, episode_id="v")
+    assert len({it.intent["task"] for it in items}) >= 4
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    todo = sorted(((q.time, it.id, it, q) for it in items for q in it.queries), key=lambda x: x[:2])
+    for _t, _id, it, q in todo:
+        d = decide(agent, None, it, q, Adapter())
+        assert extract_choice(d.text, it.letters) == q.answer, (it.question, correct_text(it))
+
+
+def test_every_family_but_the_impossible_ones_is_generated(items):
+    tasks = {it.intent["task"] for it in items}
+    assert {"motion_separation", "motion_state", "relative_speed", "object_trajectory"} <= tasks
+
+
+def test_unseen_motion_asks_nothing():
+    """The person walks as scripted but is never on screen: nothing is asked about them."""
+    meta = episode(hide_person=True)
+    ep = Episode(meta, min_pixels=1)
+    for k in range(20, 150, 3):
+        assert motion_state(ep, k, random.Random(k)) == []
+        for fam in (motion_separation, relative_speed):
+            assert all("person" not in d.question for d in fam(ep, k, random.Random(k)))
+
+
+def test_rules_agent_agrees_with_every_generated_answer(meta, items):
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    todo = sorted(((q.time, it.id, it, q) for it in items for q in it.queries), key=lambda x: x[:2])
+    wrong = []
+    for _t, _id, it, q in todo:
+        d = decide(agent, None, it, q, Adapter())
+        assert isinstance(d, Answer)
+        if extract_choice(d.text, it.letters) != q.answer:
+            wrong.append((it.question, correct_text(it), d.text))
+    assert not wrong, wrong
