@@ -18,6 +18,7 @@ import numpy as np
 from streamspatial.sim.event_holds import PERSON_Z, Content, Ctx, _at
 from streamspatial.sim.event_params import (
     CARRIES,
+    CARRY_CATEGORIES,
     CARRY_PITCHES,
     CARRY_SPEED,
     CARRY_TIME,
@@ -182,7 +183,9 @@ def plan_carries(
         if back:
             wps += [Waypoint(t, P(pb), yaw + math.pi), Waypoint(t + back, P(pa), yaw + math.pi)]
             t += back
-        cat = ctx.prop_categories[int(rng.integers(len(ctx.prop_categories)))]
+        big = [c for c in CARRY_CATEGORIES if c in ctx.prop_categories]
+        pool = big or ctx.prop_categories
+        cat = pool[int(rng.integers(len(pool)))]
         size = PROP_SIZE[cat]
         fa = (spots_a[k][0], spots_a[k][1], round(sa.top + size[2] / 2, 4))
         fb = (spots_b[k][0], spots_b[k][1], round(sb.top + size[2] / 2, 4))

@@ -97,6 +97,11 @@ PROP_SIZE = {
     "candle": (0.07, 0.07, 0.14),
     "jar": (0.10, 0.10, 0.14),
 }
+# What the person carries: the props with a side of 20 cm or more (a top's spots are 16 cm
+# apart, so nothing larger).  A cup or an apple is 8-10 cm, under the pixel threshold of a
+# 160x120 frame from 2-3 m (the generators could use one carry in four), so a carry draws from
+# these first (the house's own categories excepted).
+CARRY_CATEGORIES = ("box", "vase", "bottle")
 PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
 PROP_GAP = 0.06  # m between props, and to the surface's edge
 SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
