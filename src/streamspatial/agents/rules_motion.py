@@ -3,8 +3,8 @@
 * which way a named track is moving (OVO-S 1.3.3) and whether a person stands or walks
   (1.3.5): its plan-view displacement over the last second, split into the part along the
   line of sight (toward / away) and across it (left / right), from the camera's current place;
-* which moved faster over the last second, the track or the camera (1.3.4): displacement over
-  time, the camera's from the pose log;
+* which of two named tracks moved faster over the last second, or about the same (1.3.4):
+  displacement over time;
 * what changed on a surface (3.2.1) and by how many (UCS Quantity Change Tracking): the tracks
   seen on the surface's box during its previous visit against those seen during its latest;
 * where a carried prop went (UCS Object Trajectory): the last surface its track rested on,
@@ -34,6 +34,8 @@ ON_MARGIN_M = 0.05
 ON_HEIGHT_M = (-0.1, 0.4)
 MOVED_M = 0.15
 REST_M = 0.01
+# between the generator's "about the same" (within 1.15x) and "faster" (at least 1.6x)
+SAME_SPEED_RATIO = 1.35
 NOT_PLACED = frozenset(
     {"person"}
 )  # tracks never set down on a surface  # a track this still between two sightings is resting
@@ -114,21 +116,48 @@ def _motion_state(ctx: RuleContext) -> Answer:
     return None if d is None else text_option(ctx, STATE_WORDS.get(d, "across"))
 
 
+def named_tracks(ctx: RuleContext) -> list[Sightings]:
+    """Every dynamic track the question names, in the order it names them."""
+    low = ctx.question.lower()
+    found: dict[int, tuple[int, int]] = {}  # track → (position in the question, specificity)
+    for tid, s in ctx.memory.dynamic.tracks().items():
+        label, color = s[-1][1].label.lower(), s[-1][1].color.lower()
+        for score, phrase in ((2, f"{color} {label}"), (1, label)):
+            m = re.search(rf"\bthe {re.escape(phrase)}\b", low)
+            if m:
+                found[tid] = (m.start(), score)
+                break
+    # a bare label that is part of a longer named phrase ("the ball" in "the red ball") loses
+    # to the specific one at the same place
+    best: dict[int, tuple[int, int]] = {}
+    for tid, (pos, score) in found.items():
+        if pos not in best or score > best[pos][1]:
+            best[pos] = (tid, score)
+    tracks = ctx.memory.dynamic.tracks()
+    return [tracks[tid] for _pos, (tid, _s) in sorted(best.items())]
+
+
 def _relative_speed(ctx: RuleContext) -> Answer:
-    s = named_track(ctx)
-    w = None if s is None else _window(ctx, s)
-    mem = ctx.memory
-    if w is None or mem.pose is None:
+    """Which of the two named tracks moved faster over the last second, or about the same."""
+    named = named_tracks(ctx)
+    if len(named) != 2:
         return None
-    a0, a1, dt = w
-    before = mem.pose_at(mem.time - dt)
-    if before is None:
-        return None
-    own = math.dist(before.position[:2], mem.pose.position[:2]) / dt
-    its = math.dist(a0.position[:2], a1.position[:2]) / dt
-    me = next((letter for letter, text in ctx.options if text.strip().lower() == "me"), None)
-    other = next((letter for letter, _ in ctx.options if letter != me), None)
-    return me if own > its else other
+    speeds = []
+    for s in named:
+        w = _window(ctx, s)
+        if w is None:
+            return None
+        a0, a1, dt = w
+        speeds.append((math.dist(a0.position[:2], a1.position[:2]) / dt, s[-1][1]))
+    (sa, ta), (sb, tb) = speeds
+    if max(sa, sb) <= SAME_SPEED_RATIO * min(sa, sb):
+        return text_option(ctx, "about the same")
+    fast = ta if sa > sb else tb
+    phrase = f"the {fast.color} {fast.label}".lower()
+    for letter, text in ctx.options:
+        if text.lower().strip() in (phrase, f"the {fast.label}".lower()):
+            return letter
+    return None
 
 
 # -- surfaces ---------------------------------------------------------------------------
