@@ -238,8 +238,21 @@ def _on_wall(ctx: Ctx, pose: CameraPose) -> tuple[float, float, float] | None:
         if ((r[:, 0] <= x) & (x <= r[:, 2]) & (r[:, 1] <= y) & (y <= r[:, 3])).any():
             x, y = c + d * (t - 0.08)
             p = (round(float(x), 4), round(float(y), 4), WALL_Z)
-            return p if ctx.seen(pose, [p])[0] and ctx.room((x, y)) is not None else None
+            ok = ctx.seen(pose, [p])[0] and ctx.room((x, y)) is not None
+            return p if ok and not _furniture_between(ctx, pose, p) else None
     return None
+
+
+def _furniture_between(ctx: Ctx, pose: CameraPose, p: tuple[float, float, float]) -> bool:
+    """Whether a piece of furniture stands in the line of sight to ``p`` (the sightline
+    predictor sees walls only; a wardrobe in front of the wall hid the clocks it placed)."""
+    a, b = np.array(pose.position, dtype=float), np.array(p, dtype=float)
+    pts = a + np.linspace(0.05, 0.97, 40)[:, None] * (b - a)
+    for o in ctx.house.objects:
+        lo, hi = (np.array(v) for v in o.aabb())
+        if ((pts >= lo) & (pts <= hi)).all(axis=1).any():
+            return True
+    return False
 
 
 __all__ = ["glance_target", "place_pendulum", "plan_glance"]
