@@ -4,7 +4,8 @@
         [--size 640x480] [--real DIR] [--no-boxes]
 
 Renders one walk of ``--seconds`` through each house (``generate_house(seed)`` with the
-defaults, ``plan_trajectory(seed=0)``, at ``sim generate``'s default frame size unless
+defaults, ``plan_trajectory(seed=0)`` and, for textured houses, ``plan_events`` as ``sim
+generate`` adds them, at ``sim generate``'s default frame size unless
 ``--size`` says otherwise, H.264 at crf 23 as ``sim generate`` writes it), then
 measures 40 frames spread over all the generated video, and 40 frames of each real clip,
 all resized to 320 px wide (:mod:`streamspatial.sim.realism`).  The real clips are a ScanNet
@@ -32,6 +33,7 @@ import numpy as np
 from _common import Report
 
 from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL
+from streamspatial.sim.events import plan_events
 from streamspatial.sim.generate import BENCHMARK_SIZE
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
@@ -55,7 +57,12 @@ def _generated(seeds, seconds, size, furniture, tmp: Path) -> Figures:
     for seed in seeds:
         house = generate_house(seed, furniture=furniture)
         walk = plan_trajectory(house, duration=seconds, fps=10, seed=0)
-        paths = render_episode(house, walk, tmp, size, name=f"{furniture}-{seed}")
+        schedule = None
+        if house.style == "textured":  # as sim generate films it: with its dynamic events
+            walk, schedule = plan_events(house, walk, 0, aspect=size[0] / size[1])
+        paths = render_episode(
+            house, walk, tmp, size, name=f"{furniture}-{seed}", schedule=schedule
+        )
         frames += video_frames(paths.video, per, 320)
     return mean_figures(frames)
 
