@@ -8,13 +8,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from streamspatial.sim.event_params import DOOR_PASS_GUARD
+from streamspatial.sim.event_params import DOOR_PASS_GUARD, DOOR_VIEW_DIST, GLANCE_OPEN
 from streamspatial.sim.event_walk import PASS_RADIUS
 from streamspatial.sim.events import manoeuvre_share, plan_events
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.schedule import ACTOR_ID_BASE
-from streamspatial.sim.sightline import visible, visible_many
+from streamspatial.sim.sightline import open_distance, visible, visible_many, wall_rects
 
 SEEDS = (3, 8, 9, 10)
 
@@ -90,6 +90,10 @@ def test_door_swings_seen_and_never_in_the_way(walks):
                 t = passing / traj.fps
                 assert not ((t > e.start - DOOR_PASS_GUARD) & (t < end + DOOR_PASS_GUARD)).any()
                 assert leaf.pose_at(e.end).angle == pytest.approx(0.0)
+                # never swung or shut in the camera's face
+                shut = slice(math.floor(e.start * traj.fps), math.ceil(end * traj.fps) + 1)
+                gap = np.hypot(*(cam[shut] - np.array(door.center)).T)
+                assert gap.min() >= DOOR_VIEW_DIST, (e, gap.min())
 
 
 def test_props_never_share_a_house_category(walks):
@@ -205,3 +209,46 @@ def test_carries_go_between_tops_or_the_floor(walks):
                 z = 0.0 if sid is None else tops[sid]
                 assert e.detail[end][2] == pytest.approx(z + half, abs=1e-3)
             assert not (e.detail["from_surface"] is None and e.detail["to_surface"] is None)
+
+
+def test_open_distance_stops_at_the_first_wall():
+    rects = np.array([[2.0, -5.0, 2.1, 5.0], [-5.0, 3.0, 5.0, 3.1]])  # a wall east, one north
+    assert open_distance(rects, (0.0, 0.0), 0.0, step=0.01) == pytest.approx(1.99, abs=0.011)
+    assert open_distance(rects, (0.0, 0.0), math.pi / 2, step=0.01) == pytest.approx(
+        2.99, abs=0.011
+    )
+    assert open_distance(rects, (0.0, 0.0), math.pi, far=4.0) == pytest.approx(4.0)
+    assert open_distance(rects, (0.0, 0.0), math.pi / 4, step=0.01) == pytest.approx(
+        2.0 * math.sqrt(2), abs=0.02
+    )
+
+
+def test_glance_backs_look_into_the_room(walks):
+    """The still 'away' part of a glance-back faces open space wherever the room offers it."""
+    n = faced = 0
+    for house, _, traj, sched in walks.values():
+        rects = wall_rects(house)
+        marks = [e for e in sched.events if e.kind in ("added", "removed", "moved", "unchanged")]
+        for e in marks:
+            p = traj.poses[round((e.start + e.end) / 2 * traj.fps)]
+            n += 1
+            faced += open_distance(rects, p.position[:2], p.yaw) >= GLANCE_OPEN
+    assert n >= 4
+    assert faced >= 0.9 * n
+
+
+def test_quantity_changes_reach_every_count(walks):
+    """Net count changes of one kind on a top cover -2 ... +2 (UCS Quantity Change Tracking's
+    five answers), not only the single additions and removals chance makes common."""
+    nets = Counter()
+    for seed in range(20, 36):
+        house = generate_house(seed)
+        traj = plan_trajectory(house, duration=60, fps=10, seed=0)
+        _, sched = plan_events(house, traj, 0)
+        per: Counter = Counter()
+        for e in sched.events:
+            if e.kind in ("added", "removed"):
+                key = (e.detail["surface"], e.detail["category"], e.start)
+                per[key] += 1 if e.kind == "added" else -1
+        nets.update(v for v in per.values() if v)
+    assert {-2, -1, 1, 2} <= set(nets), nets

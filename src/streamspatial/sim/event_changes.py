@@ -20,16 +20,20 @@ from streamspatial.sim.event_params import (
     AMPLITUDE,
     CHANGES,
     GLANCE_AWAY,
+    GLANCE_OFFERS,
+    GLANCE_OPEN,
     GLANCE_TURN,
     PENDULUM_SIZE,
     PERIOD,
     PROP_SIZE,
+    QUANTITY_PROB,
     SURFACE_DIST,
     UNCHANGED_PROB,
 )
 from streamspatial.sim.event_scene import Surface
 from streamspatial.sim.manoeuvres import Segment, glance_back
 from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
+from streamspatial.sim.sightline import open_distance
 from streamspatial.sim.types import CameraPose, wrap_angle
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
@@ -74,21 +78,53 @@ def plan_glance(
         return None
     surf, yaw, pitch = target
     rng, fps = ctx.rng, ctx.fps
-    away = float(rng.uniform(*GLANCE_TURN)) * (1 if rng.random() < 0.5 else -1)
-    seg = glance_back(
-        anchor.yaw, anchor.pitch, yaw, pitch, away, float(rng.uniform(*GLANCE_AWAY)), fps
-    )
-    # The surface is out of view from the first pose after look1 it is not seen to the last
-    # before look2: the changes happen (and the event spans) only inside the still part.
-    a, b = seg.marks["away"]
-    poses = [_at(anchor, h[0], h[1]) for h in seg.heads[a:b]]
+    drawn = float(rng.uniform(*GLANCE_TURN)) * (1 if rng.random() < 0.5 else -1)
+    away_s = float(rng.uniform(*GLANCE_AWAY))
     if ctx.seen(_at(anchor, yaw, pitch), [surf.point(0.05)]).sum() == 0:
         return None
-    if any(ctx.seen(p, [(sx, sy, surf.top + 0.05) for sx, sy in surf.spots]).any() for p in poses):
+    spots = [(sx, sy, surf.top + 0.05) for sx, sy in surf.spots]
+    for away in _away_turns(ctx, anchor, yaw, drawn):
+        seg = glance_back(anchor.yaw, anchor.pitch, yaw, pitch, away, away_s, fps)
+        # The surface is out of view from the first pose after look1 to the last before
+        # look2: the changes happen (and the event spans) only inside the still part.
+        a, b = seg.marks["away"]
+        poses = [_at(anchor, h[0], h[1]) for h in seg.heads[a:b]]
+        if not any(ctx.seen(p, spots).any() for p in poses):
+            break
+    else:
         return None
     t_away = ((start + a) / fps, (start + b - 1) / fps)
     ctx.used_surfaces.add(surf.obj.instance_id)
     return seg, _changes(ctx, surf, t_away, next_id)
+
+
+def _away_turns(ctx: Ctx, anchor: CameraPose, yaw: float, drawn: float) -> list[float]:
+    """The turns a glance-back may look away by, best first: the drawn one when its view is
+    open (``GLANCE_OPEN``), then the others on offer from the most open view down."""
+    xy = anchor.position[:2]
+
+    def openness(turn: float) -> float:
+        return min(open_distance(ctx.rects, xy, yaw + turn + off) for off in (-_SIDE, 0.0, _SIDE))
+
+    offers = [sign * m for sign in (1, -1) for m in np.linspace(*GLANCE_OFFERS)]
+    if openness(drawn) >= GLANCE_OPEN:
+        return [drawn, *sorted(offers, key=openness, reverse=True)]
+    return sorted([drawn, *offers], key=openness, reverse=True)
+
+
+def _quantity_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
+    """Half the changing glance-backs change the main kind's count by a net −2, −1, +1 or +2,
+    drawn uniformly (two need a top of three spots or more): UCS Quantity Change Tracking asks
+    all five counts, and left to chance two props of one kind were seldom added or removed
+    together.  Empty: the changes are drawn one by one instead."""
+    if rng.random() >= QUANTITY_PROB:
+        return []
+    deltas = (-2, -1, 1, 2) if n_spots >= 3 else (-1, 1)
+    d = deltas[int(rng.integers(len(deltas)))]
+    return ["added"] * d if d > 0 else ["removed"] * -d
+
+
+_SIDE = math.radians(20)  # rays either side of the view's centre that must run free too
 
 
 def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> Content:
@@ -110,10 +146,14 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
         return p
 
     main = cats[int(rng.integers(len(cats)))]
-    n_main = int(rng.integers(1, min(3, len(free) - 1) + 1))
+    # the net change is drawn first (used if something changes), so the top is laid for it:
+    # props of the main kind to take away, free spots to put more on
+    planned = _quantity_ops(rng, len(free))
+    net = planned.count("added") - planned.count("removed")
+    n_main = int(rng.integers(max(1, -net), min(3, len(free) - max(net, 1)) + 1))
     for _ in range(n_main):
         place(main, 0.0, True)
-    if len(free) >= 3 and rng.random() < 0.5:
+    if len(free) >= 2 + max(net, 1) and rng.random() < 0.5:
         place(cats[int(rng.integers(len(cats)))], 0.0, True)
 
     def count(cat: str) -> int:
@@ -126,18 +166,22 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
         detail = {"surface": sid, "count": sum(1 for p in props if p["states"][-1][2])}
         out.events.append(("surface", Event("unchanged", t_away[0], t_away[1], sid, room, detail)))
     else:
-        k = int(rng.integers(CHANGES[0], CHANGES[1] + 1))
+        k = len(planned) or int(rng.integers(CHANGES[0], CHANGES[1] + 1))
         times = np.sort(rng.uniform(t_away[0] + 0.1, t_away[1] - 0.1, size=k))
-        for t in times:
+        for j, t in enumerate(times):
             t = float(t)
             here = [p for p in props if p["states"][-1][2]]
-            ops = (["added"] if free else []) + (["removed"] if here else [])
-            ops += ["moved"] if here and free else []
-            if not ops:
-                break
-            op = ops[int(rng.integers(len(ops)))]
+            if planned:  # a net count change of the main kind: its props only
+                op = planned[j]
+                here = [p for p in here if p["category"] == main]
+            else:
+                ops = (["added"] if free else []) + (["removed"] if here else [])
+                ops += ["moved"] if here and free else []
+                if not ops:
+                    break
+                op = ops[int(rng.integers(len(ops)))]
             if op == "added":
-                cat = main if rng.random() < 0.5 else cats[int(rng.integers(len(cats)))]
+                cat = main if planned or rng.random() < 0.5 else cats[int(rng.integers(len(cats)))]
                 before = count(cat)
                 p = place(cat, t, False)
                 detail = {"from": None, "to": xyz(p["states"][0][1], cat)}

@@ -33,6 +33,14 @@ GLANCE_LOOK = 1.2  # s
 GLANCE_AWAY = (1.5, 2.5)  # s
 GLANCE_TURN = (math.radians(150), math.radians(180))
 GLANCE_TURN_SPEED = math.radians(150)
+# Where a glance-back looks away to: someone looking over the shoulder looks into the room,
+# not at the wall a metre behind.  The drawn turn is kept when its view is this open (walls
+# this far along the centre and ±20° of it), else the most open of the turns on offer (both
+# ways, 110–180° in eight steps: past 110° the top is out of a 75° wide view) that still
+# hides the top.  Staring at a painted wall from 0.5 m filled a fifth of the frames of a
+# glance-back with one colour (benchmarks/footage_realism).
+GLANCE_OPEN = 1.5  # m
+GLANCE_OFFERS = (math.radians(110), math.radians(180), 8)
 # At most this share of the walk goes to manoeuvres; the rest stays the normal walk (static
 # families need it).  Measured: ~50-60 % on 1-minute walks, see docs/simulator.md.
 MANOEUVRE_BUDGET = 0.66
@@ -57,6 +65,10 @@ DOOR_SWING = 0.5  # s for one swing (the brief)
 DOOR_SWINGS = (1, 6)  # swings per minute, uniform (close and open alternate)
 DOOR_PASS_GUARD = 3.0  # s: no swing within ±3 s of the camera passing through that door
 DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
+# The camera stays this far from a door while its leaf swings or stands shut: a leaf shut
+# 1 m in front of the lens fills the frame with one white panel (and hides what the hold
+# watches), which no one filming a room does.  At 1.8 m a 0.9 m leaf spans a third of the width.
+DOOR_VIEW_DIST = 1.8  # m, from the door's centre
 
 # --------------------------------------------------------------------------- pendulum (E2-Periodic)
 PENDULUMS = (1, 2)  # per walk, uniform (the brief)
@@ -111,6 +123,9 @@ SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look o
 SURFACE_DIST = (0.9, 3.6)  # m from the camera to the top looked at (a cup: ~12 px at 640x480)
 CHANGES = (1, 3)  # changes per glance-back that has any, uniform
 UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
+# Of the glance-backs that change something, this share changes one kind's count by a net
+# -2, -1, +1 or +2 (drawn uniformly); the rest draw 1-3 changes one by one (CHANGES).
+QUANTITY_PROB = 0.5
 HAND_Z = 1.0  # m: a carried prop's height (the person's hand)
 # A carry walks at 0.7–1.2 m/s (a careful pace, carrying), lasting 1.5–4 s: short walks to a
 # floor spot are short, so two or three carries fit in one action hold.  Back empty-handed

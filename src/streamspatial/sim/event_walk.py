@@ -19,6 +19,7 @@ from streamspatial.sim.event_params import (
     DOOR_PASS_GUARD,
     DOOR_SWING,
     DOOR_SWINGS,
+    DOOR_VIEW_DIST,
     LIGHT_OFF,
     LIGHT_PAIRS,
 )
@@ -102,6 +103,8 @@ def plan_doors(
             if (np.hypot(*(pts - c).T) < PASS_RADIUS).any():
                 near[max(0, math.floor(t0 * fps)) : math.ceil(t1 * fps) + 1] = True
         blocked = np.convolve(near.astype(float), np.ones(2 * guard + 1), mode="same") > 0
+        # too close to watch: a swing or a shut leaf there would fill the frame
+        blocked |= np.hypot(*(cam - c).T) < DOOR_VIEW_DIST
         seen = visible(house, traj.poses, (c[0], c[1], 1.0), aspect=aspect)
         # The leaf opens into the room where its open swing keeps clearest of the camera's path
         # (sim.door_leaf's convention: the leaf runs along yaw + angle from the hinge).

@@ -84,6 +84,16 @@ def line_of_sight(rects: np.ndarray, cam_xy: np.ndarray, points_xy: np.ndarray) 
     return ~hit.any(axis=-1)
 
 
+def open_distance(
+    rects: np.ndarray, xy: Sequence[float], yaw: float, *, far: float = 6.0, step: float = 0.1
+) -> float:
+    """How far (m, up to ``far``) the floor ray from ``xy`` along ``yaw`` runs before a wall."""
+    d = np.arange(step, far + step / 2, step)
+    pts = np.stack([xy[0] + d * math.cos(yaw), xy[1] + d * math.sin(yaw)], axis=1)
+    clear = line_of_sight(rects, np.asarray(xy[:2], float)[None], pts)[0]
+    return float(far if clear.all() else d[int(np.argmin(clear))] - step)
+
+
 def visible_many(
     house: House,
     poses: Sequence[CameraPose],
@@ -119,4 +129,4 @@ def visible(
     ]
 
 
-__all__ = ["in_frustum", "line_of_sight", "visible", "visible_many", "wall_rects"]
+__all__ = ["in_frustum", "line_of_sight", "open_distance", "visible", "visible_many", "wall_rects"]
