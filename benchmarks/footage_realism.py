@@ -1,11 +1,14 @@
 """Footage realism: six per-frame figures of generated video against two real indoor clips.
 
-    .venv/bin/python benchmarks/footage_realism.py [--seeds 101 202] [--seconds 30]
+    .venv/bin/python benchmarks/footage_realism.py [--seeds 101 202] [--seconds 60]
         [--size 640x480] [--real DIR] [--no-boxes]
 
 Renders one walk of ``--seconds`` through each house (``generate_house(seed)`` with the
 defaults, ``plan_trajectory(seed=0)`` and, for textured houses, ``plan_events`` as ``sim
-generate`` adds them, at ``sim generate``'s default frame size unless
+generate`` adds them; 60 s by default, ``sim generate``'s minute per house: the event planner
+lays out at least a minute's events however short the walk, so a 30-s walk shows lights off
+and glance-backs twice as often as any generated video), at ``sim generate``'s default frame
+size unless
 ``--size`` says otherwise, H.264 at crf 23 as ``sim generate`` writes it), then
 measures 40 frames spread over all the generated video, and 40 frames of each real clip,
 all resized to 320 px wide (:mod:`streamspatial.sim.realism`).  The real clips are a ScanNet
@@ -76,7 +79,7 @@ def _fmt(k: str, v: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[101, 202])
-    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--size", default="{}x{}".format(*BENCHMARK_SIZE))
     ap.add_argument("--real", type=Path, default=None)
     ap.add_argument("--no-boxes", action="store_true", help="skip the box-world baseline")

@@ -82,13 +82,15 @@ def scene(
     *,
     hide_person: bool = False,
     second_change: bool = False,
+    floor_carry: bool = False,
 ):
     """Camera at C facing table S (S2 beside it, S3 on the other side holding a prop that
     stays put): a person stands, then makes three moves in
     front; while the camera looks away (15–21 s) something happens to a prop on S, and again
     (25–28 s) on S2; then the person carries a cup from S to S2 (31–35 s), and the camera
     walks backward facing S (41–45 s).  ``second_change``: a prop of another kind also
-    appears on S while the camera looks away the first time."""
+    appears on S while the camera looks away the first time.  ``floor_carry``: the cup is
+    set down on the floor beside S2 instead of on S2."""
     house = generate_house(seed, n_rooms=4)
     s, s2, s3 = surfaces(house)[:3]
     sx, sy = s.position[0], s.position[1]
@@ -137,6 +139,8 @@ def scene(
     a2 = _change(1003, kinds[1], "white", on_s2, shift, ch2, 26.0)
     from_s = (sx - 0.2 * lx, sy - 0.2 * ly, top)
     to_s2 = (s2pos[0] + 0.2 * fx, s2pos[1] + 0.2 * fy, top)
+    if floor_carry:  # on the floor in front of S2, nearer the camera
+        to_s2 = (s2pos[0] - 0.8 * fx, s2pos[1] - 0.8 * fy, 0.05)
     cup = _prop(
         1002,
         kinds[2],

@@ -105,7 +105,9 @@ def test_each_category_gets_its_own_change_when_several_happen():
 
 @pytest.mark.parametrize("variant", [1, 2, 3])
 def test_rules_agent_agrees_on_varied_scenes(variant):
-    meta = scene(100 + variant, random.Random(variant), second_change=variant == 2)
+    meta = scene(
+        100 + variant, random.Random(variant), second_change=variant == 2, floor_carry=variant == 3
+    )
     gen = QuestionGenerator(variant, per_family=6, families=MOTION)
     items = gen.items(meta, video=meta.video, episode_id="v")
     assert len({it.intent["task"] for it in items}) >= 4
@@ -121,6 +123,25 @@ def test_rules_agent_agrees_on_varied_scenes(variant):
 def test_every_family_but_the_impossible_ones_is_generated(items):
     tasks = {it.intent["task"] for it in items}
     assert {"motion_separation", "motion_state", "relative_speed", "object_trajectory"} <= tasks
+
+
+def test_a_carry_to_the_floor_is_asked_and_answered():
+    meta = scene(floor_carry=True)
+    gen = QuestionGenerator(5, per_family=6, families=["ucs.object_trajectory"])
+    items = gen.items(meta, video=meta.video, episode_id="f")
+    assert items
+    for it in items:
+        truth = correct_text(it)
+        assert "to the floor on the" in truth, truth
+        assert "floor" in it.meta["answer"]
+        named = [o.text for o in it.options if "floor" in o.text and o.text != truth]
+        assert len(named) == 2  # half the foils name the floor too
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    for it in items:
+        d = decide(agent, None, it, it.queries[0], Adapter())
+        assert extract_choice(d.text, it.letters) == it.queries[0].answer
 
 
 def test_unseen_motion_asks_nothing():

@@ -252,17 +252,46 @@ def _quantity_change(ctx: RuleContext) -> Answer:
     return None
 
 
-def _rests(ctx: RuleContext, s: Sightings) -> list[tuple[ObjectNode, DynamicFrame]]:
-    """Surfaces the track rested on, in order, with the first frame of each rest."""
-    out: list[tuple[ObjectNode, DynamicFrame]] = []
+# A rest is on a surface node, or on the floor (``FLOOR``): a still prop this low on no node.
+FLOOR = "floor"
+FLOOR_Z = 0.2  # m, the prop's centre (sim.qa.changes.FLOOR_Z)
+# (node id or FLOOR, the node, the rest's first frame, the prop's sighting there)
+Rest = tuple[int | str, ObjectNode | None, DynamicFrame, ActorSighting]
+
+
+def _rests(ctx: RuleContext, s: Sightings) -> list[Rest]:
+    """Places the track rested on, in order, with the first frame of each rest."""
+    out: list[Rest] = []
     nodes = ctx.memory.nodes()
     for (f0, a0), (_f1, a1) in itertools.pairwise(s):
         if math.dist(a0.position, a1.position) > REST_M:
             continue
         n = next((n for n in nodes if _on(n, a1.position)), None)
-        if n is not None and (not out or out[-1][0].node_id != n.node_id):
-            out.append((n, f0))
+        key = n.node_id if n is not None else FLOOR if a1.position[2] <= FLOOR_Z else None
+        if key is not None and (not out or out[-1][0] != key):
+            out.append((key, n, f0, a1))
     return out
+
+
+_TRAJECTORY = re.compile(r"lifted from the (.+?), it moved in a straight line to the (.+?) on the")
+
+
+def _option_places(ctx: RuleContext, text: str) -> tuple[int | str, int | str] | None:
+    """(from, to) keys an Object Trajectory option names: node ids, or ``FLOOR``."""
+    m = _TRAJECTORY.search(text)
+    if m is None:
+        return None
+    keys: list[int | str] = []
+    for part in m.groups():
+        if part.lower() == FLOOR:
+            keys.append(FLOOR)
+            continue
+        ms = find_mentions(part, ctx.labels, ctx.attributes)
+        node = ctx.node(ms[0]) if ms else None
+        if node is None:
+            return None
+        keys.append(node.node_id)
+    return keys[0], keys[1]
 
 
 def _object_trajectory(ctx: RuleContext) -> Answer:
@@ -270,19 +299,14 @@ def _object_trajectory(ctx: RuleContext) -> Answer:
     rests = [] if s is None else _rests(ctx, s)
     if len(rests) < 2:
         return None
-    (a, _), (b, put) = rests[-2], rests[-1]
+    (a, *_), (b, node, put, where) = rests[-2], rests[-1]
     pose = ctx.memory.pose_at(put.time)
     if pose is None:
         return None
-    side = "left" if float(ego_relation(pose, b.position)["bearing_deg"]) > 0 else "right"
+    at = where.position if node is None else node.position
+    side = "left" if float(ego_relation(pose, at)["bearing_deg"]) > 0 else "right"
     for letter, text in ctx.options:
-        ms = find_mentions(text, ctx.labels, ctx.attributes)
-        nodes = [ctx.node(m) for m in ms[:2]]
-        if len(nodes) < 2 or nodes[0] is None or nodes[1] is None:
-            continue
-        if (nodes[0].node_id, nodes[1].node_id) == (a.node_id, b.node_id) and re.search(
-            rf"\b{side}\b", text.lower()
-        ):
+        if _option_places(ctx, text) == (a, b) and re.search(rf"\b{side}\b", text.lower()):
             return letter
     return None
 

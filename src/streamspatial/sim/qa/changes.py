@@ -5,7 +5,9 @@
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
   carried in a straight line to surface B,
   in B's room.  The prop is seen resting on A within 3 s before the lift and on B within
-  3 s after the set-down; B lay on the left or the right of the view at set-down.
+  3 s after the set-down; B lay on the left or the right of the view at set-down.  Either
+  place may be the floor (most carries go between a top and the floor), whose side is the
+  prop's own at set-down.
 
 Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
 UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
@@ -21,7 +23,7 @@ from .common import intent, name, nameable
 from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
-from .prefix import Prefix
+from .prefix import Prefix, wrap
 from .registry import Episode, family
 from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
 
@@ -46,6 +48,10 @@ SIDE_MIN_DEG = 8.0
 # long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
 REST_SEEN_S = 3.0
 REST_M = 0.01
+# The floor as a place: a prop resting with its centre this low (and on no furniture) lies on
+# it (the planner's props are 4-26 cm tall: centres at 2-13 cm).
+FLOOR = -1
+FLOOR_Z = 0.2
 
 
 def ucs(key: str, category: str, sub: str, **kw):
@@ -130,16 +136,42 @@ def _frame_at(p: Prefix, t: float) -> int:
     return min(len(p.frames) - 1, max(0, round(t * p.fps)))
 
 
-def _side(p: Prefix, surface: int, i: int) -> str | None:
-    b = math.degrees(p.bearing(surface, i))
+def _place(p: Prefix, pos: tuple[float, float, float]) -> int | None:
+    """Where a resting prop lies: seen, nameable furniture, else ``FLOOR`` when low enough."""
+    got = nearest_surface(p, pos)
+    return got if got is not None else FLOOR if pos[2] <= FLOOR_Z else None
+
+
+def _side(p: Prefix, place: int, at: tuple[float, float, float], i: int) -> str | None:
+    """The side of the view a place lay on at frame ``i`` (the floor: the prop at ``at``)."""
+    if place == FLOOR:
+        pose = p.frames[i].pose
+        az = math.atan2(at[1] - pose.position[1], at[0] - pose.position[0])
+        b = math.degrees(wrap(az - pose.yaw))
+    else:
+        b = math.degrees(p.bearing(place, i))
     return "left" if b >= SIDE_MIN_DEG else "right" if b <= -SIDE_MIN_DEG else None
 
 
-def _sentence(p: Prefix, a: int, b: int, side: str) -> str:
+def _words(p: Prefix, place: int) -> str:
+    return "floor" if place == FLOOR else name(p, place)
+
+
+def _sentence(p: Prefix, a: int, b: int, side: str, floor_room: int | None) -> str:
+    room = floor_room if b == FLOOR else p.obj(b).room_id
     return (
-        f"After being lifted from the {name(p, a)}, it moved in a straight line to the "
-        f"{name(p, b)} {SIDES[side]} in the {room_ref(p.house, p.obj(b).room_id)}."
+        f"After being lifted from the {_words(p, a)}, it moved in a straight line to the "
+        f"{_words(p, b)} {SIDES[side]} in the {room_ref(p.house, room)}."
     )
+
+
+def _pick_foils(foils: list[str], rng: random.Random, n: int = 4) -> list[str]:
+    """Half the foils name the floor where they can: most carries touch the floor, so an
+    option naming it must not single out the answer (nor its absence)."""
+    floor = [f for f in foils if "from the floor," in f or "to the floor on" in f]
+    rest = [f for f in foils if f not in floor]
+    k = min(len(floor), max(n // 2, n - len(rest)))
+    return rng.sample(floor, k) + rng.sample(rest, n - k)
 
 
 @ucs("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
@@ -156,19 +188,24 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         after = _seen_resting(p, aid, e.end, min(e.end + REST_SEEN_S, p.t(p.k)))
         if i1 >= p.k or not (before and after):
             continue
-        a = nearest_surface(p, p.actor_pose(aid, i0).position)
-        b = nearest_surface(p, p.actor_pose(aid, i1).position)
-        side = None if b is None else _side(p, b, i1)
+        put = p.actor_pose(aid, i1).position
+        a, b = _place(p, p.actor_pose(aid, i0).position), _place(p, put)
+        side = None if b is None else _side(p, b, put, i1)
         if a is None or b is None or a == b or side != want:
             continue
         who = actor_ref(p, aid)  # "the mug", or "the red mug" among several mugs
         if who is None:
             continue
-        pool = sorted({*change_surfaces(p), *_tops(p), a, b})
-        truth = _sentence(p, a, b, side)
+        floor_room = p.house.room_at(put[0], put[1]) if b == FLOOR else None
+        if b == FLOOR and floor_room is None:
+            continue
+        if floor_room is None:
+            floor_room = p.obj(b).room_id  # the room a foil's "floor" is in
+        pool = sorted({*change_surfaces(p), *_tops(p), a, b, FLOOR})
+        truth = _sentence(p, a, b, side, floor_room)
         foils = sorted(
             {
-                _sentence(p, x, y, s)
+                _sentence(p, x, y, s, floor_room)
                 for x, y in itertools.permutations(pool, 2)
                 for s in SIDES
                 if (x, y, s) != (a, b, side)
@@ -177,7 +214,8 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if len(foils) < 4:
             continue
         open_answer = (
-            f"It moved in a straight line from the {name(p, a)} to the {name(p, b)}, {SIDES[side]}."
+            f"It moved in a straight line from the {_words(p, a)} to the {_words(p, b)}, "
+            f"{SIDES[side]}."
         )
         return [
             _draft(
@@ -186,9 +224,14 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
                 f"What was the movement trajectory of the {who} from the moment it was picked "
                 f"up until it was set down?",
                 truth,
-                [truth, *rng.sample(foils, 4)],
+                [truth, *_pick_foils(foils, rng)],
                 p.spans([i for i in range(i0, i1 + 1) if aid in p.dynamic_seen(p.frames[i])]),
-                intent("object_trajectory", [a, b], category=p.actor(aid).category),
+                intent(
+                    "object_trajectory",
+                    [x for x in (a, b) if x != FLOOR],
+                    category=p.actor(aid).category,
+                    floor=[x == FLOOR for x in (a, b)],
+                ),
                 open_answer=open_answer,
                 answer_class=side,
                 classes=tuple(SIDES),
