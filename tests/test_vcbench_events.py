@@ -306,3 +306,17 @@ def test_a_brief_occlusion_is_one_walk_through():
 
 def test_rooms_are_named_by_the_kitchen():
     assert event_meta().house.room(KITCHEN).name == "kitchen"
+
+
+def test_event_count_ladders_have_no_bin_below_the_fewest_counted():
+    """The bin cap is a share of *every* bin: a bin no item can reach throttles the family
+    (E1-Action's 1 | 2 | 3+ ladder, with items counting two or more, stopped at six items
+    on twelve houses)."""
+    from streamspatial.sim.qa.balance import bin_of, bins_of
+    from streamspatial.sim.qa.vcbench_events import FEW_EVENTS_MIN
+
+    for fam in ("vc.e1_action", "vc.e1_transit"):
+        assert bin_of(fam, FEW_EVENTS_MIN) == "bin0", fam
+        assert bin_of(fam, FEW_EVENTS_MIN + 1) == bins_of(fam)[1], fam
+    assert bin_of("vc.e2_periodic", 1) == "bin0"
+    assert len(bins_of("vc.e2_periodic")) == 3

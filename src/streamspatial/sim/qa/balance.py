@@ -64,7 +64,8 @@ BINS: dict[str, tuple[float, ...]] = {
     # items on twelve houses)
     "vc.e1_action": (2.5, 4.5),  # 2 | 3-4 | 5+ (its items count at least two)
     "vc.e1_transit": (2.5,),  # 2 | 3+ (its items count at least two: vcbench_events)
-    "vc.e2_periodic": (2.5, 4.5, 7.5),  # 1-2 | 3-4 | 5-7 | 8+
+    "vc.e2_periodic": (2.5, 4.5),  # 1-2 | 3-4 | 5+ (8+ cycles seen whole were never seen
+    # on twelve 3-minute walks: a fourth bin held the family to about fifteen items)
     # vc.e2_episode: unbinned; a walk shows 2-3 comings and goings at most, so a 2 | 3+ cap
     # would only throttle it (its items count at least two: vcbench_events)
 }
