@@ -83,6 +83,7 @@ def scene(
     hide_person: bool = False,
     second_change: bool = False,
     floor_carry: bool = False,
+    carry_back: bool = False,
 ):
     """Camera at C facing table S (S2 beside it, S3 on the other side holding a prop that
     stays put): a person stands, then makes three moves in
@@ -90,7 +91,8 @@ def scene(
     (25–28 s) on S2; then the person carries a cup from S to S2 (31–35 s), and the camera
     walks backward facing S (41–45 s).  ``second_change``: a prop of another kind also
     appears on S while the camera looks away the first time.  ``floor_carry``: the cup is
-    set down on the floor beside S2 instead of on S2."""
+    set down on the floor beside S2 instead of on S2.  ``carry_back``: at 38–41 s the cup is
+    carried on, to the floor behind the camera (out of view)."""
     house = generate_house(seed, n_rooms=4)
     s, s2, s3 = surfaces(house)[:3]
     sx, sy = s.position[0], s.position[1]
@@ -148,11 +150,18 @@ def scene(
         Waypoint(0.0, from_s),
         Waypoint(31.0, from_s),
         Waypoint(35.0, to_s2),
+        *(
+            [Waypoint(38.0, to_s2), Waypoint(41.0, (cam[0] - 1.5 * fx, cam[1] - 1.5 * fy, 0.05))]
+            if carry_back
+            else []
+        ),
     )
     for ch, t, aid, surf in ((ch1, 18.0, 1001, s), (ch2, 26.0, 1003, s2)):
         if ch != "unchanged":
             events.append(Event(ch, t, t, aid, detail={"surface": surf.instance_id}))  # type: ignore[arg-type]
     events.append(Event("carried", 31.0, 35.0, 1002, detail={"from_surface": s.instance_id}))
+    if carry_back:
+        events.append(Event("carried", 38.0, 41.0, 1002, detail={"from_surface": None}))
     events.sort(key=lambda e: e.end)
     still = _prop(1004, kinds[3], "black", Waypoint(0.0, (s3pos[0], s3pos[1], top)))
     actors = [person, a1, cup, a2, still]

@@ -19,6 +19,7 @@ from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
+from streamspatial.sim.qa.changes import object_trajectory
 from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
 from streamspatial.sim.qa.ovos_motion import (
     DIRECTION_TEXT,
@@ -142,6 +143,20 @@ def test_a_carry_to_the_floor_is_asked_and_answered():
     for it in items:
         d = decide(agent, None, it, it.queries[0], Adapter())
         assert extract_choice(d.text, it.letters) == it.queries[0].answer
+
+
+def test_only_the_latest_carry_is_asked_about():
+    """Once the cup is carried again (here out of view), "its trajectory from pick-up to
+    set-down" no longer names one carry: nothing is asked after the second lift."""
+    ep = Episode(scene(carry_back=True), min_pixels=1)
+    asked = [
+        d.queries[0].time
+        for k in range(round(30 * FPS), round(47 * FPS), 2)
+        for s in range(6)
+        for d in object_trajectory(ep, k, random.Random(s))
+    ]
+    assert asked and min(asked) < 38.0
+    assert max(asked) <= 38.0  # the second lift starts at 38 s
 
 
 def test_unseen_motion_asks_nothing():

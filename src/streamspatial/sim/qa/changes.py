@@ -7,7 +7,7 @@
   in B's room.  The prop is seen resting on A within 3 s before the lift and on B within
   3 s after the set-down; B lay on the left or the right of the view at set-down.  Either
   place may be the floor (most carries go between a top and the floor), whose side is the
-  prop's own at set-down.
+  prop's own at set-down.  Only a prop's latest carry by the query time is asked about.
 
 Asked at whole seconds like the other UCS families (:func:`.ucs.whole_second`); options are
 UCS-style sentences, five of them (A–E), with the open-ended answer in ``meta["answer"]``.
@@ -181,8 +181,15 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if p is None or not p.dynamic:
         return []
     want = rng.choice(list(SIDES))
-    for e in reversed(p.events(("carried",))):
+    carries = sorted(p.events(("carried",)), key=lambda e: e.start)
+    latest = {e.subject: e for e in carries}
+    for e in reversed(carries):
         aid = e.subject
+        if latest[aid] is not e:
+            continue  # carried again since (seen or not): "the" trajectory would be ambiguous
+        now = p.actor_pose(aid, len(p.frames) - 1).position
+        if math.dist(now, p.actor_pose(aid, _frame_at(p, e.end)).position) > REST_M:
+            continue  # on the move again at the query time
         i0, i1 = _frame_at(p, e.start), _frame_at(p, e.end)
         before = _seen_resting(p, aid, e.start - REST_SEEN_S, e.start)
         after = _seen_resting(p, aid, e.end, min(e.end + REST_SEEN_S, p.t(p.k)))
