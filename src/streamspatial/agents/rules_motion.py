@@ -300,11 +300,10 @@ def _object_trajectory(ctx: RuleContext) -> Answer:
     if len(rests) < 2:
         return None
     (a, *_), (b, node, put, where) = rests[-2], rests[-1]
-    pose = ctx.memory.pose_at(put.time)
-    if pose is None:
-        return None
+    # the pose of the set-down frame itself, kept with the sighting: minutes later the
+    # memory's pose chain holds only keyframes, and the nearest may face elsewhere
     at = where.position if node is None else node.position
-    side = "left" if float(ego_relation(pose, at)["bearing_deg"]) > 0 else "right"
+    side = "left" if float(ego_relation(put.pose, at)["bearing_deg"]) > 0 else "right"
     for letter, text in ctx.options:
         if _option_places(ctx, text) == (a, b) and re.search(rf"\b{side}\b", text.lower()):
             return letter
