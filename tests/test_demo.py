@@ -166,6 +166,7 @@ def test_demo_command_prints_the_headline_and_skips_agents_when_asked(tmp_path, 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a hang guard, not a speed test: the demo takes 4-5 min on 2 cores
 def test_full_size_demo_from_the_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["demo", "--out", str(tmp_path / "demo")])
