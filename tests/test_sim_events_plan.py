@@ -228,13 +228,17 @@ def test_glance_backs_look_into_the_room(walks):
     n = faced = 0
     for house, _, traj, sched in walks.values():
         rects = wall_rects(house)
-        marks = [e for e in sched.events if e.kind in ("added", "removed", "moved", "unchanged")]
-        for e in marks:
-            p = traj.poses[round((e.start + e.end) / 2 * traj.fps)]
+        marks = {
+            (e.start, e.end)
+            for e in sched.events
+            if e.kind in ("added", "removed", "moved", "unchanged")
+        }
+        for start, end in marks:  # each glance-back once
+            p = traj.poses[round((start + end) / 2 * traj.fps)]
             n += 1
             faced += open_distance(rects, p.position[:2], p.yaw) >= GLANCE_OPEN
     assert n >= 4
-    assert faced >= 0.9 * n
+    assert faced >= n - 1  # a cramped corner may offer no open view
 
 
 def test_quantity_changes_reach_every_count(walks):

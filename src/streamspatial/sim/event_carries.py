@@ -32,9 +32,25 @@ from streamspatial.sim.event_params import (
 )
 from streamspatial.sim.event_scene import Surface, free_at, line_free, stand_points
 from streamspatial.sim.schedule import Event, Waypoint
-from streamspatial.sim.types import CameraPose
+from streamspatial.sim.types import CameraPose, wrap_angle
 
 HAND_SIDE = 0.28  # m: the prop is carried at the person's right hand
+# UCS Object Trajectory asks on which side of the view the prop was set down (8° or more off
+# the centre line, sim.qa.changes): a carry whose set-down place lies nearer the centre than
+# this is not planned.  And a person standing in the line of sight to a prop hides it before
+# the lift or after the set-down, when the question needs it seen resting: half a body
+# width (0.25 m) plus a prop's half-width.
+SIDE_CLEAR_DEG = 12.0
+# Floor carries tried per top: stands by it, and headings across the view from each (either
+# way).  Three by three found a carry at a view that has one four times in ten draws.
+FLOOR_STANDS = 6
+FLOOR_HEADINGS = 6
+# The prop rests in view a while before the first lift and after the last set-down (UCS
+# Object Trajectory needs it seen resting in two frames at both ends; 0.2 s left one frame
+# at 10 fps): s from the hold's start, and s kept before its end.
+FIRST_LIFT = (0.6, 1.0)
+REST_AFTER = 0.8
+BODY_CLEAR = 0.35  # m
 
 
 @dataclass(frozen=True)
@@ -97,9 +113,10 @@ def _floor_pairs(ctx: Ctx, anchor: CameraPose, tops):
             continue
         ahead = np.array(s.xy) - c
         side = math.atan2(ahead[1], ahead[0]) + math.pi / 2  # across the view
-        for j in ctx.rng.permutation(len(stands))[:3]:
+        for j in ctx.rng.permutation(len(stands))[:FLOOR_STANDS]:
             pa = np.array(stands[int(j)])
-            for ang in side + ctx.rng.uniform(-0.8, 0.8, size=3) + ctx.rng.integers(2) * math.pi:
+            turns = ctx.rng.uniform(-0.8, 0.8, size=FLOOR_HEADINGS)
+            for ang in side + turns + ctx.rng.integers(2, size=FLOOR_HEADINGS) * math.pi:
                 u = np.array([math.cos(ang), math.sin(ang)])
                 pb = pa + u * float(ctx.rng.uniform(1.2, 3.0))
                 right = np.array([u[1], -u[0]])
@@ -127,11 +144,30 @@ def _watchable(ctx: Ctx, anchor: CameraPose, ea, eb):
     stands = [(*pa, 1.0), (*pb, 1.0)]
     if ctx.seen(anchor, stands).any():
         return None
+    heading = math.atan2(mid[1], mid[0])
+    if abs(math.degrees(wrap_angle(_bearing(anchor, cb) - heading))) < SIDE_CLEAR_DEG:
+        return None  # the set-down place straight ahead: left or right would be a guess
+    xy = anchor.position[:2]
+    if any(_blocks(xy, p, sp) for e, p in ((a, pa), (b, pb)) for sp in _nearest(e, p)):
+        return None
     for pt in (pitch, *CARRY_PITCHES):  # a floor spot may need a steeper look down
-        pose = _at(anchor, math.atan2(mid[1], mid[0]), pt)
+        pose = _at(anchor, heading, pt)
         if ctx.seen(pose, pts + stands).all():
             return pose, ((a, pa), (b, pb))
     return None
+
+
+def _bearing(anchor: CameraPose, xy) -> float:
+    return math.atan2(xy[1] - anchor.position[1], xy[0] - anchor.position[0])
+
+
+def _blocks(cam, stand, spot) -> bool:
+    """The person standing at ``stand`` hides ``spot`` from the camera: the stand lies nearer
+    than the spot, within ``BODY_CLEAR`` of the line of sight to it (plan view)."""
+    c, s, q = (np.asarray(v, float)[:2] for v in (cam, stand, spot))
+    d = q - c
+    u = float(np.dot(s - c, d) / max(float(np.dot(d, d)), 1e-9))
+    return 0.0 < u < 1.0 and float(np.hypot(*(c + u * d - s))) < BODY_CLEAR
 
 
 def _nearest(e: End, stand) -> list[tuple[float, float]]:
@@ -172,13 +208,13 @@ def plan_carries(
     yaw = math.atan2(u[1], u[0])
     P = lambda q: (round(float(q[0]), 4), round(float(q[1]), 4), PERSON_Z)  # noqa: E731
     wps = [Waypoint(window[0], P(pa), yaw)]
-    t = t0 + float(rng.uniform(0.3, 0.8))
+    t = t0 + float(rng.uniform(*FIRST_LIFT))
     spots_a = _nearest(sa, pa)
     spots_b = _nearest(sb, pb)
     for k in range(min(want, len(spots_a), len(spots_b))):
         walk = float(np.clip(length / rng.uniform(*CARRY_SPEED), *CARRY_TIME))
         back = length / CARRY_SPEED[1] if k else 0.0
-        if t + back + walk + 2 * LIFT > t1 - 0.2:
+        if t + back + walk + 2 * LIFT > t1 - REST_AFTER:
             break
         if back:
             wps += [Waypoint(t, P(pb), yaw + math.pi), Waypoint(t + back, P(pa), yaw + math.pi)]

@@ -20,9 +20,11 @@ from streamspatial.sim.event_params import (
     AMPLITUDE,
     CHANGES,
     GLANCE_AWAY,
+    GLANCE_CATEGORIES,
     GLANCE_OFFERS,
     GLANCE_OPEN,
     GLANCE_TURN,
+    MOVE_PROB,
     PENDULUM_SIZE,
     PERIOD,
     PROP_SIZE,
@@ -49,8 +51,8 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
         d = math.dist((x, y), s.xy)
         if s.obj.room_id != room or len(s.spots) < 2:
             continue
-        if s.obj.instance_id in ctx.used_surfaces:
-            continue
+        if s.obj.instance_id in ctx.used_surfaces | ctx.reserved:
+            continue  # a top kept for a carry: carries are rarer than glance-backs
         if not SURFACE_DIST[0] <= d <= SURFACE_DIST[1]:
             continue
         yaw = math.atan2(s.xy[1] - y, s.xy[0] - x)
@@ -59,13 +61,8 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
             cands.append((s, yaw, pitch))
     if not cands:
         return None
-    # Tops kept for a carry last (taken only where nothing else is in view), then one of the
-    # two tops nearest the heading: a short turn into the glance-back.
-    cands.sort(
-        key=lambda c: (c[0].obj.instance_id in ctx.reserved, abs(wrap_angle(c[1] - anchor.yaw)))
-    )
-    if cands[0][0].obj.instance_id not in ctx.reserved:
-        cands = [c for c in cands if c[0].obj.instance_id not in ctx.reserved]
+    # One of the two tops nearest the heading: a short turn into the glance-back.
+    cands.sort(key=lambda c: abs(wrap_angle(c[1] - anchor.yaw)))
     return cands[int(ctx.rng.integers(min(2, len(cands))))]
 
 
@@ -112,13 +109,16 @@ def _away_turns(ctx: Ctx, anchor: CameraPose, yaw: float, drawn: float) -> list[
     return sorted([drawn, *offers], key=openness, reverse=True)
 
 
-def _quantity_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
-    """Half the changing glance-backs change the main kind's count by a net −2, −1, +1 or +2,
-    drawn uniformly (two need a top of three spots or more): UCS Quantity Change Tracking asks
-    all five counts, and left to chance two props of one kind were seldom added or removed
-    together.  Empty: the changes are drawn one by one instead."""
+def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
+    """The changes a changing glance-back makes to the main kind, drawn before the top is laid.
+
+    Half change the main kind's count by a net −2, −1, +1 or +2, drawn uniformly (two need a
+    top of three spots or more): UCS Quantity Change Tracking asks all five counts, and left
+    to chance two props of one kind were seldom added or removed together.  Of the rest, half
+    move one prop and nothing else (``MOVE_PROB``).  Empty: the changes are drawn one by one.
+    """
     if rng.random() >= QUANTITY_PROB:
-        return []
+        return ["moved"] if rng.random() < MOVE_PROB else []
     deltas = (-2, -1, 1, 2) if n_spots >= 3 else (-1, 1)
     d = deltas[int(rng.integers(len(deltas)))]
     return ["added"] * d if d > 0 else ["removed"] * -d
@@ -145,10 +145,11 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
         props.append(p)
         return p
 
-    main = cats[int(rng.integers(len(cats)))]
-    # the net change is drawn first (used if something changes), so the top is laid for it:
-    # props of the main kind to take away, free spots to put more on
-    planned = _quantity_ops(rng, len(free))
+    big = [c for c in GLANCE_CATEGORIES if c in cats] or cats
+    main = big[int(rng.integers(len(big)))]
+    # the changes are drawn first (used if something changes), so the top is laid for them:
+    # props of the main kind to take away or move, free spots to put more on
+    planned = _planned_ops(rng, len(free))
     net = planned.count("added") - planned.count("removed")
     n_main = int(rng.integers(max(1, -net), min(3, len(free) - max(net, 1)) + 1))
     for _ in range(n_main):
@@ -171,7 +172,7 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
         for j, t in enumerate(times):
             t = float(t)
             here = [p for p in props if p["states"][-1][2]]
-            if planned:  # a net count change of the main kind: its props only
+            if planned:  # a net count change or a move of the main kind: its props only
                 op = planned[j]
                 here = [p for p in here if p["category"] == main]
             else:

@@ -71,7 +71,7 @@ DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
 DOOR_VIEW_DIST = 1.8  # m, from the door's centre
 
 # --------------------------------------------------------------------------- pendulum (E2-Periodic)
-PENDULUMS = (1, 2)  # per walk, uniform (the brief)
+PENDULUMS = (1, 2)  # per minute of walk, uniform (the brief: one or two in a minute)
 PERIOD = (0.8, 1.6)  # s (the brief: a metronome's to a slow pendulum's)
 PENDULUM_SIZE = (0.15, 0.25, 0.5)  # m, a metronome on a top (sim.actors' best size)
 AMPLITUDE = 0.35  # rad, schedule.Swing's default
@@ -126,6 +126,15 @@ UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
 # Of the glance-backs that change something, this share changes one kind's count by a net
 # -2, -1, +1 or +2 (drawn uniformly); the rest draw 1-3 changes one by one (CHANGES).
 QUANTITY_PROB = 0.5
+# Of the other changing glance-backs, this share moves one prop of the main kind to the free
+# spot furthest from it and changes nothing else: left to the 1-3 changes drawn one by one, a
+# move came with another change to the same top in most glance-backs, and OVO-S 3.2.1 asks
+# "moved" only where it is the top's one change (3 of 240 drafts on twelve 3-minute walks).
+MOVE_PROB = 0.5
+# The main kind of a glance-back's top: props with a side of 15 cm or more first (the house's
+# own categories excepted).  A change counts only where every prop of the kind is seen on both
+# visits, and an 8-10 cm cup or apple is under the pixel threshold of a 160x120 frame from 2 m.
+GLANCE_CATEGORIES = ("box", "vase", "bottle", "book", "bowl")
 HAND_Z = 1.0  # m: a carried prop's height (the person's hand)
 # A carry walks at 0.7–1.2 m/s (a careful pace, carrying), lasting 1.5–4 s: short walks to a
 # floor spot are short, so two or three carries fit in one action hold.  Back empty-handed

@@ -229,8 +229,10 @@ def plan_events(
     shift = 0
     # Tops an action hold can carry between are kept from the glance-backs (both want them).
     for i, kind in chosen:
-        if kind == "action" and (view := carry_view(ctx, trajectory.poses[i])) is not None:
-            ctx.reserved.update(e.surface for e, _ in view[1] if e.surface is not None)
+        for _ in range(DRAWS if kind == "action" else 0):  # the draws the hold will make
+            if (view := carry_view(ctx, trajectory.poses[i])) is not None:
+                ctx.reserved.update(e.surface for e, _ in view[1] if e.surface is not None)
+                break
     for i, kind in chosen:
         # The content is drawn again with the real times: the best of a few draws.
         res, used_after, before = None, None, set(ctx.used_surfaces)
@@ -259,12 +261,20 @@ def plan_events(
     actors: list[Actor] = []
     events: list[Event] = []
     visits: dict[str, list] = {"person": [], "ball": []}
+    # A prop without a colour of its own (a carried one) takes one no other prop of its kind
+    # has where one is left: UCS Object Trajectory names it ("the red box") and drops it when
+    # the name is ambiguous.
+    taken = {(p["category"], p["color"]) for c in contents for p in c.props if p.get("color")}
     for c in contents:
         for k, v in c.visits.items():
             visits[k].extend(v)
         events += [e for _, e in c.events]
         for p in c.props:
-            color = p.get("color") or PROP_COLORS[int(rng.integers(len(PROP_COLORS)))]
+            color = p.get("color")
+            if color is None:
+                free = [x for x in PROP_COLORS if (p["category"], x) not in taken] or PROP_COLORS
+                color = free[int(rng.integers(len(free)))]
+                taken.add((p["category"], color))
             actors.append(
                 Actor(p["id"], "prop", p["category"], color, p["size"], tuple(p["track"]))
             )
@@ -277,7 +287,8 @@ def plan_events(
             color = PROP_COLORS[int(rng.integers(len(PROP_COLORS)))]
             actors.append(Actor(ids[key], kind, cat, color, size, gapped_track(vs, size[2] / 2)))
     # 3. Metronomes in watched views.
-    want = int(rng.integers(PENDULUMS[0], PENDULUMS[1] + 1))
+    minutes = math.ceil(scale)
+    want = sum(int(rng.integers(PENDULUMS[0], PENDULUMS[1] + 1)) for _ in range(minutes))
     for j in [*rng.permutation(len(holds)), *rng.permutation(len(holds))]:  # two may share one
         if want <= 0:
             break

@@ -142,6 +142,7 @@ def choose(queue: list[str], survey, n: int, fps: float) -> list[tuple[int, str]
     time (the queue holds them in minutes): of all their orders, the one that places the most
     (then the most evenly spread), so long walks cost linear time."""
     est = {k: float(np.mean([s[1] for s in v])) for k, v in survey.items() if v}
+    carry = {s[0] for s in survey.get("action", ()) if s[2]}
     kinds, total = [], 0.0
     for k in queue:
         if k in est and total + est[k] <= MANOEUVRE_BUDGET * n:
@@ -155,12 +156,22 @@ def choose(queue: list[str], survey, n: int, fps: float) -> list[tuple[int, str]
         best = None
         for order in sorted(set(itertools.permutations(group))):
             got = state.place(order, g, later)
-            if best is None or (len(got[0]), -got[1]) > (len(best[0]), -best[1]):
+            if best is None or _rank(got, carry) > _rank(best, carry):
                 best = got
         assert best is not None
         out += best[0]
         state.prev, state.inserted = best[2], best[3]
     return out
+
+
+def _rank(got, carry: set[int]) -> tuple[int, int, float]:
+    """An order's worth: an action hold with a carry first (the rarest event: a walk offers
+    a carry view at a few places, often not where an even spread would put the hold, and a
+    glance-back fewer is a smaller loss), then the most manoeuvres placed, then the most
+    even spread."""
+    placed = got[0]
+    carries = sum(1 for i, kind in placed if kind == "action" and i in carry)
+    return carries, len(placed), -got[1]
 
 
 @dataclass
