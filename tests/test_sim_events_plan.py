@@ -8,7 +8,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from streamspatial.sim.event_params import DOOR_PASS_GUARD, DOOR_VIEW_DIST, GLANCE_OPEN
+from streamspatial.sim.event_params import (
+    DOOR_PASS_GUARD,
+    DOOR_VIEW_DIST,
+    GLANCE_CATEGORIES,
+    GLANCE_OPEN,
+)
 from streamspatial.sim.event_walk import PASS_RADIUS
 from streamspatial.sim.events import manoeuvre_share, plan_events
 from streamspatial.sim.house import generate_house
@@ -241,14 +246,32 @@ def test_glance_backs_look_into_the_room(walks):
     assert faced >= n - 1  # a cramped corner may offer no open view
 
 
-def test_quantity_changes_reach_every_count(walks):
+@pytest.fixture(scope="module")
+def many():
+    """Twenty-four one-minute walks: enough glance-backs and carries to see their spread."""
+    out = []
+    for seed in range(20, 44):
+        house = generate_house(seed)
+        traj = plan_trajectory(house, duration=60, fps=10, seed=0)
+        out.append((house, *plan_events(house, traj, 0)))
+    return out
+
+
+def _glances(sched) -> dict[tuple[int, float], list]:
+    """Each glance-back's changes, keyed by (surface, start)."""
+    out: dict[tuple[int, float], list] = {}
+    for e in sched.events:
+        if e.kind in ("added", "removed", "moved", "unchanged"):
+            sid = e.subject if e.kind == "unchanged" else e.detail["surface"]
+            out.setdefault((sid, e.start), []).append(e)
+    return out
+
+
+def test_quantity_changes_reach_every_count(many):
     """Net count changes of one kind on a top cover -2 ... +2 (UCS Quantity Change Tracking's
     five answers), not only the single additions and removals chance makes common."""
     nets = Counter()
-    for seed in range(20, 36):
-        house = generate_house(seed)
-        traj = plan_trajectory(house, duration=60, fps=10, seed=0)
-        _, sched = plan_events(house, traj, 0)
+    for _house, _traj, sched in many:
         per: Counter = Counter()
         for e in sched.events:
             if e.kind in ("added", "removed"):
@@ -256,3 +279,36 @@ def test_quantity_changes_reach_every_count(walks):
                 per[key] += 1 if e.kind == "added" else -1
         nets.update(v for v in per.values() if v)
     assert {-2, -1, 1, 2} <= set(nets), nets
+
+
+def test_some_glance_backs_only_move_one_prop(many):
+    """OVO-S 3.2.1 asks "moved" only where a move is the top's one change: the planner makes
+    such glance-backs on purpose, of a prop big enough to be seen."""
+    moves = [
+        (house, g[0])
+        for house, _traj, sched in many
+        for g in _glances(sched).values()
+        if len(g) == 1 and g[0].kind == "moved"
+    ]
+    assert len(moves) >= 2, len(moves)
+    for house, e in moves:
+        own = {o.category for o in house.objects}
+        assert e.detail["category"] in GLANCE_CATEGORIES or own >= set(GLANCE_CATEGORIES)
+        assert math.dist(e.detail["from"][:2], e.detail["to"][:2]) > 0.15  # sim.qa MOVED_M
+
+
+def test_carries_are_set_down_off_the_centre_line(many):
+    """UCS Object Trajectory asks which side of the view a prop was set down on: every carry
+    ends on one side, clear of the 8° either side of the centre that no question asks about."""
+    n = 0
+    for house, traj, sched in many:
+        for e in sched.events:
+            if e.kind != "carried":
+                continue
+            n += 1
+            pose = traj.poses[min(len(traj.poses) - 1, round(e.end * traj.fps))]
+            top = e.detail["to_surface"]  # a top is placed by its centre, the floor by the prop
+            x, y = e.detail["to"][:2] if top is None else house.object(top).position[:2]
+            off = math.atan2(y - pose.position[1], x - pose.position[0]) - pose.yaw
+            assert abs(math.degrees(math.atan2(math.sin(off), math.cos(off)))) >= 8.0
+    assert n >= 4, n

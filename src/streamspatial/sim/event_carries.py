@@ -41,6 +41,10 @@ HAND_SIDE = 0.28  # m: the prop is carried at the person's right hand
 # the lift or after the set-down, when the question needs it seen resting: half a body
 # width (0.25 m) plus a prop's half-width.
 SIDE_CLEAR_DEG = 12.0
+# The side is drawn per carry view, left or right alike (a carry can be reversed, so most
+# views offer both), and up to this many more carries are tried for it before one on the
+# other side is taken: the geometry alone set 7 of 11 carries down on the right.
+SIDE_SEARCH = 12
 # Floor carries tried per top: stands by it, and headings across the view from each (either
 # way).  Three by three found a carry at a view that has one four times in ten draws.
 FLOOR_STANDS = 6
@@ -62,10 +66,16 @@ class End:
     room: int | None
     top: float
     spots: tuple[tuple[float, float], ...]
+    centre: tuple[float, float] | None = None  # a top's: where questions place it
 
     @staticmethod
     def of(s: Surface) -> End:
-        return End(s.obj.instance_id, s.obj.room_id, s.top, tuple(s.spots))
+        return End(s.obj.instance_id, s.obj.room_id, s.top, tuple(s.spots), s.xy)
+
+    def places(self, stand) -> list[tuple[float, float]]:
+        """Where a question locates a prop set down here: the top's centre, or on the floor
+        each spot a carry from ``stand`` uses."""
+        return [self.centre] if self.centre is not None else _nearest(self, stand)
 
 
 def carry_view(ctx: Ctx, anchor: CameraPose):
@@ -80,12 +90,25 @@ def carry_view(ctx: Ctx, anchor: CameraPose):
     ]
     floor_first = ctx.rng.random() < FLOOR_CARRY
     tries = [_floor_pairs, _top_pairs] if floor_first else [_top_pairs, _floor_pairs]
+    want = 1 if ctx.rng.random() < 0.5 else -1  # the set-down place left (+1) or right (-1)
+    other, left = None, SIDE_SEARCH
     for pairs in tries:
         for cand in pairs(ctx, anchor, tops):
             got = _watchable(ctx, anchor, *cand)
-            if got is not None:
+            if got is None:
+                continue
+            if _set_down_side(anchor, got) == want:
                 return got
-    return None
+            other = other or got
+            left -= 1
+            if left <= 0:
+                return other
+    return other
+
+
+def _set_down_side(anchor: CameraPose, got) -> int:
+    pose, (_, (b, pb)) = got
+    return 1 if wrap_angle(_bearing(anchor, b.places(pb)[0]) - pose.yaw) > 0 else -1
 
 
 def _top_pairs(ctx: Ctx, anchor: CameraPose, tops):
@@ -145,7 +168,8 @@ def _watchable(ctx: Ctx, anchor: CameraPose, ea, eb):
     if ctx.seen(anchor, stands).any():
         return None
     heading = math.atan2(mid[1], mid[0])
-    if abs(math.degrees(wrap_angle(_bearing(anchor, cb) - heading))) < SIDE_CLEAR_DEG:
+    offs = [math.degrees(wrap_angle(_bearing(anchor, q) - heading)) for q in b.places(pb)]
+    if min(map(abs, offs)) < SIDE_CLEAR_DEG or min(offs) * max(offs) < 0:
         return None  # the set-down place straight ahead: left or right would be a guess
     xy = anchor.position[:2]
     if any(_blocks(xy, p, sp) for e, p in ((a, pa), (b, pb)) for sp in _nearest(e, p)):

@@ -28,6 +28,7 @@ from streamspatial.sim.event_params import (
     PENDULUM_SIZE,
     PERIOD,
     PROP_SIZE,
+    PROP_SPACING,
     QUANTITY_PROB,
     SURFACE_DIST,
     UNCHANGED_PROB,
@@ -39,6 +40,10 @@ from streamspatial.sim.sightline import open_distance
 from streamspatial.sim.types import CameraPose, wrap_angle
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
+# m: a metronome is placed only where no mover passes this close to the line of sight to it
+# (half a person's shoulders, 0.25 m, and the metronome's own half-width, with a margin): on
+# twelve 3-minute walks a quarter of the cycles were seen only in part, the person in front.
+PATH_CLEAR = 0.5
 LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
 
 
@@ -124,6 +129,17 @@ def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
     return ["added"] * d if d > 0 else ["removed"] * -d
 
 
+def _spaced(spots: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The spots (in their drawn order) at least ``PROP_SPACING`` apart, where three or more
+    are; else all of them.  Props a spot apart (16 cm) hide each other from a camera a few
+    metres off, and a change counts only where every prop on the top is seen."""
+    out: list[tuple[float, float]] = []
+    for sp in spots:
+        if all(math.dist(sp, q) >= PROP_SPACING for q in out):
+            out.append(sp)
+    return out if len(out) >= 3 else list(spots)
+
+
 _SIDE = math.radians(20)  # rays either side of the view's centre that must run free too
 
 
@@ -131,7 +147,7 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
     rng = ctx.rng
     cats = ctx.prop_categories
     spots = [surf.spots[int(i)] for i in rng.permutation(len(surf.spots))]
-    free = list(spots)
+    free = _spaced(spots)
     out = Content()
     sid, room = surf.obj.instance_id, surf.obj.room_id
     props: list[dict] = []  # id, category, color, states: [(time, spot, present)]
@@ -225,9 +241,10 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
 
 
 def place_pendulum(
-    ctx: Ctx, pose: CameraPose, t0: float, t1: float, actor_id: int
+    ctx: Ctx, pose: CameraPose, t0: float, t1: float, actor_id: int, paths=None
 ) -> tuple[Actor, list[Event]] | None:
-    """A metronome on a free top seen from the hold, swinging whole cycles inside it."""
+    """A metronome on a free top seen from the hold, swinging whole cycles inside it, where
+    no mover's path (``paths``: floor points) passes in front of it."""
     rng = ctx.rng
     period = float(rng.uniform(*PERIOD))
     start = t0 + float(rng.uniform(0.2, 0.8))
@@ -242,6 +259,7 @@ def place_pendulum(
         pts = [(x, y, surf.top + PENDULUM_SIZE[2]) for x, y in surf.spots]
         low = [(x, y, surf.top + 0.02) for x, y in surf.spots]
         seen = ctx.seen(pose, pts) & ctx.seen(pose, low)
+        seen &= np.array([not _hidden(pose, sp, paths) for sp in surf.spots])
         if seen.any():
             x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
             ctx.used_surfaces.add(surf.obj.instance_id)
@@ -249,7 +267,7 @@ def place_pendulum(
             break
     if spot is None:  # no free top in view: a pendulum clock on the wall ahead
         spot = _on_wall(ctx, pose)
-        if spot is None:
+        if spot is None or _hidden(pose, spot[:2], paths):
             return None
         room = ctx.room(spot[:2]) if ctx.room(spot[:2]) is not None else ctx.room(pose.position)
     k = int(rng.integers(min(2, kmax), kmax + 1))
@@ -270,6 +288,18 @@ def place_pendulum(
         for j in range(k)
     ]
     return actor, events
+
+
+def _hidden(pose: CameraPose, spot, paths) -> bool:
+    """A path point lies within ``PATH_CLEAR`` of the line of sight to ``spot``, nearer than
+    it (plan view): a mover there would pass in front."""
+    if paths is None or not len(paths):
+        return False
+    c, q = np.asarray(pose.position[:2], float), np.asarray(spot[:2], float)
+    d = q - c
+    u = np.clip((paths - c) @ d / max(float(d @ d), 1e-9), 0.0, None)
+    near = np.hypot(*(c + u[:, None] * d - paths).T) < PATH_CLEAR
+    return bool((near & (u < 1.0)).any())
 
 
 def _on_wall(ctx: Ctx, pose: CameraPose) -> tuple[float, float, float] | None:

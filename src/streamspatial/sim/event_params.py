@@ -62,7 +62,9 @@ LIGHT_OFF = (1.0, 2.0)
 # --------------------------------------------------------------------------- doors (E1-Action)
 # The leaf's geometry and its open angle are sim.door_leaf's (the renderer's convention).
 DOOR_SWING = 0.5  # s for one swing (the brief)
-DOOR_SWINGS = (1, 6)  # swings per minute, uniform (close and open alternate)
+# swings per minute, uniform (close and open alternate).  At least two: E1-Action asks only
+# where two or more were seen, and with 1-6 five of twelve 3-minute walks had none to ask.
+DOOR_SWINGS = (2, 6)
 DOOR_PASS_GUARD = 3.0  # s: no swing within ±3 s of the camera passing through that door
 DOOR_CLOSED = (1.0, 4.0)  # s a closed door stays shut before it may reopen
 # The camera stays this far from a door while its leaf swings or stands shut: a leaf shut
@@ -135,6 +137,10 @@ MOVE_PROB = 0.5
 # own categories excepted).  A change counts only where every prop of the kind is seen on both
 # visits, and an 8-10 cm cup or apple is under the pixel threshold of a 160x120 frame from 2 m.
 GLANCE_CATEGORIES = ("box", "vase", "bottle", "book", "bowl")
+# A glance-back's props stand this far apart where the top has three such spots (else a spot,
+# 16 cm, apart): on twelve 3-minute walks most changes went unasked because a prop of the top
+# was hidden behind its neighbour in one of the two visits.
+PROP_SPACING = 0.3  # m
 HAND_Z = 1.0  # m: a carried prop's height (the person's hand)
 # A carry walks at 0.7–1.2 m/s (a careful pace, carrying), lasting 1.5–4 s: short walks to a
 # floor spot are short, so two or three carries fit in one action hold.  Back empty-handed

@@ -50,7 +50,7 @@ from streamspatial.sim.event_params import (
     WATCH_HOLD,
     WATCH_PITCH,
 )
-from streamspatial.sim.event_scene import free_at, gapped_track, surfaces
+from streamspatial.sim.event_scene import free_at, gapped_track, line_points, surfaces
 from streamspatial.sim.event_walk import plan_doors, plan_lights
 from streamspatial.sim.manoeuvres import Segment, choose, splice, watch
 from streamspatial.sim.occupancy import occupancy
@@ -150,6 +150,17 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
     return seg, content, pose, (t0, t1)
 
 
+def _paths(c: Content) -> np.ndarray:
+    """(N, 2) floor points every 0.1 m along every path the hold's movers take (a person or a
+    ball in front of a metronome hides its swings: a partly seen cycle stops E2-Periodic)."""
+    pts = [np.zeros((0, 2))]
+    for visits in c.visits.values():
+        for wps in visits:
+            xy = [w.position[:2] for w in wps]
+            pts += [line_points(a, b) for a, b in itertools.pairwise(xy)]
+    return np.vstack(pts)
+
+
 def _richness(c: Content) -> tuple[bool, int]:
     """A draw with a carry beats one without (carries are the rarest), then more events."""
     return any(e.kind == "carried" for _, e in c.events), len(c.events)
@@ -225,7 +236,7 @@ def plan_events(
     inserts: list[tuple[int, Segment]] = []
     placed: list[tuple[str, int, int]] = []
     contents: list[Content] = []
-    holds: list[tuple[CameraPose, tuple[float, float]]] = []
+    holds: list[tuple[CameraPose, tuple[float, float], np.ndarray]] = []
     shift = 0
     # Tops an action hold can carry between are kept from the glance-backs (both want them).
     for i, kind in chosen:
@@ -250,7 +261,7 @@ def plan_events(
         placed.append((kind, i + shift, len(seg)))
         contents.append(content)
         if pose is not None:
-            holds.append((pose, window))
+            holds.append((pose, window, _paths(content)))
         shift += len(seg)
     used_frames = shift
     traj, _starts = splice(trajectory, inserts)
@@ -292,8 +303,8 @@ def plan_events(
     for j in [*rng.permutation(len(holds)), *rng.permutation(len(holds))]:  # two may share one
         if want <= 0:
             break
-        pose, (t0, t1) = holds[int(j)]
-        got = place_pendulum(ctx, pose, t0, t1, ids["next"]())
+        pose, (t0, t1), paths = holds[int(j)]
+        got = place_pendulum(ctx, pose, t0, t1, ids["next"](), paths)
         if got is not None:
             actors.append(got[0])
             events += got[1]
