@@ -40,10 +40,11 @@ from streamspatial.sim.sightline import open_distance
 from streamspatial.sim.types import CameraPose, wrap_angle
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
-# m: a metronome is placed only where no mover passes this close to the line of sight to it
-# (half a person's shoulders, 0.25 m, and the metronome's own half-width, with a margin): on
-# twelve 3-minute walks a quarter of the cycles were seen only in part, the person in front.
+# m: a metronome swings only while no mover is this close to the line of sight to it (half a
+# person's shoulders, 0.25 m, and the metronome's own half-width, with a margin): on twelve
+# 3-minute walks a quarter of the cycles were seen only in part, the person in front.
 PATH_CLEAR = 0.5
+PATH_GAP = 0.3  # s kept clear either side of a moment a mover is in front
 LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
 
 
@@ -241,35 +242,43 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
 
 
 def place_pendulum(
-    ctx: Ctx, pose: CameraPose, t0: float, t1: float, actor_id: int, paths=None
+    ctx: Ctx, pose: CameraPose, t0: float, t1: float, actor_id: int, movers=None
 ) -> tuple[Actor, list[Event]] | None:
-    """A metronome on a free top seen from the hold, swinging whole cycles inside it, where
-    no mover's path (``paths``: floor points) passes in front of it."""
+    """A metronome on a free top seen from the hold, swinging whole cycles inside it while
+    no mover (``movers``: ``(t, x, y)`` samples) passes in front of it."""
     rng = ctx.rng
     period = float(rng.uniform(*PERIOD))
-    start = t0 + float(rng.uniform(0.2, 0.8))
-    kmax = math.floor((t1 - 0.1 - start) / period)
-    if kmax < 1:
+    lo, hi = t0 + float(rng.uniform(0.2, 0.8)), t1 - 0.1
+    if hi - lo < period:
         return None
-    spot = None
+    spot = win = None
     for s in rng.permutation(len(ctx.surfaces)):
         surf = ctx.surfaces[int(s)]
         if surf.obj.instance_id in ctx.used_surfaces:
             continue
         pts = [(x, y, surf.top + PENDULUM_SIZE[2]) for x, y in surf.spots]
         low = [(x, y, surf.top + 0.02) for x, y in surf.spots]
-        seen = ctx.seen(pose, pts) & ctx.seen(pose, low)
-        seen &= np.array([not _hidden(pose, sp, paths) for sp in surf.spots])
-        if seen.any():
-            x, y = surf.spots[int(np.flatnonzero(seen)[int(rng.integers(seen.sum()))])]
-            ctx.used_surfaces.add(surf.obj.instance_id)
-            spot, room = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4)), surf.obj.room_id
+        seen = np.flatnonzero(ctx.seen(pose, pts) & ctx.seen(pose, low))
+        for j in rng.permutation(seen):
+            x, y = surf.spots[int(j)]
+            got = _clear_window(pose, (x, y), movers, lo, hi)
+            if got[1] - got[0] >= period:
+                ctx.used_surfaces.add(surf.obj.instance_id)
+                spot, room = (x, y, round(surf.top + PENDULUM_SIZE[2] / 2, 4)), surf.obj.room_id
+                win = got
+                break
+        if spot is not None:
             break
     if spot is None:  # no free top in view: a pendulum clock on the wall ahead
         spot = _on_wall(ctx, pose)
-        if spot is None or _hidden(pose, spot[:2], paths):
+        if spot is None:
+            return None
+        win = _clear_window(pose, spot[:2], movers, lo, hi)
+        if win[1] - win[0] < period:
             return None
         room = ctx.room(spot[:2]) if ctx.room(spot[:2]) is not None else ctx.room(pose.position)
+    start = win[0]
+    kmax = math.floor((win[1] - start) / period)
     k = int(rng.integers(min(2, kmax), kmax + 1))
     cx, cy, _ = pose.position
     yaw = math.atan2(cy - spot[1], cx - spot[0])  # its face to the camera: it swings across
@@ -290,16 +299,24 @@ def place_pendulum(
     return actor, events
 
 
-def _hidden(pose: CameraPose, spot, paths) -> bool:
-    """A path point lies within ``PATH_CLEAR`` of the line of sight to ``spot``, nearer than
-    it (plan view): a mover there would pass in front."""
-    if paths is None or not len(paths):
-        return False
+def _clear_window(pose: CameraPose, spot, movers, lo: float, hi: float) -> tuple[float, float]:
+    """The longest stretch of ``[lo, hi]`` in which no mover is within ``PATH_CLEAR`` of the
+    line of sight to ``spot`` and nearer than it (plan view), ``PATH_GAP`` s kept either side
+    of each moment one is."""
+    if movers is None or not len(movers):
+        return lo, hi
     c, q = np.asarray(pose.position[:2], float), np.asarray(spot[:2], float)
-    d = q - c
-    u = np.clip((paths - c) @ d / max(float(d @ d), 1e-9), 0.0, None)
-    near = np.hypot(*(c + u[:, None] * d - paths).T) < PATH_CLEAR
-    return bool((near & (u < 1.0)).any())
+    d, xy = q - c, movers[:, 1:]
+    u = np.clip((xy - c) @ d / max(float(d @ d), 1e-9), 0.0, None)
+    front = (np.hypot(*(c + u[:, None] * d - xy).T) < PATH_CLEAR) & (u < 1.0)
+    best, a = (lo, lo), lo
+    for t in sorted(float(t) for t in movers[front, 0]):
+        if t - PATH_GAP > a and min(t - PATH_GAP, hi) - a > best[1] - best[0]:
+            best = (a, min(t - PATH_GAP, hi))
+        a = max(a, t + PATH_GAP)
+    if hi - a > best[1] - best[0]:
+        best = (a, hi)
+    return best
 
 
 def _on_wall(ctx: Ctx, pose: CameraPose) -> tuple[float, float, float] | None:

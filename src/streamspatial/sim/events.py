@@ -50,7 +50,7 @@ from streamspatial.sim.event_params import (
     WATCH_HOLD,
     WATCH_PITCH,
 )
-from streamspatial.sim.event_scene import free_at, gapped_track, line_points, surfaces
+from streamspatial.sim.event_scene import free_at, gapped_track, surfaces
 from streamspatial.sim.event_walk import plan_doors, plan_lights
 from streamspatial.sim.manoeuvres import Segment, choose, splice, watch
 from streamspatial.sim.occupancy import occupancy
@@ -151,14 +151,17 @@ def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
 
 
 def _paths(c: Content) -> np.ndarray:
-    """(N, 2) floor points every 0.1 m along every path the hold's movers take (a person or a
-    ball in front of a metronome hides its swings: a partly seen cycle stops E2-Periodic)."""
-    pts = [np.zeros((0, 2))]
+    """(N, 3) samples ``(t, x, y)`` every 0.1 s of every mover of the hold (a person or a
+    ball passing in front of a metronome hides its swings: a cycle seen in part stops
+    E2-Periodic's questions, so the metronome swings only while no one passes in front)."""
+    out = [np.zeros((0, 3))]
     for visits in c.visits.values():
         for wps in visits:
-            xy = [w.position[:2] for w in wps]
-            pts += [line_points(a, b) for a, b in itertools.pairwise(xy)]
-    return np.vstack(pts)
+            ts = np.arange(wps[0].time, wps[-1].time + 1e-9, 0.1)
+            xs = np.interp(ts, [w.time for w in wps], [w.position[0] for w in wps])
+            ys = np.interp(ts, [w.time for w in wps], [w.position[1] for w in wps])
+            out.append(np.column_stack([ts, xs, ys]))
+    return np.vstack(out)
 
 
 def _richness(c: Content) -> tuple[bool, int]:
