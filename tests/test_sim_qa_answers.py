@@ -855,12 +855,13 @@ def test_numeric_answers_are_spread_over_their_bins():
 
     gen = QuestionGenerator(0)
     rng = random.Random(1)
-    stream = [rng.choice([2.0] * 8 + [1.0, 3.0, 6.0]) for _ in range(400)]
+    stream = [rng.choice([2.0] * 8 + [3.0, 3.0, 6.0, 6.0, 12.0]) for _ in range(400)]
     kept = [v for v in stream if gen._admit(Draft("s3.count", "?", [DraftQuery(1.0, v)], {}))]
     per_bin = Counter(bin_of("s3.count", v) for v in kept)
     even = len(kept) / len(bins_of("s3.count"))
     assert max(per_bin.values()) <= BIN_SHARE * even + 1
-    assert per_bin[bin_of("s3.count", 6.0)] == stream.count(6.0)  # rare bins always get in
+    # a rare bin gets in, but for a draw or two while the family is still small
+    assert per_bin[bin_of("s3.count", 12.0)] >= stream.count(12.0) - 2
     free = Draft("s3.unbinned", "?", [DraftQuery(1.0, 2.0)], {})
     assert all(gen._admit(free) for _ in range(20))  # families without bins pass
 
