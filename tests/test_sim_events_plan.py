@@ -15,7 +15,7 @@ from streamspatial.sim.event_params import (
     GLANCE_OPEN,
 )
 from streamspatial.sim.event_walk import PASS_RADIUS
-from streamspatial.sim.events import manoeuvre_share, plan_events
+from streamspatial.sim.events import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
 from streamspatial.sim.schedule import ACTOR_ID_BASE
@@ -312,3 +312,20 @@ def test_carries_are_set_down_off_the_centre_line(many):
             off = math.atan2(y - pose.position[1], x - pose.position[0]) - pose.yaw
             assert abs(math.degrees(math.atan2(math.sin(off), math.cos(off)))) >= 8.0
     assert n >= 4, n
+
+
+def test_a_taken_glance_back_moves_to_the_nearest_surveyed_place():
+    """A glance-back whose top an earlier manoeuvre took tries the survey's other places
+    between its neighbours (nearest first); other kinds keep their one place."""
+    survey = {"glance": [(i, 30, False, 2) for i in (10, 40, 70, 95, 120, 200)]}
+    assert _anchors(survey, "glance", 95, 30, 150) == [95, 70, 120, 40]  # ties: earlier
+    assert _anchors(survey, "glance", 95, 100, 110) == [95]
+    assert _anchors(survey, "action", 95, 0, 300) == [95]
+    assert len(_anchors(survey, "glance", 10, 0, 10_000)) == 1 + min(5, GLANCE_FALLBACKS)
+
+
+def test_carries_in_most_walks(many):
+    """An action hold draws its carry view again before it settles for movers: the survey's
+    view came back at the hold in 3 draws of 16, and most walks had no carry."""
+    walks = sum(any(e.kind == "carried" for e in sched.events) for _h, _t, sched in many)
+    assert walks >= len(many) // 2, walks

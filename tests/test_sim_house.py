@@ -11,7 +11,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.house import generate_house, room_mask_area, single_room_house
+from streamspatial.sim.house import (
+    _loop_door_prob,
+    generate_house,
+    room_mask_area,
+    single_room_house,
+)
 from streamspatial.sim.occupancy import FLAT, occupancy
 from streamspatial.sim.types import House
 
@@ -63,6 +68,20 @@ def test_door_graph_connects_every_room(houses):
                     seen.add(nb)
                     todo.append(nb)
         assert seen == {r.room_id for r in h.rooms}, h.house_id
+
+
+def test_many_houses_have_a_second_way_between_rooms(houses):
+    """Loops in the door graph: with a tree, every blocked doorway cuts the house in two and
+    OVO-S-Bench's Obstacle-Aware Rerouting has one answer ("there is no other way")."""
+    loops = [len(h.doors) - len(h.rooms) + 1 for h in houses]
+    assert min(loops) >= 0
+    assert sum(n > 0 for n in loops) >= len(houses) // 2, loops
+    for h in houses:  # one door a pair of rooms
+        pairs = [frozenset((d.room_a, d.room_b)) for d in h.doors]
+        assert len(pairs) == len(set(pairs)), h.house_id
+    # a second way in: never into a bathroom, nor between two private rooms
+    assert _loop_door_prob("kitchen", "bathroom") == _loop_door_prob("bedroom", "study") == 0
+    assert 0 < _loop_door_prob("living_room", "bedroom") < _loop_door_prob("kitchen", "hallway")
 
 
 def test_every_room_is_reachable_on_foot(houses):

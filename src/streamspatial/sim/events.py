@@ -41,6 +41,7 @@ from streamspatial.sim.event_params import (
     CROSS_BALL_PROB,
     CROSS_HOLD,
     EXTRA_KINDS,
+    MIN_WALK_GAP,
     MINUTE_KINDS,
     PENDULUMS,
     PERSON_SIZE,
@@ -59,7 +60,14 @@ from streamspatial.sim.sightline import wall_rects
 from streamspatial.sim.types import CameraPose, House, Trajectory
 
 YAWS = 12  # headings tried for a watch hold
-DRAWS = 3  # draws of a watch hold's content at its chosen place; the richest is kept
+# Draws of a manoeuvre's content at its chosen place: a watch hold keeps the richest, a
+# glance-back the first that fits (one draw placed 1-3 of 6-8 chosen glance-backs a walk).
+DRAWS = 3
+GLANCE_FALLBACKS = 8  # other surveyed places tried for a glance-back whose top was taken
+# Draws of a carry view at an action hold's place before it watches movers instead.  A view
+# drawn once in the survey came back at the hold itself in 3 draws of 16 (floor spots and the
+# set-down side are drawn), so walks with carry views still ended without a carry.
+CARRY_VIEW_DRAWS = 4
 SURVEY_STEP = 1.5  # s of walk between the places a manoeuvre is tried at
 
 
@@ -105,7 +113,10 @@ def _cross(
 def _action(ctx: Ctx, anchor: CameraPose, start: int, ids) -> tuple | None:
     rng, fps = ctx.rng, ctx.fps
     hold = float(rng.uniform(*WATCH_HOLD))
-    carry = carry_view(ctx, anchor)  # a carry where its ends are in view, else movers
+    carry = None  # a carry where its ends are in view, else movers
+    for _ in range(CARRY_VIEW_DRAWS):
+        if (carry := carry_view(ctx, anchor)) is not None:
+            break
     if carry is not None:
         pose = carry[0]
     else:  # the heading that sees the most free floor
@@ -167,6 +178,34 @@ def _paths(c: Content) -> np.ndarray:
 def _richness(c: Content) -> tuple[bool, int]:
     """A draw with a carry beats one without (carries are the rarest), then more events."""
     return any(e.kind == "carried" for _, e in c.events), len(c.events)
+
+
+def _anchors(survey, kind: str, i0: int, lo: int, hi: int) -> list[int]:
+    """The chosen anchor, then for a glance-back up to ``GLANCE_FALLBACKS`` other surveyed
+    places strictly between ``lo`` and ``hi``, nearest first.  The survey tried every place
+    with every top free; by the real draw, earlier manoeuvres have taken some (a top holds one
+    glance-back's props), and that left 5 of 6 chosen glance-backs unplaced."""
+    if kind != "glance":
+        return [i0]
+    near = sorted((abs(s[0] - i0), s[0]) for s in survey.get(kind, ()) if lo < s[0] < hi)
+    return [i0, *[i for _, i in near if i != i0][:GLANCE_FALLBACKS]]
+
+
+def _draw(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, n: int):
+    """A manoeuvre's content at its place: a watch hold's richest of ``DRAWS`` draws, a
+    glance-back's first that fits ("nothing changed" must not lose to a change); None when
+    none fits.  ``ctx.used_surfaces`` ends as the kept draw left it."""
+    res, used_after, before = None, None, set(ctx.used_surfaces)
+    for _ in range(DRAWS):
+        ctx.used_surfaces = set(before)
+        got = _plan(ctx, kind, anchor, start, ids)
+        fits = got is not None and start + len(got[0]) < n
+        if fits and (res is None or _richness(got[1]) > _richness(res[1])):
+            res, used_after = got, set(ctx.used_surfaces)
+        if res is not None and kind == "glance":
+            break
+    ctx.used_surfaces = before if res is None else used_after
+    return res
 
 
 def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids):
@@ -247,16 +286,16 @@ def plan_events(
             if (view := carry_view(ctx, trajectory.poses[i])) is not None:
                 ctx.reserved.update(e.surface for e, _ in view[1] if e.surface is not None)
                 break
-    for i, kind in chosen:
-        # The content is drawn again with the real times: the best of a few draws.
-        res, used_after, before = None, None, set(ctx.used_surfaces)
-        for _ in range(1 if kind == "glance" else DRAWS):  # "nothing changed" must not lose
-            ctx.used_surfaces = set(before)
-            got = _plan(ctx, kind, trajectory.poses[i], i + shift, ids)
-            fits = got is not None and i + shift + len(got[0]) < n
-            if fits and (res is None or _richness(got[1]) > _richness(res[1])):
-                res, used_after = got, set(ctx.used_surfaces)
-        ctx.used_surfaces = before if res is None else used_after
+    gap = round(MIN_WALK_GAP * fps)
+    prev = -gap
+    for j, (i0, kind) in enumerate(chosen):
+        # The content is drawn again with the real times.  A glance-back whose top an earlier
+        # manoeuvre took (or a carry keeps) moves to the nearest surveyed place in between.
+        nxt = chosen[j + 1][0] if j + 1 < len(chosen) else n
+        res = None
+        for i in _anchors(survey, kind, i0, prev + gap, nxt - gap):
+            if (res := _draw(ctx, kind, trajectory.poses[i], i + shift, ids, n)) is not None:
+                break
         if res is None:
             continue
         seg, content, pose, window = res
@@ -266,6 +305,7 @@ def plan_events(
         if pose is not None:
             holds.append((pose, window, _paths(content)))
         shift += len(seg)
+        prev = i
     used_frames = shift
     traj, _starts = splice(trajectory, inserts)
     if report is not None:

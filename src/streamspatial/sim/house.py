@@ -32,6 +32,12 @@ WALL_HEIGHT = 2.6
 DOOR_CELLS = 2  # doors are two grid cells (1.0 m) wide
 DOOR_CLEARANCE = 1.0  # metres kept free on both sides of a door
 _GAP = 0.03  # between furniture and walls / other furniture
+# Extra doors between adjacent rooms the door tree left unjoined, by how many of the two are
+# public: open-plan living, dining and kitchen areas and hallways usually connect more than
+# one way, a bedroom or study off the living room sometimes does, a bathroom never.  A tree
+# leaves one way between any two rooms, so OVO-S-Bench's Obstacle-Aware Rerouting (3.3.2)
+# had "there is no other way" as the answer of 1,190 of 1,190 drafts on twelve houses.
+LOOP_DOOR_PROB = {1: 0.5, 2: 0.85}
 MAX_COLOR_SHARE = 0.10  # no measured colour names more than this share of a house's objects
 
 
@@ -148,8 +154,17 @@ def _shared_runs(plan: Plan) -> dict[tuple[int, int], list[tuple[str, int, int, 
     return runs
 
 
+def _loop_door_prob(a: str, b: str) -> float:
+    """Chance of a second way between two adjacent rooms the door tree did not join."""
+    public = (a in catalog.PUBLIC_ROOMS) + (b in catalog.PUBLIC_ROOMS)
+    if "bathroom" in (a, b) or public == 0:
+        return 0.0
+    return LOOP_DOOR_PROB[public]
+
+
 def _place_doors(rng: np.random.Generator, plan: Plan, types: list[str]) -> tuple[Door, ...]:
-    """A spanning tree of doors grown from the hub room, public rooms preferred as parents."""
+    """A spanning tree of doors grown from the hub room, public rooms preferred as parents,
+    then the extra doors that close loops (``LOOP_DOOR_PROB``)."""
     runs = {p: [x for x in v if x[3] >= DOOR_CELLS + 1] for p, v in _shared_runs(plan).items()}
     runs = {p: v for p, v in runs.items() if v}
     n = len(types)
@@ -172,9 +187,8 @@ def _place_doors(rng: np.random.Generator, plan: Plan, types: list[str]) -> tupl
             raise PlanRejected("rooms not connectable")
         chosen.append(best)
         in_tree |= set(best)
-    for (a, b), _v in sorted(runs.items()):  # an extra door between public rooms, sometimes
-        pub = types[a] in catalog.PUBLIC_ROOMS and types[b] in catalog.PUBLIC_ROOMS
-        if (a, b) not in chosen and pub and rng.random() < 0.5:
+    for (a, b), _v in sorted(runs.items()):  # extra doors close loops
+        if (a, b) not in chosen and rng.random() < _loop_door_prob(types[a], types[b]):
             chosen.append((a, b))
     doors = []
     for i, (a, b) in enumerate(chosen):

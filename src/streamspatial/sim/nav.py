@@ -176,7 +176,9 @@ def smooth_path(occ: Occupancy, cells: list[tuple[int, int]]) -> np.ndarray:
             sx, sy = interpolate.splev(u, tck)
             smooth = np.stack([sx, sy], axis=1)
             smooth[0], smooth[-1] = pts[0], pts[-1]
-            if _path_free(occ, smooth, occ.resolution / 2):
+            # Checked every centimetre: the walk samples its own points on the chords between
+            # the spline's, and a chord can clip the corner of a blocked cell.
+            if _path_free(occ, smooth, occ.resolution / 10):
                 return smooth
         except (ValueError, TypeError):  # degenerate control points: fall back
             pass
@@ -356,7 +358,11 @@ def plan_trajectory(
             visited.append((nxt.x, nxt.y))
             continue
         path = smooth_path(occ, cells)
-        path[0] = (cur.x, cur.y)
+        here = np.array([cur.x, cur.y])
+        if _path_free(occ, np.stack([here, path[1]]), occ.resolution / 2):
+            path[0] = here
+        else:  # the straight line from the stop would cut a blocked corner: via its cell
+            path = np.vstack([here, path])
         first = path[min(len(path) - 1, 4)] - path[0]
         yaw = emit_turn(cur.x, cur.y, yaw, math.atan2(first[1], first[0]))
         yaw = emit_walk(path, yaw)
