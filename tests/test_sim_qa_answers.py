@@ -848,6 +848,43 @@ def test_no_answer_text_takes_more_than_its_share_of_a_choice_family():
     assert all(gen._admit(draft("1", queries=many, choices=["1", "2", "3"])) for _ in range(20))
 
 
+def test_a_balanced_family_drafts_for_the_classes_it_still_admits():
+    """Once a rare class holds a family back, its drafts aim at that class only, instead of
+    three in four of them going to classes the balancer then refuses."""
+    from streamspatial.sim.qa import Draft, DraftQuery
+    from streamspatial.sim.qa.balance import OPEN_CLASSES, draw_class
+
+    classes = ("Ahead", "To your left", "To your right", "Behind you")
+
+    def draft(cls: str) -> Draft:
+        return Draft(
+            "ucs.relative_position",
+            "?",
+            [DraftQuery(1.0, cls)],
+            {},
+            choices=list(classes),
+            answer_class=cls,
+            classes=classes,
+        )
+
+    gen = QuestionGenerator(0)
+    bal = gen._balance
+    assert bal.open_classes("ucs.relative_position") is None  # nothing known yet
+    for cls in classes[:3]:
+        assert gen._admit(draft(cls))
+    assert bal.open_classes("ucs.relative_position") == {"Behind you"}
+    rng = random.Random(3)
+    token = OPEN_CLASSES.set(bal.open_classes("ucs.relative_position"))
+    try:
+        assert {draw_class(rng, classes) for _ in range(50)} == {"Behind you"}
+        assert draw_class(rng, ("Yes", "No")) in ("Yes", "No")  # none open: any of its own
+    finally:
+        OPEN_CLASSES.reset(token)
+    assert {draw_class(rng, classes) for _ in range(200)} == set(classes)  # outside: uniform
+    assert gen._admit(draft("Behind you"))
+    assert bal.open_classes("ucs.relative_position") == set(classes)
+
+
 def test_numeric_answers_are_spread_over_their_bins():
     """A number family whose answers pile into one bin is throttled to about its share."""
     from streamspatial.sim.qa import Draft, DraftQuery

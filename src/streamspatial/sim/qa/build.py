@@ -30,7 +30,7 @@ from . import (  # noqa: F401  (register the families)
     vcbench,
     vcbench_events,
 )
-from .balance import BINS, Balancer
+from .balance import BINS, OPEN_CLASSES, Balancer
 from .draft import Draft, LetterDealer, to_item
 from .registry import FAMILIES, Episode, Family
 from .vcbench import IDENTITY_LABELS, identity_persistence
@@ -91,7 +91,11 @@ class QuestionGenerator:
             for k in cands[: want * tries]:
                 if made >= want:
                     break
-                batch = fam.generate(ep, k, random.Random(rng.random()))
+                token = OPEN_CLASSES.set(self._balance.open_classes(fam.key))
+                try:
+                    batch = fam.generate(ep, k, random.Random(rng.random()))
+                finally:
+                    OPEN_CLASSES.reset(token)
                 sig = "|".join(_signature(d) for d in batch)
                 if not batch or sig in seen or not self._keys_allow(batch):
                     continue

@@ -19,6 +19,7 @@ import itertools
 import math
 import random
 
+from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
@@ -83,7 +84,7 @@ def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
 @ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
 def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """How many props of a kind were added to or removed from a surface while I looked away."""
-    want = rng.choice(list(QUANTITY_TEXT))
+    want = draw_class(rng, QUANTITY_TEXT)
     got = _latest_change(ep, k, want, rng)
     if got is None:
         return []
@@ -180,7 +181,7 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = whole_second(ep, k)
     if p is None or not p.dynamic:
         return []
-    want = rng.choice(list(SIDES))
+    want = draw_class(rng, SIDES)
     carries = sorted(p.events(("carried",)), key=lambda e: e.start)
     latest = {e.subject: e for e in carries}
     for e in reversed(carries):

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from streamspatial.bench.tasks import OVOS_TASKS as TASKS
 from streamspatial.core.schema import TaskLabels
 
+from .balance import draw_class
 from .common import clear_margin, count_options, intent, ladder, name, nameable
 from .draft import Draft, DraftQuery
 from .naming import plural, room_ref
@@ -336,7 +337,7 @@ def pick_in_direction(
 @ovos("behind_camera", "2.2.2")
 def behind_camera(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
-    want = rng.choice(EGO_DIRS)
+    want = draw_class(rng, EGO_DIRS)
     o = pick_in_direction(p, out_of_view(p), want, rng)
     if o is None:
         return []

@@ -24,6 +24,7 @@ import random
 from streamspatial.sim.posture import LOWERED
 from streamspatial.sim.types import Visible
 
+from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft, DraftQuery
 from .ovos import labels
@@ -170,7 +171,7 @@ def containment(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if not pairs:
         return []
     x, support = rng.choice(pairs)
-    want = rng.choice(YES_NO)
+    want = draw_class(rng, YES_NO)
     if want == "Yes":
         y = support
     else:

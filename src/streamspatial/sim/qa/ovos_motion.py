@@ -21,6 +21,7 @@ import random
 from collections.abc import Callable
 from typing import TypeVar
 
+from .balance import draw_class
 from .common import intent, name
 from .draft import Draft, DraftQuery
 from .motion import (
@@ -120,7 +121,7 @@ def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) ->
 @ovos("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
 def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which way a named mover is going over the last second, the camera holding still."""
-    want = rng.choice(DIRECTIONS)
+    want = draw_class(rng, DIRECTIONS)
     got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: m.cls == want))
     if got is None:
         return []
@@ -153,7 +154,7 @@ def _is_person(m: Motion, want: str) -> bool:
 @ovos("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
 def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Whether the person stands still or walks, and which way relative to the camera."""
-    want = rng.choice(list(STATE_TEXT))
+    want = draw_class(rng, STATE_TEXT)
     got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: _is_person(m, want)))
     if got is None:
         return []
@@ -213,7 +214,7 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     random.  An earlier form compared an actor with the camera: the camera holds still while
     people cross, so the actor's name gave the answer away (qc blind: 26 points over chance).
     """
-    want = rng.choice(SPEED_CLASSES)
+    want = draw_class(rng, SPEED_CLASSES)
 
     def find(kk: int):
         cands = []
@@ -262,7 +263,7 @@ def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | Non
 @ovos("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
 def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """What changed on a surface between its previous visit and the one in view now."""
-    want = rng.choice(list(CHANGE_TEXT))
+    want = draw_class(rng, CHANGE_TEXT)
     got = latest(ep, k, lambda kk: _change(ep, kk, want, rng))
     if got is None:
         return []

@@ -19,6 +19,7 @@ import random
 
 from streamspatial.sim.types import SceneObject
 
+from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft, DraftQuery
 from .naming import room_ref
@@ -82,7 +83,7 @@ def mental_rotation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     furniture = [i for i in seen if p.obj(i).kind == "furniture"]
     if len(furniture) < 3:
         return []
-    want = rng.choice(YES_NO)
+    want = draw_class(rng, YES_NO)
     for _ in range(12):
         x, y, z = rng.sample(furniture, 3)
         if p.obj(y).room_id != p.obj(z).room_id:
@@ -129,7 +130,7 @@ def what_if(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     seen = set(p.seen)
     targets = nameable(p, p.seen)
     rng.shuffle(targets)
-    want = rng.choice(YES_NO)
+    want = draw_class(rng, YES_NO)
     for y in targets:
         end = p.obj(y).position[:2]
         if any(floor_hits(here, end, lo, hi) for lo, hi in walls):
@@ -191,7 +192,7 @@ def feasibility(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     bases = [i for i in seen if p.obj(i).kind == "furniture"]
     if len(seen) < 2 or not bases:
         return []
-    want = rng.choice(YES_NO)
+    want = draw_class(rng, YES_NO)
     for _ in range(12):
         y = rng.choice(bases)
         x = rng.choice([i for i in seen if i != y])

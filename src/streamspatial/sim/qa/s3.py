@@ -17,6 +17,7 @@ import numpy as np
 
 from streamspatial.core.schema import TaskLabels
 
+from .balance import draw_class
 from .common import clear_margin, intent, name, nameable
 from .draft import Draft, DraftQuery
 from .groups import pick_target
@@ -389,7 +390,7 @@ def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
     rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 3]
     if not rooms:
         return None
-    want = rng.choice(ORIENTATIONS)  # choose the class first: answers stay balanced
+    want = draw_class(rng, ORIENTATIONS)  # choose the class first: answers stay balanced
     for _ in range(30):
         a, b, c = rng.sample(by_room[rng.choice(rooms)], 3)
         pa, pb, pc = (p.obj(x).position for x in (a, b, c))

@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from .balance import draw_class
 from .prefix import Prefix
 from .registry import Episode
 
@@ -30,7 +31,7 @@ def class_first(
     floor_s: float = 3.0,
 ) -> tuple[Prefix, str, T] | None:
     """The latest prefix at or before ``k`` whose ``classify`` result has the wanted class."""
-    want = rng.choice(list(classes))
+    want = draw_class(rng, classes)
     p = ep.prefix(k)
     step = max(1, p.frames_back(step_s))
     lo = max(p.frames_back(floor_s), k - p.frames_back(lookback_s))

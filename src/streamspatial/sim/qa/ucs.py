@@ -24,6 +24,7 @@ import random
 
 from streamspatial.core.schema import TaskLabels
 
+from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft, DraftQuery
 from .naming import category_text, room_ref
@@ -98,7 +99,7 @@ def ego_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = whole_second(ep, k)
     if p is None:
         return []
-    want = rng.choice(list(NOW))
+    want = draw_class(rng, NOW)
     cands = []
     for o in nameable(p, p.seen):
         label = _sector_ok(p.bearing(o))
@@ -129,7 +130,7 @@ def relative_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = whole_second(ep, k)
     if p is None:
         return []
-    want = rng.choice(list(THEN))
+    want = draw_class(rng, THEN)
     entered: dict[int, int] = {}
     for r in p.room_runs:
         entered.setdefault(r.key, r.start)
@@ -249,7 +250,7 @@ def reachability(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = whole_second(ep, k)
     if p is None:
         return []
-    want = rng.choice(("can", "cannot"))
+    want = draw_class(rng, ("can", "cannot"))
     cands = []
     for o in nameable(p, p.seen):
         d = reach_distance(p, o)
