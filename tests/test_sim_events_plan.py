@@ -124,8 +124,8 @@ def test_cycles_match_swings(walks):
     assert n >= 1
 
 
-def test_counts_spread_across_walks(walks):
-    per = [Counter(e.kind for e in sched.events) for *_, sched in walks.values()]
+def test_counts_spread_across_walks(many):
+    per = [Counter(e.kind for e in sched.events) for *_, sched in many]
     for kind in ("light_off", "door_close", "episode"):
         assert len({c[kind] for c in per}) > 1, kind
 
@@ -228,24 +228,6 @@ def test_open_distance_stops_at_the_first_wall():
     )
 
 
-def test_glance_backs_look_into_the_room(walks):
-    """The still 'away' part of a glance-back faces open space wherever the room offers it."""
-    n = faced = 0
-    for house, _, traj, sched in walks.values():
-        rects = wall_rects(house)
-        marks = {
-            (e.start, e.end)
-            for e in sched.events
-            if e.kind in ("added", "removed", "moved", "unchanged")
-        }
-        for start, end in marks:  # each glance-back once
-            p = traj.poses[round((start + end) / 2 * traj.fps)]
-            n += 1
-            faced += open_distance(rects, p.position[:2], p.yaw) >= GLANCE_OPEN
-    assert n >= 4
-    assert faced >= n - 1  # a cramped corner may offer no open view
-
-
 @pytest.fixture(scope="module")
 def many():
     """Twenty-four one-minute walks: enough glance-backs and carries to see their spread."""
@@ -329,3 +311,21 @@ def test_carries_in_most_walks(many):
     view came back at the hold in 3 draws of 16, and most walks had no carry."""
     walks = sum(any(e.kind == "carried" for e in sched.events) for _h, _t, sched in many)
     assert walks >= len(many) // 2, walks
+
+
+def test_glance_backs_look_into_the_room(many):
+    """The still 'away' part of a glance-back faces open space wherever the room offers it."""
+    n = faced = 0
+    for house, traj, sched in many:
+        rects = wall_rects(house)
+        marks = {
+            (e.start, e.end)
+            for e in sched.events
+            if e.kind in ("added", "removed", "moved", "unchanged")
+        }
+        for start, end in marks:  # each glance-back once
+            p = traj.poses[round((start + end) / 2 * traj.fps)]
+            n += 1
+            faced += open_distance(rects, p.position[:2], p.yaw) >= GLANCE_OPEN
+    assert n >= 20
+    assert faced >= 0.85 * n, (faced, n)  # a cramped room may offer no open view (4 of 40)

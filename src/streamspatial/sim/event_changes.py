@@ -73,9 +73,10 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
 
 
 def plan_glance(
-    ctx: Ctx, anchor: CameraPose, start: int, next_id
+    ctx: Ctx, anchor: CameraPose, start: int, next_id, *, open_only: bool = False
 ) -> tuple[Segment, Content] | None:
-    """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk."""
+    """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk.
+    ``open_only``: None unless it can look away into open space (``GLANCE_OPEN``)."""
     target = glance_target(ctx, anchor)
     if target is None:
         return None
@@ -86,7 +87,7 @@ def plan_glance(
     if ctx.seen(_at(anchor, yaw, pitch), [surf.point(0.05)]).sum() == 0:
         return None
     spots = [(sx, sy, surf.top + 0.05) for sx, sy in surf.spots]
-    for away in _away_turns(ctx, anchor, yaw, drawn):
+    for away in _away_turns(ctx, anchor, yaw, drawn, open_only):
         seg = glance_back(anchor.yaw, anchor.pitch, yaw, pitch, away, away_s, fps)
         # The surface is out of view from the first pose after look1 to the last before
         # look2: the changes happen (and the event spans) only inside the still part.
@@ -101,9 +102,12 @@ def plan_glance(
     return seg, _changes(ctx, surf, t_away, next_id)
 
 
-def _away_turns(ctx: Ctx, anchor: CameraPose, yaw: float, drawn: float) -> list[float]:
+def _away_turns(
+    ctx: Ctx, anchor: CameraPose, yaw: float, drawn: float, open_only: bool = False
+) -> list[float]:
     """The turns a glance-back may look away by, best first: the drawn one when its view is
-    open (``GLANCE_OPEN``), then the others on offer from the most open view down."""
+    open (``GLANCE_OPEN``), then the others on offer from the most open view down (only the
+    open ones when ``open_only``)."""
     xy = anchor.position[:2]
 
     def openness(turn: float) -> float:
@@ -111,8 +115,10 @@ def _away_turns(ctx: Ctx, anchor: CameraPose, yaw: float, drawn: float) -> list[
 
     offers = [sign * m for sign in (1, -1) for m in np.linspace(*GLANCE_OFFERS)]
     if openness(drawn) >= GLANCE_OPEN:
-        return [drawn, *sorted(offers, key=openness, reverse=True)]
-    return sorted([drawn, *offers], key=openness, reverse=True)
+        turns = [drawn, *sorted(offers, key=openness, reverse=True)]
+    else:
+        turns = sorted([drawn, *offers], key=openness, reverse=True)
+    return [t for t in turns if openness(t) >= GLANCE_OPEN] if open_only else turns
 
 
 def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:

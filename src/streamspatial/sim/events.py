@@ -182,7 +182,8 @@ def _richness(c: Content) -> tuple[bool, int]:
 
 def _anchors(survey, kind: str, i0: int, lo: int, hi: int) -> list[int]:
     """The chosen anchor, then for a glance-back up to ``GLANCE_FALLBACKS`` other surveyed
-    places strictly between ``lo`` and ``hi``, nearest first.  The survey tried every place
+    places strictly between ``lo`` and ``hi``, nearest first (where it can look away into open
+    space: a fallback must not stare at a wall).  The survey tried every place
     with every top free; by the real draw, earlier manoeuvres have taken some (a top holds one
     glance-back's props), and that left 5 of 6 chosen glance-backs unplaced."""
     if kind != "glance":
@@ -191,14 +192,14 @@ def _anchors(survey, kind: str, i0: int, lo: int, hi: int) -> list[int]:
     return [i0, *[i for _, i in near if i != i0][:GLANCE_FALLBACKS]]
 
 
-def _draw(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, n: int):
+def _draw(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, n: int, *, open_only=False):
     """A manoeuvre's content at its place: a watch hold's richest of ``DRAWS`` draws, a
     glance-back's first that fits ("nothing changed" must not lose to a change); None when
     none fits.  ``ctx.used_surfaces`` ends as the kept draw left it."""
     res, used_after, before = None, None, set(ctx.used_surfaces)
     for _ in range(DRAWS):
         ctx.used_surfaces = set(before)
-        got = _plan(ctx, kind, anchor, start, ids)
+        got = _plan(ctx, kind, anchor, start, ids, open_only=open_only)
         fits = got is not None and start + len(got[0]) < n
         if fits and (res is None or _richness(got[1]) > _richness(res[1])):
             res, used_after = got, set(ctx.used_surfaces)
@@ -208,11 +209,12 @@ def _draw(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, n: int):
     return res
 
 
-def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids):
+def _plan(ctx: Ctx, kind: str, anchor: CameraPose, start: int, ids, *, open_only: bool = False):
     """One manoeuvre of ``kind`` at ``anchor``, its first pose at ``start`` in the new walk:
-    (segment, content, hold pose or None, hold window or None), or None where it does not fit."""
+    (segment, content, hold pose or None, hold window or None), or None where it does not fit.
+    ``open_only``: a glance-back only where it can look away into open space."""
     if kind == "glance":
-        got = plan_glance(ctx, anchor, start, ids["next"])
+        got = plan_glance(ctx, anchor, start, ids["next"], open_only=open_only)
         return None if got is None else (*got, None, None)
     if kind == "cross":
         return _cross(ctx, anchor, start, ids)
@@ -294,7 +296,8 @@ def plan_events(
         nxt = chosen[j + 1][0] if j + 1 < len(chosen) else n
         res = None
         for i in _anchors(survey, kind, i0, prev + gap, nxt - gap):
-            if (res := _draw(ctx, kind, trajectory.poses[i], i + shift, ids, n)) is not None:
+            pose = trajectory.poses[i]
+            if (res := _draw(ctx, kind, pose, i + shift, ids, n, open_only=i != i0)) is not None:
                 break
         if res is None:
             continue

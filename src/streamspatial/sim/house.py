@@ -38,6 +38,7 @@ _GAP = 0.03  # between furniture and walls / other furniture
 # leaves one way between any two rooms, so OVO-S-Bench's Obstacle-Aware Rerouting (3.3.2)
 # had "there is no other way" as the answer of 1,190 of 1,190 drafts on twelve houses.
 LOOP_DOOR_PROB = {1: 0.5, 2: 0.85}
+LOOP_TAG = 41  # the loop doors' stream: np.random.default_rng([house seed, 41])
 MAX_COLOR_SHARE = 0.10  # no measured colour names more than this share of a house's objects
 
 
@@ -71,7 +72,7 @@ def generate_house(
     for _attempt in range(500):
         try:
             plan = grow_plan(rng, weights, cell)
-            doors = _place_doors(rng, plan, types)
+            doors = _place_doors(rng, plan, types, np.random.default_rng([seed, LOOP_TAG]))
         except PlanRejected:
             continue
         rooms = _rooms(plan, types)
@@ -162,9 +163,12 @@ def _loop_door_prob(a: str, b: str) -> float:
     return LOOP_DOOR_PROB[public]
 
 
-def _place_doors(rng: np.random.Generator, plan: Plan, types: list[str]) -> tuple[Door, ...]:
+def _place_doors(
+    rng: np.random.Generator, plan: Plan, types: list[str], loops: np.random.Generator
+) -> tuple[Door, ...]:
     """A spanning tree of doors grown from the hub room, public rooms preferred as parents,
-    then the extra doors that close loops (``LOOP_DOOR_PROB``)."""
+    then the extra doors that close loops (``LOOP_DOOR_PROB``), drawn from their own stream
+    ``loops`` so that they leave the house's other draws as they were."""
     runs = {p: [x for x in v if x[3] >= DOOR_CELLS + 1] for p, v in _shared_runs(plan).items()}
     runs = {p: v for p, v in runs.items() if v}
     n = len(types)
@@ -188,7 +192,7 @@ def _place_doors(rng: np.random.Generator, plan: Plan, types: list[str]) -> tupl
         chosen.append(best)
         in_tree |= set(best)
     for (a, b), _v in sorted(runs.items()):  # extra doors close loops
-        if (a, b) not in chosen and rng.random() < _loop_door_prob(types[a], types[b]):
+        if (a, b) not in chosen and loops.random() < _loop_door_prob(types[a], types[b]):
             chosen.append((a, b))
     doors = []
     for i, (a, b) in enumerate(chosen):
