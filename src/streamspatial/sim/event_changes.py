@@ -110,15 +110,17 @@ def _away_turns(
     open ones when ``open_only``)."""
     xy = anchor.position[:2]
 
-    def openness(turn: float) -> float:
-        return min(open_distance(ctx.rects, xy, yaw + turn + off) for off in (-_SIDE, 0.0, _SIDE))
-
     offers = [sign * m for sign in (1, -1) for m in np.linspace(*GLANCE_OFFERS)]
-    if openness(drawn) >= GLANCE_OPEN:
-        turns = [drawn, *sorted(offers, key=openness, reverse=True)]
+    # Each turn's openness once (three wall rays each); sorting and filtering read it.
+    opens = {
+        t: min(open_distance(ctx.rects, xy, yaw + t + off) for off in (-_SIDE, 0.0, _SIDE))
+        for t in (drawn, *offers)
+    }
+    if opens[drawn] >= GLANCE_OPEN:
+        turns = [drawn, *sorted(offers, key=opens.__getitem__, reverse=True)]
     else:
-        turns = sorted([drawn, *offers], key=openness, reverse=True)
-    return [t for t in turns if openness(t) >= GLANCE_OPEN] if open_only else turns
+        turns = sorted([drawn, *offers], key=opens.__getitem__, reverse=True)
+    return [t for t in turns if opens[t] >= GLANCE_OPEN] if open_only else turns
 
 
 def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
