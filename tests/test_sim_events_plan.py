@@ -8,12 +8,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from streamspatial.sim.event_changes import open_spots
+from streamspatial.sim.event_holds import Ctx
 from streamspatial.sim.event_params import (
     DOOR_PASS_GUARD,
     DOOR_VIEW_DIST,
     GLANCE_CATEGORIES,
     GLANCE_OPEN,
+    PROP_SPACING,
 )
+from streamspatial.sim.event_scene import surfaces
 from streamspatial.sim.event_walk import PASS_RADIUS
 from streamspatial.sim.events import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
 from streamspatial.sim.house import generate_house
@@ -294,6 +298,34 @@ def test_carries_are_set_down_off_the_centre_line(many):
             off = math.atan2(y - pose.position[1], x - pose.position[0]) - pose.yaw
             assert abs(math.degrees(math.atan2(math.sin(off), math.cos(off)))) >= 8.0
     assert n >= 4, n
+
+
+def test_props_never_stand_in_each_others_place(many):
+    """Glance-backs may share a top (each on spots clear of the other's props), carries set
+    props down beside the house's own: no two props present at one instant stand closer than
+    a spot's step (their boxes would overlap)."""
+    for _house, _traj, sched in many:
+        props = [a for a in sched.actors if a.kind == "prop"]
+        times = sorted({w.time for a in props for w in a.track} | {0.0})
+        for t in times:
+            here = [a.pose_at(t) for a in props]
+            pos = [p.position for p in here if p.present and p.position[2] < 2.0]
+            for i, a in enumerate(pos):
+                for b in pos[i + 1 :]:
+                    if abs(a[2] - b[2]) < 0.3:  # on one top (a carried prop is at hand height)
+                        assert math.dist(a[:2], b[:2]) >= 0.15, (t, a, b)
+
+
+def test_open_spots_keep_clear_of_an_earlier_glance_backs_props():
+    house = generate_house(3)
+    surf = max(surfaces(house), key=lambda s: len(s.spots))
+    ctx = Ctx(house, None, None, 4 / 3, 10.0, np.random.default_rng(0), [surf], [])
+    assert open_spots(ctx, surf) == list(surf.spots)
+    first = surf.spots[0]
+    ctx.glance_spots[surf.obj.instance_id] = (first,)
+    got = open_spots(ctx, surf)
+    assert first not in got
+    assert got == [s for s in surf.spots if math.dist(s, first) >= PROP_SPACING]
 
 
 def test_a_taken_glance_back_moves_to_the_nearest_surveyed_place():

@@ -56,7 +56,17 @@ class Ctx:
     prop_categories: list[str]
     used_surfaces: set[int] = field(default_factory=set)
     reserved: set[int] = field(default_factory=set)  # tops kept for carries (not glances)
+    # Per top a glance-back laid props on, every spot they ever stand on: a later glance-back
+    # may use the same top's other spots (``event_changes.open_spots``).
+    glance_spots: dict[int, tuple[tuple[float, float], ...]] = field(default_factory=dict)
     cache: dict = field(default_factory=dict)
+
+    def keep(self) -> tuple[set[int], dict]:
+        """What a manoeuvre's draw changes, to restore when the draw is not kept."""
+        return set(self.used_surfaces), dict(self.glance_spots)
+
+    def restore(self, kept: tuple[set[int], dict]) -> None:
+        self.used_surfaces, self.glance_spots = set(kept[0]), dict(kept[1])
 
     def seen(self, pose: CameraPose, pts) -> np.ndarray:
         pts = np.asarray(pts, dtype=float).reshape(-1, 3)
