@@ -160,7 +160,7 @@ def o2_gain(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     per = _by_category(p)
     # Windows with and without newcomers are drawn alike; the answers are then balanced over
-    # 0 | 1 | 2 | 3+ (balance.BINS), so "none" is no better a blind guess than "one".
+    # 0 | 1 | 2+ (balance.BINS), so "none" is no better a blind guess than "one".
     cats = sorted(per)
     if not cats:
         return []
