@@ -18,18 +18,15 @@ import numpy as np
 from streamspatial.sim.event_holds import Content, Ctx, _at
 from streamspatial.sim.event_params import (
     AMPLITUDE,
-    CHANGES,
     GLANCE_AWAY,
     GLANCE_CATEGORIES,
     GLANCE_OFFERS,
     GLANCE_OPEN,
     GLANCE_TURN,
-    MOVE_PROB,
     PENDULUM_SIZE,
     PERIOD,
     PROP_SIZE,
     PROP_SPACING,
-    QUANTITY_PROB,
     SURFACE_DIST,
     UNCHANGED_PROB,
 )
@@ -133,18 +130,13 @@ def open_spots(ctx: Ctx, surf: Surface) -> list[tuple[float, float]]:
 
 
 def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
-    """The changes a changing glance-back makes to the main kind, drawn before the top is laid.
-
-    Half change the main kind's count by a net −2, −1, +1 or +2, drawn uniformly (two need a
-    top of three spots or more): UCS Quantity Change Tracking asks all five counts, and left
-    to chance two props of one kind were seldom added or removed together.  Of the rest, half
-    move one prop and nothing else (``MOVE_PROB``).  Empty: the changes are drawn one by one.
-    """
-    if rng.random() >= QUANTITY_PROB:
-        return ["moved"] if rng.random() < MOVE_PROB else []
-    deltas = (-2, -1, 1, 2) if n_spots >= 3 else (-1, 1)
-    d = deltas[int(rng.integers(len(deltas)))]
-    return ["added"] * d if d > 0 else ["removed"] * -d
+    """The changes a changing glance-back makes to the main kind, drawn before the top is
+    laid: a net −2, −1, +1 or +2, or one prop moved, uniformly (``event_params``);
+    two need a top of three spots or more."""
+    ops = [["removed"], ["added"], ["moved"]]
+    if n_spots >= 3:
+        ops += [["removed", "removed"], ["added", "added"]]
+    return ops[int(rng.integers(len(ops)))]
 
 
 def _spaced(spots: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -201,23 +193,13 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
     if rng.random() < UNCHANGED_PROB:
         detail = {"surface": sid, "count": sum(1 for p in props if p["states"][-1][2])}
         out.events.append(("surface", Event("unchanged", t_away[0], t_away[1], sid, room, detail)))
-    else:
-        k = len(planned) or int(rng.integers(CHANGES[0], CHANGES[1] + 1))
-        times = np.sort(rng.uniform(t_away[0] + 0.1, t_away[1] - 0.1, size=k))
-        for j, t in enumerate(times):
+    else:  # the planned change of the main kind: its props only
+        times = np.sort(rng.uniform(t_away[0] + 0.1, t_away[1] - 0.1, size=len(planned)))
+        for op, t in zip(planned, times, strict=True):
             t = float(t)
-            here = [p for p in props if p["states"][-1][2]]
-            if planned:  # a net count change or a move of the main kind: its props only
-                op = planned[j]
-                here = [p for p in here if p["category"] == main]
-            else:
-                ops = (["added"] if free else []) + (["removed"] if here else [])
-                ops += ["moved"] if here and free else []
-                if not ops:
-                    break
-                op = ops[int(rng.integers(len(ops)))]
+            here = [p for p in props if p["states"][-1][2] and p["category"] == main]
             if op == "added":
-                cat = main if planned or rng.random() < 0.5 else cats[int(rng.integers(len(cats)))]
+                cat = main
                 before = count(cat)
                 p = place(cat, t, False)
                 detail = {"from": None, "to": xyz(p["states"][0][1], cat)}

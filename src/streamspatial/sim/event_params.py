@@ -123,16 +123,16 @@ PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
 PROP_GAP = 0.06  # m between props, and to the surface's edge
 SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
 SURFACE_DIST = (0.9, 3.6)  # m from the camera to the top looked at (a cup: ~12 px at 640x480)
-CHANGES = (1, 3)  # changes per glance-back that has any, uniform
 UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
-# Of the glance-backs that change something, this share changes one kind's count by a net
-# -2, -1, +1 or +2 (drawn uniformly); the rest draw 1-3 changes one by one (CHANGES).
-QUANTITY_PROB = 0.5
-# Of the other changing glance-backs, this share moves one prop of the main kind to the free
-# spot furthest from it and changes nothing else: left to the 1-3 changes drawn one by one, a
-# move came with another change to the same top in most glance-backs, and OVO-S 3.2.1 asks
-# "moved" only where it is the top's one change (3 of 240 drafts on twelve 3-minute walks).
-MOVE_PROB = 0.5
+# A glance-back that changes something makes one of five changes to its main kind, drawn
+# uniformly: a net count change of -2, -1, +1 or +2, or one prop moved to the free spot
+# furthest from it (±2 need a top of three spots or more).  OVO-S 3.2.1 asks about a top
+# whose kind changed once (added, removed, moved, or nothing), UCS Quantity Change Tracking
+# about the net count (-2 … +2), and both balance their classes, so each stops at about
+# (rarest class + 1) × classes.  Before, half the changing glance-backs drew a count change
+# and a quarter a move, and a quarter drew 1-3 changes one by one, most of which changed one
+# kind twice and were asked by neither: on seed 53171's twelve 3-minute walks the rarest
+# classes were "moved" (3 tops) and ±2 (about 3 each).
 # The main kind of a glance-back's top: props with a side of 15 cm or more first (the house's
 # own categories excepted).  A change counts only where every prop of the kind is seen on both
 # visits, and an 8-10 cm cup or apple is under the pixel threshold of a 160x120 frame from 2 m.
