@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,7 @@ from streamspatial.cli import main
 from streamspatial.core.schema import AnswerType
 from streamspatial.sim.export import read_items
 from streamspatial.sim.generate import SPLIT_BASE, SPLIT_SPAN, GenerateConfig, house_seeds
+from streamspatial.sim.qa import FAMILIES
 
 pytest.importorskip("mujoco")
 
@@ -124,6 +126,12 @@ def test_items_file_keeps_intents_and_manifest_counts(bench):
     assert manifest["items"] == len(result.items)
     assert manifest["split"] == "eval"
     assert all(it.intent and it.intent["task"] for it in result.items)
+    # families short of per_family × walks are named with what they made (30-s walks: many)
+    made = Counter(it.meta.get("family") for it in result.items)
+    assert manifest["shortfall"] == result.shortfall and result.shortfall
+    for key, (n, asked) in result.shortfall.items():
+        assert (n, asked) == (made[key], 2 * 2) and n < asked
+    assert all(made[k] >= 4 for k in FAMILIES if k not in result.shortfall)
 
 
 def test_progress_reaches_every_frame(bench):
@@ -217,7 +225,9 @@ def test_generate_command_writes_a_benchmark(tmp_path, capsys):
             ]
         )
     assert exc.value.code == 0
-    assert "items over 1 videos" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "items over 1 videos" in out
+    assert "made fewer questions than asked" in out and "0.25-minute walks" in out
     manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
     assert manifest["split"] == "train" and manifest["house_seeds"][0] >= SPLIT_BASE["train"]
 

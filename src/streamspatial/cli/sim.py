@@ -170,6 +170,14 @@ def generate(
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
     if result.pruning is not None:
         print_pruning(console, result.pruning)
+    if result.shortfall:
+        console.print(
+            f"{len(result.shortfall)} famil{'y' if len(result.shortfall) == 1 else 'ies'} made "
+            "fewer questions than asked (--per-family × walks: a family asks only what its "
+            f"walks show, and {minutes:g}-minute walks show few of some events or views; "
+            "longer walks or more houses give more): "
+            + ", ".join(f"{k} {m}/{a}" for k, (m, a) in sorted(result.shortfall.items(), key=_made))
+        )
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")
@@ -203,6 +211,11 @@ def gallery(
                 "<!-- gallery:end --> where the gallery goes"
             )
         console.print(f"gallery of {len(shots)} room types written into {doc}")
+
+
+def _made(entry: tuple[str, list[int]]) -> tuple[float, str]:
+    key, (made, asked) = entry
+    return made / max(1, asked), key
 
 
 def print_pruning(console: Console, pruning: dict) -> None:

@@ -95,6 +95,7 @@ class GenerateResult:
     items: list[Item]
     episodes: list[str] = field(default_factory=list)
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
+    shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
 
     @property
     def videos(self) -> Path:
@@ -201,10 +202,33 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     manifest.update(house_seeds=seeds, episodes=episodes)
     if pruning is not None:
         manifest["pruning"] = pruning
+    short = shortfall(items, cfg, len(seeds))
+    if short:
+        manifest["shortfall"] = short
     files = export_items(items, out, manifest=manifest)
     if progress is not None:
         progress("done", total, total)
-    return GenerateResult(out=out, files=files, items=items, episodes=episodes, pruning=pruning)
+    return GenerateResult(
+        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short
+    )
+
+
+def shortfall(items: list[Item], cfg: GenerateConfig, walks: int) -> dict[str, list[int]]:
+    """Families that made fewer questions than asked (``per_family`` a walk), ``[made,
+    asked]``.  A family about rare events (a carry, a top changed twice) or views finds fewer
+    query points than asked in short walks; saying so beats a benchmark silently smaller."""
+    from collections import Counter
+
+    from streamspatial.sim.qa import FAMILIES
+
+    asked = cfg.per_family * walks
+    made = Counter(str(it.meta.get("family")) for it in items)
+    dynamic = cfg.events and cfg.furniture == "catalog"  # events come with textured houses
+    return {
+        key: [made[key], asked]
+        for key, fam in sorted(FAMILIES.items())
+        if made[key] < asked and (dynamic or not fam.dynamic)
+    }
 
 
 def debias(
