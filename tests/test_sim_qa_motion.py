@@ -9,6 +9,7 @@ the generators and ground-truth perception read.
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -19,7 +20,7 @@ from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
-from streamspatial.sim.qa.changes import object_trajectory
+from streamspatial.sim.qa.changes import _frame_after, _frame_before, object_trajectory
 from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
 from streamspatial.sim.qa.ovos_motion import (
     DIRECTION_TEXT,
@@ -184,3 +185,13 @@ def test_rules_agent_agrees_with_every_generated_answer(meta, items):
         if extract_choice(d.text, it.letters) != q.answer:
             wrong.append((it.question, correct_text(it), d.text))
     assert not wrong, wrong
+
+
+def test_a_carry_is_read_at_the_frames_that_bracket_it():
+    """The prop rests at the last frame at or before the lift and the first at or after the
+    set-down; the nearest frame to a set-down at 58.43 s (58.4 s) still shows it moving."""
+    p = SimpleNamespace(fps=10.0, frames=[None] * 600)
+    assert _frame_after(p, 58.43) == 585 and _frame_before(p, 58.43) == 584
+    assert _frame_after(p, 58.4) == 584 and _frame_before(p, 58.4) == 584  # on a frame
+    assert _frame_after(p, 0.1 * 3) == 3  # 0.30000000000000004 s is frame 3
+    assert _frame_after(p, 99.0) == 599 and _frame_before(p, -1.0) == 0
