@@ -326,19 +326,29 @@ def plan_events(
     events: list[Event] = []
     visits: dict[str, list] = {"person": [], "ball": []}
     # A prop without a colour of its own (a carried one) takes one no other prop of its kind
-    # has where one is left: UCS Object Trajectory names it ("the red box") and drops it when
-    # the name is ambiguous.
-    taken = {(p["category"], p["color"]) for c in contents for p in c.props if p.get("color")}
+    # has: UCS Object Trajectory names it ("the red box") and drops it when the name is
+    # ambiguous.  Carried props draw first, among the colours no glance-back prop of the kind
+    # has where one is left; a glance-back prop that still shares a carried one's colour takes
+    # another (its questions never name its colour).  Glance-back props took their colours
+    # first, and in one house of seed 61907 four of five carried boxes went unnamed.
+    props = [p for c in contents for p in c.props]
+    glance = {(p["category"], p["color"]) for p in props if p.get("color")}
+    carried: dict[int, str] = {}
+    kept: set[tuple[str, str]] = set()  # (kind, colour) of the carried props so far
+    for p in props:
+        if p.get("color") is None:
+            free = [x for x in PROP_COLORS if (p["category"], x) not in kept]
+            free = [x for x in free if (p["category"], x) not in glance] or free or PROP_COLORS
+            carried[p["id"]] = free[int(rng.integers(len(free)))]
+            kept.add((p["category"], carried[p["id"]]))
     for c in contents:
         for k, v in c.visits.items():
             visits[k].extend(v)
         events += [e for _, e in c.events]
         for p in c.props:
-            color = p.get("color")
-            if color is None:
-                free = [x for x in PROP_COLORS if (p["category"], x) not in taken] or PROP_COLORS
-                color = free[int(rng.integers(len(free)))]
-                taken.add((p["category"], color))
+            color = carried.get(p["id"]) or p["color"]
+            if p["id"] not in carried and (p["category"], color) in kept:
+                color = next((x for x in PROP_COLORS if (p["category"], x) not in kept), color)
             actors.append(
                 Actor(p["id"], "prop", p["category"], color, p["size"], tuple(p["track"]))
             )
