@@ -130,10 +130,12 @@ def _loop_door(
     return doors[0] if doors else None
 
 
-def _door_stop(house: House, occ: Occupancy, a: int, b: int, side: int) -> Keypoint | None:
-    """A stop ``LOOP_STEP`` m from the doorway between rooms a and b, in a (side 0) or b (1):
-    heading for the room's centre, A* may well take another way round."""
-    main = occ.main_component()
+def _door_stop(
+    house: House, occ: Occupancy, main: np.ndarray, a: int, b: int, side: int
+) -> Keypoint | None:
+    """A stop ``LOOP_STEP`` m from the doorway between rooms a and b, in a (side 0) or b (1),
+    on ``main`` (the walkable region): heading for the room's centre, A* may well take
+    another way round."""
     for d in house.doors:
         if {d.room_a, d.room_b} != {a, b}:
             continue
@@ -414,7 +416,7 @@ def plan_trajectory(
             tries[door] = tries.get(door, 0) + 1
             if tries[door] >= 2:  # to its near side, then across: walked, or given up
                 given_up.add(door)
-            stop = _door_stop(house, occ, *loop, side=int(cur.room_id == loop[0]))
+            stop = _door_stop(house, occ, main, *loop, side=int(cur.room_id == loop[0]))
             nxt = stop or nxt
         cells = astar(occ.free, start, occ.to_cell(nxt.x, nxt.y))
         if len(cells) < 2:

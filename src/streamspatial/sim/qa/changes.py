@@ -197,10 +197,10 @@ def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         aid = e.subject
         if latest[aid] is not e:
             continue  # carried again since (seen or not): "the" trajectory would be ambiguous
-        now = p.actor_pose(aid, len(p.frames) - 1).position
-        if math.dist(now, p.actor_pose(aid, _frame_after(p, e.end)).position) > REST_M:
-            continue  # on the move again at the query time
         i0, i1 = _frame_before(p, e.start), _frame_after(p, e.end)
+        now = p.actor_pose(aid, len(p.frames) - 1).position
+        if math.dist(now, p.actor_pose(aid, i1).position) > REST_M:
+            continue  # on the move again at the query time
         before = _seen_resting(p, aid, e.start - REST_SEEN_S, e.start)
         after = _seen_resting(p, aid, e.end, min(e.end + REST_SEEN_S, p.t(p.k)))
         if i1 >= p.k or not (before and after):
