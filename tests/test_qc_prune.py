@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
-from streamspatial.qc.prune import iterative_bias_pruning
+from streamspatial.qc.prune import fill_from_reserve, iterative_bias_pruning
 from streamspatial.qc.tst import ProbeConfig
 
 pytest.importorskip("sklearn")
@@ -110,3 +110,32 @@ def test_small_tasks_are_not_probed_at_all():
     active = letter_biased("Out-of-View Localization", 15, share=0.9)
     res = iterative_bias_pruning(active, [], slot=slot)
     assert res.before.tasks == [] and len(res.kept) == 15
+
+
+def test_a_short_family_is_filled_from_the_walks_with_spares():
+    # Four walks asked for 3 questions each; two walks showed the event once, two five times.
+    def walk_items(house, n, tag):
+        return [item("Object Trajectory", i, house, ROOMS[:4], i % 4, tag=f"{tag}{house}-")
+                for i in range(n)]  # fmt: skip
+
+    active = [*walk_items(0, 1, "a"), *walk_items(1, 1, "a"), *walk_items(2, 3, "a"),
+              *walk_items(3, 3, "a")]  # fmt: skip
+    reserve = [*walk_items(2, 2, "r"), *walk_items(3, 2, "r")]
+    kept, left, filled = fill_from_reserve(active, reserve, lambda fam: 12, slot=slot)
+    assert filled == {"Object Trajectory": 4}
+    assert len(kept) == 12 and left == []
+    assert {it.id for it in active} <= {it.id for it in kept}
+    # Asked for 10: the two walks with spares give one each before either gives a second.
+    kept, left, filled = fill_from_reserve(active, reserve, lambda fam: 10, slot=slot)
+    assert filled == {"Object Trajectory": 2} and len(kept) == 10
+    assert Counter(it.video for it in left) == Counter({reserve[0].video: 1, reserve[2].video: 1})
+    # A family already at its size takes nothing.
+    kept, left, filled = fill_from_reserve(active, reserve, lambda fam: 8, slot=slot)
+    assert filled == {} and kept == active and left == reserve
+
+
+def test_filling_brings_a_chain_in_whole():
+    head = item("Chain", 0, 5, ROOMS[:4], 0, tag="r")
+    tail = item("Chain", 1, 5, ROOMS[:4], 1, tag="r", depends_on=head.id)
+    kept, left, filled = fill_from_reserve([], [head, tail], lambda fam: 1, slot=slot)
+    assert filled == {"Chain": 1} and [it.id for it in kept] == [head.id, tail.id] and left == []

@@ -222,6 +222,13 @@ def print_pruning(console: Console, pruning: dict) -> None:
     """Per judged task: blind vs chance before and after pruning, items pruned and replaced."""
     from rich.table import Table
 
+    filled = pruning.get("filled") or {}
+    if filled:
+        console.print(
+            f"{len(filled)} famil{'y' if len(filled) == 1 else 'ies'} filled from the spares of "
+            "walks that showed more of their events: "
+            + ", ".join(f"{k} +{n}" for k, n in sorted(filled.items()))
+        )
     rows = {t: r for t, r in pruning["tasks"].items() if r["before"] and r["before"]["judged"]}
     if not rows:
         console.print("bias pruning: no task has enough items to judge (20); nothing pruned")

@@ -6,6 +6,8 @@ are probed again.  A generator can hand in a *reserve* of items made the same wa
 pruned unit is replaced by a reserve unit of the same slot (its family, in its video), so the
 benchmark keeps the size that was asked for while the reserve lasts (when a walk's reserve of
 that family is spent, the family's largest reserve in another walk gives instead).
+Before any pruning, :func:`fill_from_reserve` may bring a family that some walks left short
+up to the size asked for from the reserve of the walks that showed more of what it asks about.
 
 Items are pruned in *units*: an item and everything that depends on it (an S3-Bench chain's
 second turn names the first in ``depends_on`` and cannot outlive it).  Items in ``exempt``
@@ -173,6 +175,49 @@ def iterative_bias_pruning(
     return PruneResult(current(), before, after, dict(requested), dict(pruned), dict(added), rounds)
 
 
+def fill_from_reserve(
+    active: Sequence[Item],
+    reserve: Sequence[Item],
+    wanted: Callable[[str], int],
+    *,
+    slot: Callable[[Item], tuple[str, str]] = lambda it: (task_key(it), it.video),
+    seed: int = 0,
+) -> tuple[list[Item], list[Item], dict[str, int]]:
+    """Bring each family (a slot's first part) up to ``wanted(family)`` units from the reserve.
+
+    A family about a rare event (a carry, a top whose props changed) finds fewer than its
+    share of questions in a walk that shows few such events, and more in one that shows many;
+    the asked-for size is a benchmark's, not a walk's.  Units come from the walk with the most
+    spares left, so no walk gives all of them.  Returns the new active items, what is left of
+    the reserve, and the number of units brought in per family.
+    """
+    rng = random.Random(f"fill:{seed}")
+    units = _Units([*active, *reserve], slot)
+    live = {units.root[it.id] for it in active}
+    spare: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for u in sorted({units.root[it.id] for it in reserve} - live):
+        spare[units.slot[u]].append(u)
+    for lst in spare.values():
+        rng.shuffle(lst)
+    have = Counter(units.slot[u][0] for u in live)
+    filled: Counter[str] = Counter()
+    for family in sorted({k[0] for k in spare}):
+        while have[family] < wanted(family):
+            v = _replacement(spare, (family, ""))
+            if v is None:
+                break
+            live.add(v)
+            have[family] += 1
+            filled[family] += 1
+    left = {u for lst in spare.values() for u in lst}
+    every = [*active, *reserve]
+    return (
+        [it for it in every if units.root[it.id] in live],
+        [it for it in every if units.root[it.id] in left],
+        dict(filled),
+    )
+
+
 def _replacement(spare: dict[tuple[str, str], list[str]], slot: tuple[str, str]) -> str | None:
     """A reserve unit for ``slot``: same family and walk, else the same family's fullest."""
     if spare.get(slot):
@@ -191,4 +236,4 @@ def _rank_key(t: TaskResult, item_id: str, cfg: ProbeConfig) -> float:
     return t.item_bias.get(item_id, 0.0)
 
 
-__all__ = ["PruneResult", "iterative_bias_pruning"]
+__all__ = ["PruneResult", "fill_from_reserve", "iterative_bias_pruning"]

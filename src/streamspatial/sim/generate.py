@@ -196,7 +196,7 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
         episodes.append(name)
         if progress is not None:
             progress(f"questions {name}", done, total)
-    items, pruning = debias(items, cfg, progress=progress, frames=total)
+    items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, frames=total)
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
     manifest.pop("workers")  # how it was computed is no part of what was computed
     manifest.update(house_seeds=seeds, episodes=episodes)
@@ -232,7 +232,12 @@ def shortfall(items: list[Item], cfg: GenerateConfig, walks: int) -> dict[str, l
 
 
 def debias(
-    items: list[Item], cfg: GenerateConfig, *, progress: Progress | None = None, frames: int = 0
+    items: list[Item],
+    cfg: GenerateConfig,
+    *,
+    walks: int = 0,
+    progress: Progress | None = None,
+    frames: int = 0,
 ) -> tuple[list[Item], dict | None]:
     """The requested items, Iterative-Bias-Pruned against the reserve when ``cfg.prune``.
 
@@ -241,14 +246,27 @@ def debias(
     training-median MRA of at most 0.40.  Each pruned question is replaced by a reserve
     question of the same family (from the same walk while it has any), so the benchmark keeps
     its size while the reserve lasts; the identity-persistence probe (its answer is 1 by
-    design) is exempt.
+    design) is exempt.  First, a family that some of the ``walks`` left short of
+    ``per_family`` a walk is filled up to ``per_family × walks`` from the reserve of walks
+    that showed more of its events (``filled`` in the summary, per family).
     """
     primary = [it for it in items if not it.meta.get("reserve")]
     spare = [it for it in items if it.meta.get("reserve")]
     if not cfg.prune:
         return [_clean(it) for it in primary], None
-    from streamspatial.qc.prune import iterative_bias_pruning
+    from streamspatial.qc.prune import fill_from_reserve, iterative_bias_pruning
     from streamspatial.sim.qa import IDENTITY_KEY
+
+    def slot(it: Item) -> tuple[str, str]:
+        return (str(it.meta.get("family")), it.video)
+
+    primary, spare, filled = fill_from_reserve(
+        primary,
+        spare,
+        lambda family: 0 if family == IDENTITY_KEY else cfg.per_family * walks,
+        slot=slot,
+        seed=cfg.seed,
+    )
 
     def on_round(n: int, failing: list[str]) -> None:
         if progress is not None:
@@ -257,12 +275,12 @@ def debias(
     result = iterative_bias_pruning(
         primary,
         spare,
-        slot=lambda it: (str(it.meta.get("family")), it.video),
+        slot=slot,
         exempt=[it.id for it in items if it.meta.get("family") == IDENTITY_KEY],
         seed=cfg.seed,
         on_round=on_round,
     )
-    return [_clean(it) for it in result.kept], result.summary()
+    return [_clean(it) for it in result.kept], {**result.summary(), "filled": filled}
 
 
 def _clean(item: Item) -> Item:
