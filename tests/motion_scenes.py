@@ -84,6 +84,7 @@ def scene(
     second_change: bool = False,
     floor_carry: bool = False,
     carry_back: bool = False,
+    twin: bool = False,
 ):
     """Camera at C facing table S (S2 beside it, S3 on the other side holding a prop that
     stays put): a person stands, then makes three moves in
@@ -92,7 +93,8 @@ def scene(
     walks backward facing S (41–45 s).  ``second_change``: a prop of another kind also
     appears on S while the camera looks away the first time.  ``floor_carry``: the cup is
     set down on the floor beside S2 instead of on S2.  ``carry_back``: at 38–41 s the cup is
-    carried on, to the floor behind the camera (out of view)."""
+    carried on, to the floor behind the camera (out of view).  ``twin``: a second prop of the
+    first one's kind, beside it, has the same change at the same time (two removed, say)."""
     house = generate_house(seed, n_rooms=4)
     s, s2, s3 = surfaces(house)[:3]
     sx, sy = s.position[0], s.position[1]
@@ -165,6 +167,9 @@ def scene(
     events.sort(key=lambda e: e.end)
     still = _prop(1004, kinds[3], "black", Waypoint(0.0, (s3pos[0], s3pos[1], top)))
     actors = [person, a1, cup, a2, still]
+    if twin:
+        spot = (sx - 0.2 * lx, sy - 0.2 * ly, top)
+        actors.append(_change(1006, kinds[0], "orange", spot, shift, ch1, 18.0))
     if second_change:
         spot = (sx + 0.2 * fx, sy + 0.2 * fy, top)
         actors.append(_change(1005, kinds[4], "yellow", spot, shift, "added", 18.0))

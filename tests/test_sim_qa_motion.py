@@ -22,6 +22,7 @@ from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
 from streamspatial.sim.qa.changes import _frame_after, _frame_before, object_trajectory
 from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
+from streamspatial.sim.qa.naming import plural
 from streamspatial.sim.qa.ovos_motion import (
     DIRECTION_TEXT,
     motion_separation,
@@ -103,6 +104,29 @@ def test_each_category_gets_its_own_change_when_several_happen():
     # the mug went and a jar came; the cup stayed, but "nothing changed" would be false
     assert got == {(cats[1001], "removed", -1), (cats[1005], "added", 1)}
     assert surface_change(ep.prefix(round(22 * FPS)), s) is None  # two classes: no one answer
+
+
+def test_two_props_of_a_kind_removed_together_are_one_change_asked_and_answered():
+    meta = scene(twin=True)
+    ep = Episode(meta, min_pixels=1)
+    s = surfaces(meta.house)[0].instance_id
+    c = surface_change(ep.prefix(round(22 * FPS)), s)
+    assert (c.cls, c.delta) == ("removed", -2)
+    gen = QuestionGenerator(5, per_family=6, families=["ovos.change_detection"])
+    items = [
+        it
+        for it in gen.items(meta, video=meta.video, episode_id="t")
+        if 21 < it.queries[0].time < 25 and it.intent["instances"] == [s]
+    ]
+    assert items, "the two-prop removal is asked"
+    cat = meta.schedule.actors[1].category  # the first prop, whose twin went with it
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    for it in items:
+        assert correct_text(it) == f"One or more {plural(cat)} have disappeared from it"
+        d = decide(agent, None, it, it.queries[0], Adapter())
+        assert extract_choice(d.text, it.letters) == it.queries[0].answer
 
 
 @pytest.mark.parametrize("variant", [1, 2, 3])

@@ -52,8 +52,8 @@ DIRECTION_WORDS = {
 }
 STATE_WORDS = {"stationary": "standing still", "toward": "toward", "away": "away"}
 CHANGE_WORDS = {
-    "added": "has appeared",
-    "removed": "has disappeared",
+    "added": "have appeared",
+    "removed": "have disappeared",
     "moved": "has been moved",
     "unchanged": "nothing on it",
 }
@@ -212,9 +212,9 @@ def _visits_compared(ctx: RuleContext):
 
 
 def _change(ctx: RuleContext) -> str | None:
-    """The asked-about category's one change between the surface's previous visit and its
-    latest (other categories may have changed too), or ``unchanged`` when nothing on it
-    changed."""
+    """The asked-about category's change between the surface's previous visit and its latest
+    (one change, or props all added or all removed; other categories may have changed too),
+    or ``unchanged`` when nothing on it changed."""
     got = _visits_compared(ctx)
     if got is None:
         return None
@@ -226,7 +226,9 @@ def _change(ctx: RuleContext) -> str | None:
         return "unchanged"
     label = {i: v[0].lower() for i, v in (a | b).items()}
     mine = [cls for i, cls in changed.items() if label[i] in asked]
-    return mine[0] if len(mine) == 1 else None
+    if len(mine) == 1 or (len(set(mine)) == 1 and mine[0] in ("added", "removed")):
+        return mine[0]  # one change, or all added or all removed ("one or more appeared")
+    return None
 
 
 def _change_detection(ctx: RuleContext) -> Answer:

@@ -18,6 +18,8 @@ import numpy as np
 from streamspatial.sim.event_holds import Content, Ctx, _at
 from streamspatial.sim.event_params import (
     AMPLITUDE,
+    CHANGE_OPS,
+    CHANGE_WEIGHTS,
     GLANCE_AWAY,
     GLANCE_CATEGORIES,
     GLANCE_OFFERS,
@@ -131,12 +133,11 @@ def open_spots(ctx: Ctx, surf: Surface) -> list[tuple[float, float]]:
 
 def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
     """The changes a changing glance-back makes to the main kind, drawn before the top is
-    laid: a net −2, −1, +1 or +2, or one prop moved, uniformly (``event_params``);
+    laid: a net −2, −1, +1 or +2, or one prop moved (``CHANGE_OPS``, ``CHANGE_WEIGHTS``);
     two need a top of three spots or more."""
-    ops = [["removed"], ["added"], ["moved"]]
-    if n_spots >= 3:
-        ops += [["removed", "removed"], ["added", "added"]]
-    return ops[int(rng.integers(len(ops)))]
+    n = len(CHANGE_OPS) if n_spots >= 3 else 3
+    w = np.asarray(CHANGE_WEIGHTS[:n])
+    return list(CHANGE_OPS[int(rng.choice(n, p=w / w.sum()))])
 
 
 def _spaced(spots: list[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -123,16 +123,20 @@ PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
 PROP_GAP = 0.06  # m between props, and to the surface's edge
 SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
 SURFACE_DIST = (0.9, 3.6)  # m from the camera to the top looked at (a cup: ~12 px at 640x480)
-UNCHANGED_PROB = 0.25  # a glance-back where nothing changes (the brief: ~1/4)
-# A glance-back that changes something makes one of five changes to its main kind, drawn
-# uniformly: a net count change of -2, -1, +1 or +2, or one prop moved to the free spot
-# furthest from it (±2 need a top of three spots or more).  OVO-S 3.2.1 asks about a top
-# whose kind changed once (added, removed, moved, or nothing), UCS Quantity Change Tracking
-# about the net count (-2 … +2), and both balance their classes, so each stops at about
-# (rarest class + 1) × classes.  Before, half the changing glance-backs drew a count change
-# and a quarter a move, and a quarter drew 1-3 changes one by one, most of which changed one
-# kind twice and were asked by neither: on seed 53171's twelve 3-minute walks the rarest
-# classes were "moved" (3 tops) and ±2 (about 3 each).
+UNCHANGED_PROB = 0.2  # a glance-back where nothing changes (the brief: ~1/4)
+# A glance-back that changes something makes one of five changes to its main kind: a net
+# count change of -2, -1, +1 or +2, or one prop moved to the free spot furthest from it (±2
+# need a top of three spots or more), drawn with these weights.  OVO-S 3.2.1 asks what
+# changed (one or more added, one or more removed, one moved, nothing), UCS Quantity Change
+# Tracking the net count (-2 … +2), and both balance their classes, so each stops at about
+# (rarest class + 1) × classes.  With nothing changed on a fifth of the glance-backs and a
+# move 4/3 as likely as each count change, a glance-back is "moved" or "nothing" 0.2 each,
+# and each count change 0.15: the two families' rarest classes are 0.2 and 0.15 of the
+# glance-backs (it was 0.15 and 0.15 with 0.25 unchanged, uniform changes, and ±2 no answer
+# of OVO-S 3.2.1).  Before stop 27, a quarter of the changing glance-backs drew 1-3 changes
+# one by one, most of which changed one kind twice and were asked by neither.
+CHANGE_OPS = (("removed",), ("added",), ("moved",), ("removed", "removed"), ("added", "added"))
+CHANGE_WEIGHTS = (3.0, 3.0, 4.0, 3.0, 3.0)
 # The main kind of a glance-back's top: props with a side of 15 cm or more first (the house's
 # own categories excepted).  A change counts only where every prop of the kind is seen on both
 # visits, and an 8-10 cm cup or apple is under the pixel threshold of a 160x120 frame from 2 m.

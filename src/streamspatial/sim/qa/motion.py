@@ -180,7 +180,7 @@ class Change:
     surface: int
     first: Run  # the previous visit
     last: Run  # the latest visit
-    cls: str  # "added" | "removed" | "moved" | "unchanged"; "" when P changed more than once
+    cls: str  # "added" | "removed" | "moved" | "unchanged"; "" when P changed in two ways
     category: str  # P, the prop category the options name
     added: int  # props of P that appeared
     removed: int  # props of P that disappeared
@@ -190,14 +190,23 @@ class Change:
         return self.added - self.removed
 
 
+def change_class(kinds: list[str]) -> str:
+    """One category's change from its props' changes: one change, or all added or all removed
+    (what "one or more appeared" says); ``""`` for two ways (a move and an add)."""
+    if len(kinds) == 1 or (len(set(kinds)) == 1 and kinds[0] in ("added", "removed")):
+        return kinds[0]
+    return ""
+
+
 def surface_changes(p: Prefix, surface: int) -> list[Change]:
     """What changed on a surface between its previous visit and its latest, per prop category.
 
-    A category with exactly one change (added, removed or moved) gets that class whatever
-    happened to other categories; when no prop changed at all, every category present gets
-    ``unchanged``; a category that changed more than once gets ``""`` (its counts still
-    hold).  Empty when the visits cannot show it: every prop on the surface must be seen in
-    each visit and stay put through it.
+    A category with exactly one change (added, removed or moved), or whose props were all
+    added or all removed (two cups put down), gets that class whatever happened to other
+    categories; when no prop changed at all, every category present gets ``unchanged``; a
+    category that changed in two ways gets ``""`` (its counts still hold).  Empty when the
+    visits cannot show it: every prop on the surface must be seen in each visit and stay put
+    through it.
     """
     vs = visits(p, surface)
     if len(vs) < 2 or object_ref(p.house, p.obj(surface)) is None:
@@ -213,7 +222,7 @@ def surface_changes(p: Prefix, surface: int) -> list[Change]:
     out = []
     for c in sorted(set(cat.values())):
         mine = [cls for i, cls in changed.items() if cat[i] == c]
-        cls = mine[0] if len(mine) == 1 else "unchanged" if not changed else ""
+        cls = change_class(mine) if mine else "unchanged" if not changed else ""
         out.append(Change(surface, first, last, cls, c, mine.count("added"), mine.count("removed")))
     return out
 

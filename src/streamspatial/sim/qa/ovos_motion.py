@@ -38,7 +38,7 @@ from .motion import (
     window_start,
 )
 from .motion import motions as find_motions
-from .naming import category_text
+from .naming import category_text, plural
 from .ovos import labels
 from .prefix import Prefix
 from .registry import Episode, family
@@ -65,8 +65,8 @@ SPEED_CLASSES = ("person", "other", "same")  # who is clearly faster, or neither
 SAME_TEXT = "About the same"
 SAME_RATIO = 1.15  # both moving, the faster within this factor of the slower: "about the same"
 CHANGE_TEXT = {
-    "added": "A {cat} has appeared on it",
-    "removed": "A {cat} has disappeared from it",
+    "added": "One or more {cats} have appeared on it",
+    "removed": "One or more {cats} have disappeared from it",
     "moved": "A {cat} on it has been moved",
     "unchanged": "Nothing on it has changed",
 }
@@ -268,15 +268,15 @@ def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     if got is None:
         return []
     p, c = got
-    cat = category_text(c.category)
-    choices = [t.format(cat=cat) for t in CHANGE_TEXT.values()]
+    cat, cats = category_text(c.category), plural(c.category)
+    choices = [t.format(cat=cat, cats=cats) for t in CHANGE_TEXT.values()]
     return [
         _draft(
             p,
             "change_detection",
             f"Compared with the previous time you saw the {name(p, c.surface)}, what has "
             f"changed on it?",
-            CHANGE_TEXT[c.cls].format(cat=cat),
+            CHANGE_TEXT[c.cls].format(cat=cat, cats=cats),
             choices,
             p.spans(range(c.first.start, c.first.end + 1))
             + p.spans(range(c.last.start, c.last.end + 1)),
