@@ -124,11 +124,7 @@ def iterative_bias_pruning(
     judgeable = {t for t, n in requested.items() if n >= cfg.min_items}
     units = _Units([*active, *reserve], slot)
     live = {units.root[it.id] for it in active}
-    spare: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for u in sorted({units.root[it.id] for it in reserve} - live):
-        spare[units.slot[u]].append(u)
-    for lst in spare.values():
-        rng.shuffle(lst)
+    spare = _spares(units, reserve, live, rng)
 
     def current() -> list[Item]:
         return [it for u in sorted(live) for it in units.members[u]]
@@ -194,11 +190,7 @@ def fill_from_reserve(
     rng = random.Random(f"fill:{seed}")
     units = _Units([*active, *reserve], slot)
     live = {units.root[it.id] for it in active}
-    spare: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for u in sorted({units.root[it.id] for it in reserve} - live):
-        spare[units.slot[u]].append(u)
-    for lst in spare.values():
-        rng.shuffle(lst)
+    spare = _spares(units, reserve, live, rng)
     have = Counter(units.slot[u][0] for u in live)
     filled: Counter[str] = Counter()
     for family in sorted({k[0] for k in spare}):
@@ -216,6 +208,18 @@ def fill_from_reserve(
         [it for it in every if units.root[it.id] in left],
         dict(filled),
     )
+
+
+def _spares(
+    units: _Units, reserve: Sequence[Item], live: set[str], rng: random.Random
+) -> dict[tuple[str, str], list[str]]:
+    """The reserve's units not already live, per slot, in a seeded random order."""
+    spare: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for u in sorted({units.root[it.id] for it in reserve} - live):
+        spare[units.slot[u]].append(u)
+    for lst in spare.values():
+        rng.shuffle(lst)
+    return spare
 
 
 def _replacement(spare: dict[tuple[str, str], list[str]], slot: tuple[str, str]) -> str | None:
