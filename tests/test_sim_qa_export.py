@@ -262,3 +262,33 @@ def test_identity_probe_over_sixty_turns_asks_about_one_object_that_keeps_return
         if any(v.instance_id == target and v.pixels >= px for v in f.visible)
     }
     assert len(turns_seen) >= 55
+
+
+def test_resume_keeps_what_an_interrupted_run_rendered(bench, tmp_path):
+    """A rerun with --resume renders only the missing walk and writes the same benchmark."""
+    import shutil
+
+    from streamspatial.core.errors import InputError
+    from streamspatial.sim.generate import generate_benchmark
+
+    result, _ = bench
+    out = tmp_path / "again"
+    shutil.copytree(result.out / "videos", out / "videos")
+    frames_dir = result.videos / "streamspatial-sim"
+    walks = sorted(frames_dir.glob("*-walk.mp4"))
+    lost = out / "videos" / "streamspatial-sim" / (walks[0].name + ".meta.json.gz")
+    lost.unlink()  # interrupted while that walk was rendered: its video has no metadata yet
+    kept = out / "videos" / "streamspatial-sim" / walks[1].name
+    before = kept.stat().st_mtime_ns
+    stages = []
+    again = generate_benchmark(small(out, resume=True), lambda s, d, t: stages.append(s))
+    assert kept.stat().st_mtime_ns == before  # not rendered again
+    assert any(s.startswith(f"rendering {walks[0].stem}") for s in stages)
+    assert not any(s.startswith(f"rendering {walks[1].stem}") for s in stages)
+    assert [it.model_dump() for it in again.items] == [it.model_dump() for it in result.items]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "resume" not in manifest and "workers" not in manifest
+    # Walks rendered with other settings are refused in one line, nothing rendered over them.
+    with pytest.raises(InputError, match=r"--resume: .*other settings"):
+        generate_benchmark(small(out, resume=True, fps=5.0))
+    assert kept.stat().st_mtime_ns == before

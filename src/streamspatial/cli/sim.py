@@ -116,6 +116,14 @@ def generate(
             help="Processes rendering side by side (0: one per core from 5 min of video).",
         ),
     ] = 0,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Keep the walks an interrupted run of this same command already rendered in "
+            "--out; render only the missing ones (questions are asked again).",
+        ),
+    ] = False,
     prune: Annotated[
         bool,
         typer.Option(
@@ -158,6 +166,7 @@ def generate(
         rooms=rooms,
         furniture=furniture,
         workers=workers,
+        resume=resume,
         prune=prune,
         reserve=reserve,
         events=events,

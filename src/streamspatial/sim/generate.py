@@ -24,6 +24,7 @@ from streamspatial.sim.types import (
     House,
     Trajectory,
     load_episode_meta,
+    meta_path_for,
 )
 
 from .export import episode_dir, export_items, video_ref, videos_dir
@@ -55,6 +56,9 @@ class GenerateConfig:
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
     furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
     workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
+    # Keep the episodes an interrupted run of the same command already rendered in ``out``
+    # (each is a pure function of its seed): only the missing ones are rendered.
+    resume: bool = False
     prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
     reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
     # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
@@ -185,7 +189,10 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     jobs = [("walk", hs) for hs in seeds]
     if cfg.identity_turns:
         jobs.append(("spin", seeds[0]))
-    names = _render_all(cfg, jobs, frames_dir, report)
+    kept = _rendered(cfg, jobs, frames_dir, per_walk, spin_frames) if cfg.resume else {}
+    todo = [job for job in jobs if job not in kept]
+    names = dict(zip(todo, _render_all(cfg, todo, frames_dir, report), strict=True)) if todo else {}
+    names = [kept.get(job) or names[job] for job in jobs]
     done = total
     for (kind, _hs), name in zip(jobs, names, strict=True):
         meta = load_episode_meta(frames_dir / f"{name}.mp4")
@@ -198,7 +205,8 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
             progress(f"questions {name}", done, total)
     items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, frames=total)
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
-    manifest.pop("workers")  # how it was computed is no part of what was computed
+    for how in ("workers", "resume"):  # how it was computed is no part of what was computed
+        manifest.pop(how)
     manifest.update(house_seeds=seeds, episodes=episodes)
     if pruning is not None:
         manifest["pruning"] = pruning
@@ -329,6 +337,30 @@ def _worker_episode(args) -> str:
         return cb
 
     return _episode(cfg, kind, hs, frames_dir, tick)
+
+
+def _rendered(
+    cfg: GenerateConfig, jobs, frames_dir: Path, per_walk: int, spin_frames: int
+) -> dict[tuple[str, int], str]:
+    """The jobs whose video and metadata an earlier run left in ``frames_dir`` (the metadata
+    is written last, so it marks a finished video), checked against this run's settings."""
+    out = {}
+    for kind, hs in jobs:
+        name = f"house-{hs:07d}-{kind}"
+        video = frames_dir / f"{name}.mp4"
+        if not (video.is_file() and meta_path_for(video).is_file()):
+            continue
+        meta = load_episode_meta(video)
+        want = (hs, per_walk if kind == "walk" else spin_frames, cfg.fps, cfg.size)
+        size = (meta.intrinsics.width, meta.intrinsics.height)
+        got = (meta.house.seed, len(meta.frames), meta.fps, size)
+        if got != want:
+            raise InputError(
+                f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
+                f"size {got}; this run wants {want}); use a new --out or leave --resume out"
+            )
+        out[(kind, hs)] = name
+    return out
 
 
 def _render_all(cfg: GenerateConfig, jobs, frames_dir: Path, report) -> list[str]:

@@ -613,9 +613,12 @@ def save_episode_meta(meta: EpisodeMeta, path: str | Path) -> Path:
     """Write gzipped JSON (compact, diffable after ``zcat``, readable from any language)."""
     path = Path(path)
     data = json.dumps(meta.to_dict(), separators=(",", ":")).encode()
-    # mtime=0 keeps the bytes deterministic for the same episode.
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+    # mtime=0 keeps the bytes deterministic for the same episode.  Written beside and moved
+    # into place: the metadata marks a finished video (``sim generate --resume``).
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
         gz.write(data)
+    part.replace(path)
     return path
 
 
