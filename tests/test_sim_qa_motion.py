@@ -9,6 +9,7 @@ the generators and ground-truth perception read.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -104,6 +105,33 @@ def test_each_category_gets_its_own_change_when_several_happen():
     # the mug went and a jar came; the cup stayed, but "nothing changed" would be false
     assert got == {(cats[1001], "removed", -1), (cats[1005], "added", 1)}
     assert surface_change(ep.prefix(round(22 * FPS)), s) is None  # two classes: no one answer
+
+
+def _hidden(meta: EpisodeMeta, actor: int, t0: float, t1: float) -> EpisodeMeta:
+    """The episode with ``actor`` never seen from ``t0`` to ``t1`` (behind another prop)."""
+    frames = [
+        replace(f, dynamic=tuple(v for v in f.dynamic if v.instance_id != actor))
+        if t0 <= f.pose.time <= t1
+        else f
+        for f in meta.frames
+    ]
+    return replace(meta, frames=tuple(frames))
+
+
+def test_a_hidden_prop_leaves_out_its_own_category_only():
+    base = scene(second_change=True)
+    s = surfaces(base.house)[0].instance_id
+    cats = {a.actor_id: a.category for a in base.schedule.actors}
+    # the jar that appeared (1005) hidden throughout the second visit
+    ep = Episode(_hidden(base, 1005, 21.0, 23.0), min_pixels=1)
+    got = {(c.category, c.cls) for c in surface_changes(ep.prefix(round(22 * FPS)), s)}
+    assert got == {(cats[1001], "removed"), (cats[1002], "")}
+    # nothing changed between two later visits, but a prop unseen in one: no "unchanged"
+    meta = scene()
+    ep = Episode(_hidden(meta, 1002, 0.0, 15.0), min_pixels=1)
+    got = {(c.category, c.cls) for c in surface_changes(ep.prefix(round(22 * FPS)), s)}
+    assert got == {(cats[1001], "removed")}
+    assert all(c.cls != "unchanged" for c in surface_changes(ep.prefix(round(22 * FPS)), s))
 
 
 def test_two_props_of_a_kind_removed_together_are_one_change_asked_and_answered():
