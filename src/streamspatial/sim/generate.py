@@ -189,10 +189,11 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     jobs = [("walk", hs) for hs in seeds]
     if cfg.identity_turns:
         jobs.append(("spin", seeds[0]))
-    kept = _rendered(cfg, jobs, frames_dir, per_walk, spin_frames) if cfg.resume else {}
+    kept = _rendered(cfg, jobs, frames_dir, per_walk, spin_frames) if cfg.resume else set()
     todo = [job for job in jobs if job not in kept]
-    names = dict(zip(todo, _render_all(cfg, todo, frames_dir, report), strict=True)) if todo else {}
-    names = [kept.get(job) or names[job] for job in jobs]
+    if todo:
+        _render_all(cfg, todo, frames_dir, report)
+    names = [episode_name(*job) for job in jobs]
     done = total
     for (kind, _hs), name in zip(jobs, names, strict=True):
         meta = load_episode_meta(frames_dir / f"{name}.mp4")
@@ -309,6 +310,7 @@ def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) ->
     from streamspatial.sim.nav import plan_trajectory
 
     house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
+    name = episode_name(kind, hs)
     schedule = None
     if kind == "walk":
         traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
@@ -316,10 +318,8 @@ def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) ->
             from streamspatial.sim.events import plan_events
 
             traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
-        name = f"house-{hs:07d}-walk"
     else:
         traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
-        name = f"house-{hs:07d}-spin"
     render_episode(
         house, traj, frames_dir, cfg.size, name=name, progress=tick(name), schedule=schedule
     )
@@ -339,15 +339,19 @@ def _worker_episode(args) -> str:
     return _episode(cfg, kind, hs, frames_dir, tick)
 
 
+def episode_name(kind: str, hs: int) -> str:
+    """The file stem of a house's walk (``kind`` "walk") or spin probe ("spin")."""
+    return f"house-{hs:07d}-{kind}"
+
+
 def _rendered(
     cfg: GenerateConfig, jobs, frames_dir: Path, per_walk: int, spin_frames: int
-) -> dict[tuple[str, int], str]:
+) -> set[tuple[str, int]]:
     """The jobs whose video and metadata an earlier run left in ``frames_dir`` (the metadata
     is written last, so it marks a finished video), checked against this run's settings."""
-    out = {}
+    out = set()
     for kind, hs in jobs:
-        name = f"house-{hs:07d}-{kind}"
-        video = frames_dir / f"{name}.mp4"
+        video = frames_dir / f"{episode_name(kind, hs)}.mp4"
         if not (video.is_file() and meta_path_for(video).is_file()):
             continue
         meta = load_episode_meta(video)
@@ -359,7 +363,7 @@ def _rendered(
                 f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
                 f"size {got}; this run wants {want}); use a new --out or leave --resume out"
             )
-        out[(kind, hs)] = name
+        out.add((kind, hs))
     return out
 
 
