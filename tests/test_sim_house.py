@@ -196,3 +196,40 @@ def test_any_seed_yields_a_valid_walkable_house(seed, n_rooms):
     occ = occupancy(h)
     main = occ.main_component()
     assert all((main & (occ.room == r.room_id)).any() for r in h.rooms)
+
+
+def test_some_tops_stay_clear_and_the_others_keep_their_objects(monkeypatch):
+    """A share of the supporting tops has no small objects (dynamic scenes need free spots),
+    drawn from a stream of its own: every other top, and everything else in the house, is
+    what it would be with no top cleared (but for tints: the house's colour shares are
+    evened out over what it holds)."""
+    import streamspatial.sim.house as house_mod
+    from streamspatial.sim import catalog
+
+    support = {c.name for cats in catalog.FURNITURE.values() for c in cats if c.support}
+
+    def key(o):
+        return (o.category, o.position, o.size, o.model.split("|")[0])
+
+    def smalls(h):
+        out: dict[int, list] = {}
+        for o in h.objects:
+            if o.kind == "small":
+                out.setdefault(o.support_id, []).append(key(o))
+        return out
+
+    cleared = tops = 0
+    for seed in range(12):
+        now = generate_house(seed)
+        monkeypatch.setattr(house_mod, "CLEAR_TOP", 0.0)
+        full = generate_house(seed)
+        monkeypatch.undo()
+        assert [key(o) for o in now.objects if o.kind != "small"] == [
+            key(o) for o in full.objects if o.kind != "small"
+        ]
+        a, b = smalls(now), smalls(full)
+        for sid, objs in b.items():
+            assert a.get(sid, objs) == objs  # a top keeps all its objects or none
+        tops += sum(o.kind == "furniture" and o.category in support for o in now.objects)
+        cleared += len(set(b) - set(a))
+    assert 0.25 * tops <= cleared <= 0.55 * tops, (cleared, tops)
