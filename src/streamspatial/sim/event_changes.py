@@ -47,8 +47,13 @@ PATH_GAP = 0.3  # s kept clear either side of a moment a mover is in front
 LOOK_PITCH = (math.radians(-35), math.radians(-5))  # looking down onto a top, within reason
 
 
-def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] | None:
-    """A free furniture top in the camera's room, in reach and in sight: (top, yaw, pitch)."""
+def glance_target(
+    ctx: Ctx, anchor: CameraPose, roomy: bool = False
+) -> tuple[Surface, float, float] | None:
+    """A free furniture top in the camera's room, in reach and in sight: (top, yaw, pitch).
+    ``roomy``: one with three spots for props where the room has one (a change of two needs
+    them).  Taking the top nearest the heading whatever its size, the sixteen 5-minute walks
+    of seed 70913 planned 10 changes of two in 61 glance-backs, where the weights ask 18."""
     x, y, z = anchor.position
     room = ctx.room((x, y))
     cands = []
@@ -58,7 +63,7 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
         if s.obj.room_id != room or len(open_spots(ctx, s)) < 2:
             continue
         if sid in ctx.reserved or (sid in ctx.used_surfaces and sid not in ctx.glance_spots):
-            continue  # kept for a carry (carries are rarer), or a carry's or a metronome's
+            continue  # kept for a carry (carries are rarer), or a metronome's
         if not SURFACE_DIST[0] <= d <= SURFACE_DIST[1]:
             continue
         yaw = math.atan2(s.xy[1] - y, s.xy[0] - x)
@@ -67,6 +72,8 @@ def glance_target(ctx: Ctx, anchor: CameraPose) -> tuple[Surface, float, float] 
             cands.append((s, yaw, pitch))
     if not cands:
         return None
+    if roomy and (big := [c for c in cands if len(_spaced(open_spots(ctx, c[0]))) >= 3]):
+        cands = big
     # One of the two tops nearest the heading: a short turn into the glance-back.
     cands.sort(key=lambda c: abs(wrap_angle(c[1] - anchor.yaw)))
     return cands[int(ctx.rng.integers(min(2, len(cands))))]
@@ -77,11 +84,12 @@ def plan_glance(
 ) -> tuple[Segment, Content] | None:
     """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk.
     ``open_only``: None unless it can look away into open space (``GLANCE_OPEN``)."""
-    target = glance_target(ctx, anchor)
+    rng, fps = ctx.rng, ctx.fps
+    planned = _planned_ops(rng, 3)  # before the top: a change of two looks for room for it
+    target = glance_target(ctx, anchor, roomy=len(planned) == 2)
     if target is None:
         return None
     surf, yaw, pitch = target
-    rng, fps = ctx.rng, ctx.fps
     drawn = float(rng.uniform(*GLANCE_TURN)) * (1 if rng.random() < 0.5 else -1)
     away_s = float(rng.uniform(*GLANCE_AWAY))
     if ctx.seen(_at(anchor, yaw, pitch), [surf.point(0.05)]).sum() == 0:
@@ -99,7 +107,7 @@ def plan_glance(
         return None
     t_away = ((start + a) / fps, (start + b - 1) / fps)
     ctx.used_surfaces.add(surf.obj.instance_id)
-    return seg, _changes(ctx, surf, t_away, next_id)
+    return seg, _changes(ctx, surf, t_away, next_id, planned)
 
 
 def _away_turns(
@@ -133,8 +141,8 @@ def open_spots(ctx: Ctx, surf: Surface) -> list[tuple[float, float]]:
 
 def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
     """The changes a changing glance-back makes to the main kind, drawn before the top is
-    laid: a net −2, −1, +1 or +2, or one prop moved (``CHANGE_OPS``, ``CHANGE_WEIGHTS``);
-    two need a top of three spots or more."""
+    chosen: a net −2, −1, +1 or +2, or one prop moved (``CHANGE_OPS``, ``CHANGE_WEIGHTS``);
+    two need a top of three spots or more (drawn again among the others on a smaller one)."""
     n = len(CHANGE_OPS) if n_spots >= 3 else 3
     w = np.asarray(CHANGE_WEIGHTS[:n])
     return list(CHANGE_OPS[int(rng.choice(n, p=w / w.sum()))])
@@ -154,7 +162,9 @@ def _spaced(spots: list[tuple[float, float]]) -> list[tuple[float, float]]:
 _SIDE = math.radians(20)  # rays either side of the view's centre that must run free too
 
 
-def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> Content:
+def _changes(
+    ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id, planned: list[str]
+) -> Content:
     rng = ctx.rng
     cats = ctx.prop_categories
     spots = open_spots(ctx, surf)
@@ -175,9 +185,10 @@ def _changes(ctx: Ctx, surf: Surface, t_away: tuple[float, float], next_id) -> C
 
     big = [c for c in GLANCE_CATEGORIES if c in cats] or cats
     main = big[int(rng.integers(len(big)))]
-    # the changes are drawn first (used if something changes), so the top is laid for them:
+    # the changes were drawn first (used if something changes), so the top is laid for them:
     # props of the main kind to take away or move, free spots to put more on
-    planned = _planned_ops(rng, len(free))
+    if len(planned) > 1 and len(free) < 3:
+        planned = _planned_ops(rng, len(free))
     net = planned.count("added") - planned.count("removed")
     n_main = int(rng.integers(max(1, -net), min(3, len(free) - max(net, 1)) + 1))
     for _ in range(n_main):
