@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from streamspatial.sim.event_changes import open_spots
+from streamspatial.sim.event_carries import _set_down_side, carry_view, plan_carries, wanted_side
+from streamspatial.sim.event_changes import glance_target, open_spots
 from streamspatial.sim.event_holds import Ctx
 from streamspatial.sim.event_params import (
     DOOR_PASS_GUARD,
@@ -17,13 +19,15 @@ from streamspatial.sim.event_params import (
     GLANCE_OPEN,
     PROP_SPACING,
 )
-from streamspatial.sim.event_scene import surfaces
+from streamspatial.sim.event_scene import Surface, surfaces
 from streamspatial.sim.event_walk import PASS_RADIUS
 from streamspatial.sim.events import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
 from streamspatial.sim.house import generate_house
 from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.occupancy import occupancy
 from streamspatial.sim.schedule import ACTOR_ID_BASE
 from streamspatial.sim.sightline import open_distance, visible, visible_many, wall_rects
+from streamspatial.sim.types import CameraPose
 
 SEEDS = (3, 8, 9, 10)
 
@@ -379,3 +383,96 @@ def test_glance_backs_look_into_the_room(many):
             faced += open_distance(rects, p.position[:2], p.yaw) >= GLANCE_OPEN
     assert n >= 20
     assert faced >= 0.85 * n, (faced, n)  # a cramped room may offer no open view (4 of 40)
+
+
+def test_a_carry_wants_the_side_the_walk_has_had_less():
+    """UCS Object Trajectory balances its two answers (left, right), so it stops at about
+    twice the rarer side's carries.  Drawn at random per view, the floor's spot lying right
+    of its top and the draw kept per hold set 21 of 28 askable carries of sixteen 5-minute
+    walks down on the left; the next carry view now wants the side the walk has had less
+    (plan_carries counts each carry planned), either when even."""
+    house = generate_house(3)
+
+    def wants(left: int, right: int, seed: int = 0) -> int:
+        ctx = Ctx(house, None, None, 4 / 3, 10.0, np.random.default_rng(seed), [], [])
+        ctx.carry_sides.update({1: left, -1: right})
+        return wanted_side(ctx)
+
+    assert wants(3, 0) == -1 and wants(2, 1) == -1
+    assert wants(0, 2) == 1 and wants(4, 5) == 1
+    assert {wants(1, 1, seed) for seed in range(10)} == {1, -1}
+
+
+def test_planned_carries_are_counted_by_side(many):
+    """What wanted_side reads: the kept plan's carries, by the side planned, every one."""
+    for house, traj, _sched in many[:6]:
+        ctx = Ctx(
+            house, occupancy(house), wall_rects(house), 4 / 3, 10.0,
+            np.random.default_rng(house.seed), surfaces(house), ["box"],
+        )  # fmt: skip
+        for pose in traj.poses[::40]:
+            view = carry_view(ctx, pose)
+            if view is None:
+                continue
+            before = Counter(ctx.carry_sides)
+            got = plan_carries(
+                ctx, view[0], (0.0, 14.0), 1.0, 13.0, 900, view[1], iter(range(1000)).__next__
+            )
+            if got is None:
+                assert ctx.carry_sides == before
+                continue
+            side = _set_down_side(pose, view)
+            assert ctx.carry_sides - before == Counter({side: len(got.events)})
+            return
+    pytest.fail("no carry view on six walks")
+
+
+def test_a_carrys_tops_take_later_glance_backs_on_their_other_spots(many):
+    """A top a carry used is not lost to the glance-backs after it: they lay their props on
+    its spots clear of the carried props' (test_props_never_stand_in_each_others_place
+    checks they never meet)."""
+    shared = 0
+    for _house, _traj, sched in many:
+        carried = {}
+        for e in sched.events:
+            if e.kind == "carried":
+                for end in ("from_surface", "to_surface"):
+                    if e.detail[end] is not None:
+                        carried.setdefault(e.detail[end], e.end)
+        for (sid, start), _changes in _glances(sched).items():
+            shared += sid in carried and carried[sid] < start
+    assert shared >= 1, shared
+
+
+class _SeesAll(Ctx):
+    """Every point in view, every point in room 0: glance_target's choice among its tops."""
+
+    def seen(self, pose, pts):
+        return np.ones(len(np.asarray(pts, dtype=float).reshape(-1, 3)), dtype=bool)
+
+    def room(self, xy):
+        return 0
+
+
+def test_a_change_of_two_looks_for_a_top_with_room_for_it():
+    """A glance-back whose drawn change adds or removes two props takes a top with three
+    spots clear of each other where its room has one, before the one nearest the heading."""
+    house = generate_house(3)
+    base = max(surfaces(house), key=lambda s: len(s.spots)).obj
+
+    def top(iid: int, xy, spots):
+        obj = replace(base, instance_id=iid, room_id=0, position=(*xy, 0.35))
+        return Surface(obj, 0.7, tuple(spots))
+
+    ahead = top(1, (1.5, 0.0), [(1.5, 0.0), (1.66, 0.0)])  # two spots: no room for two more
+    aside = top(2, (0.0, 2.0), [(-0.3, 2.0), (0.0, 2.0), (0.3, 2.0)])
+    pose = CameraPose(time=0.0, position=(0.0, 0.0, 1.5), yaw=0.0, pitch=0.0)
+    picks = {True: Counter(), False: Counter()}
+    for seed in range(20):
+        for roomy in (True, False):
+            ctx = _SeesAll(
+                house, None, None, 4 / 3, 10.0, np.random.default_rng(seed), [ahead, aside], []
+            )
+            picks[roomy][glance_target(ctx, pose, roomy=roomy)[0].obj.instance_id] += 1
+    assert picks[True] == Counter({2: 20})
+    assert picks[False][1] >= 5 and picks[False][2] >= 5, picks

@@ -10,6 +10,7 @@ the occupancy grid (on free floor), and what appears or vanishes does so out of 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -56,17 +57,21 @@ class Ctx:
     prop_categories: list[str]
     used_surfaces: set[int] = field(default_factory=set)
     reserved: set[int] = field(default_factory=set)  # tops kept for carries (not glances)
-    # Per top a glance-back laid props on, every spot they ever stand on: a later glance-back
-    # may use the same top's other spots (``event_changes.open_spots``).
+    # Per top a glance-back or a carry laid props on, every spot they ever stand on: a later
+    # glance-back may use the same top's other spots (``event_changes.open_spots``).
     glance_spots: dict[int, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    # Carries planned so far by the side of the view they set down on (+1 left, -1 right):
+    # the next carry view looks for the rarer side (``event_carries.carry_view``).
+    carry_sides: Counter[int] = field(default_factory=Counter)
     cache: dict = field(default_factory=dict)
 
-    def keep(self) -> tuple[set[int], dict]:
+    def keep(self) -> tuple[set[int], dict, Counter[int]]:
         """What a manoeuvre's draw changes, to restore when the draw is not kept."""
-        return set(self.used_surfaces), dict(self.glance_spots)
+        return set(self.used_surfaces), dict(self.glance_spots), Counter(self.carry_sides)
 
-    def restore(self, kept: tuple[set[int], dict]) -> None:
+    def restore(self, kept: tuple[set[int], dict, Counter[int]]) -> None:
         self.used_surfaces, self.glance_spots = set(kept[0]), dict(kept[1])
+        self.carry_sides = Counter(kept[2])
 
     def seen(self, pose: CameraPose, pts) -> np.ndarray:
         pts = np.asarray(pts, dtype=float).reshape(-1, 3)

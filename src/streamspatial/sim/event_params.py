@@ -20,7 +20,11 @@ EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is
 # --------------------------------------------------------------------------- manoeuvres
 # A watch hold: turn to face the scene, stand 4–10 s (the brief), turn back.  Holds are drawn
 # from 6–9.5 s: long enough for 2–3 crossings or two carries, short enough to leave the walk.
-WATCH_HOLD = (6.0, 9.0)  # s, the static part of an action hold (two or three carries)
+WATCH_HOLD = (6.0, 9.0)  # s, the static part of an action hold that watches movers
+# ... and of one that watches carries: a carry takes 3-6 s with its lifts and the walk back
+# 2-3 s more, so 6-9 s held one (seed 5151's twelve 5-minute walks planned 40 carries in 29
+# carrying holds); 10-13 s hold two, now and then three (CARRIES).
+CARRY_HOLD = (10.0, 13.0)
 CROSS_HOLD = (4.5, 7.0)  # s, a crossing hold's: 1–3 crossings of 2–4 s
 WATCH_PITCH = math.radians(-10)  # nav.Motion.pitch: the hand-held look-down
 # Turns on the spot into and out of a manoeuvre: 1.5x nav.Motion.turn_speed, the fastest
