@@ -421,7 +421,7 @@ def test_planned_carries_are_counted_by_side(many):
             if got is None:
                 assert ctx.carry_sides == before
                 continue
-            side = _set_down_side(pose, view)
+            side = _set_down_side(*view)
             assert ctx.carry_sides - before == Counter({side: len(got.events)})
             return
     pytest.fail("no carry view on six walks")

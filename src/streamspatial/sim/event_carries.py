@@ -100,7 +100,7 @@ def carry_view(ctx: Ctx, anchor: CameraPose):
             got = _watchable(ctx, anchor, *cand)
             if got is None:
                 continue
-            if _set_down_side(anchor, got) == want:
+            if _set_down_side(*got) == want:
                 return got
             other = other or got
             left -= 1
@@ -111,16 +111,17 @@ def carry_view(ctx: Ctx, anchor: CameraPose):
 
 def wanted_side(ctx: Ctx) -> int:
     """The side of the view the next carry should set down on: left (+1) or right (-1),
-    whichever the walk's carries so far had less (``SIDE_SEARCH``), either when even."""
+    whichever the walk's carries so far set down on less, either at random when even."""
     n_left, n_right = ctx.carry_sides[1], ctx.carry_sides[-1]
     if n_left == n_right:
         return 1 if ctx.rng.random() < 0.5 else -1
     return 1 if n_left < n_right else -1
 
 
-def _set_down_side(anchor: CameraPose, got) -> int:
-    pose, (_, (b, pb)) = got
-    return 1 if wrap_angle(_bearing(anchor, b.places(pb)[0]) - pose.yaw) > 0 else -1
+def _set_down_side(pose: CameraPose, pair) -> int:
+    """The side of the view from ``pose`` a carry between ``pair``'s ends sets down on."""
+    _, (b, pb) = pair
+    return 1 if wrap_angle(_bearing(pose, b.places(pb)[0]) - pose.yaw) > 0 else -1
 
 
 def _top_pairs(ctx: Ctx, anchor: CameraPose, tops):
@@ -299,7 +300,7 @@ def plan_carries(
         t += 2 * LIFT + walk + float(rng.uniform(0.2, 0.6))
     if not out.events:
         return None
-    ctx.carry_sides[_set_down_side(pose, (pose, pair))] += len(out.events)
+    ctx.carry_sides[_set_down_side(pose, pair)] += len(out.events)
     last = wps[-1]
     wps.append(Waypoint(window[1], last.position, last.yaw))
     out.visits["person"].append(wps)

@@ -19,7 +19,8 @@ EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is
 
 # --------------------------------------------------------------------------- manoeuvres
 # A watch hold: turn to face the scene, stand 4–10 s (the brief), turn back.  Holds are drawn
-# from 6–9.5 s: long enough for 2–3 crossings or two carries, short enough to leave the walk.
+# from 6–9 s: long enough for 2–3 crossings, short enough to leave the walk.  A carrying hold
+# stands longer than the brief's 10 s, for two carries (CARRY_HOLD).
 WATCH_HOLD = (6.0, 9.0)  # s, the static part of an action hold that watches movers
 # ... and of one that watches carries: a carry takes 3-6 s with its lifts and the walk back
 # 2-3 s more, so 6-9 s held one (seed 5151's twelve 5-minute walks planned 40 carries in 29
