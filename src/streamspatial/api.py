@@ -158,13 +158,16 @@ def evaluate(
     """Evaluate ``model`` on the benchmark file ``data`` under the streaming protocol.
 
     ``model``: ``random``, ``frequent``, ``openai:<name>`` (``base_url=`` or
-    ``$OPENAI_BASE_URL``), ``hf:<path>``; left out for an agent that answers itself.
+    ``$OPENAI_BASE_URL``), ``hf:<path>`` or ``hf:ORG/NAME[@REVISION]`` (a Hugging Face Hub
+    id, through the Hugging Face cache); left out for an agent that answers itself.
     ``agent``: a registered name (``policy``, ``scene-graph``, ``folding``, …) or your own
     :class:`~streamspatial.agents.Agent` subclass (registered under its ``name``).
     ``out``: the run folder (created, or resumed); None runs in a temporary folder.
     ``options``: any other option of ``streamspatial run`` by its Python name —
     ``format``, ``perception``, ``concurrency``, ``limit``, ``cache_dir``, ``frame_size``,
-    ``scorer``, ``temperature``, ``max_tokens``, ``explore_steps``, ``fold_every``, …
+    ``scorer``, ``temperature``, ``max_tokens``, ``explore_steps``, ``fold_every``, and for
+    ``hf:`` models ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``dtype`` (``auto``,
+    ``bfloat16``, ``float16``, ``float32``) and ``batch_size``, …
 
     Returns the run's :class:`Result`; a user mistake raises
     :class:`~streamspatial.core.errors.StreamspatialError` before anything is written.

@@ -38,8 +38,8 @@ def register(app: typer.Typer) -> None:
         model: Annotated[
             str | None,
             typer.Option(
-                help="random | frequent | openai:<model-name> | hf:<local-path> "
-                "(none with --agent scene-graph-rules)"
+                help="random | frequent | openai:<model-name> | hf:<local-path> | "
+                "hf:ORG/NAME[@REVISION] (none with --agent scene-graph-rules)"
             ),
         ] = None,
         policy: Annotated[
@@ -86,6 +86,26 @@ def register(app: typer.Typer) -> None:
         ] = None,
         concurrency: Annotated[
             int | None, typer.Option(help="Requests in flight (and videos streamed) at once.")
+        ] = None,
+        device: Annotated[
+            str | None,
+            typer.Option(
+                help="hf: models: auto (default: the GPU when torch sees one) | cpu | cuda | "
+                "cuda:N."
+            ),
+        ] = None,
+        dtype: Annotated[
+            str | None,
+            typer.Option(
+                help="hf: models: auto (default: the checkpoint's) | bfloat16 | float16 | float32."
+            ),
+        ] = None,
+        batch_size: Annotated[
+            int | None,
+            typer.Option(
+                help="hf: models: requests in flight answered by one generate (default 8; "
+                "--concurrency twice this keeps the GPU busy)."
+            ),
         ] = None,
         limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
         timeout: Annotated[
@@ -168,6 +188,9 @@ def register(app: typer.Typer) -> None:
             "base_url": base_url,
             "api_key_env": api_key_env,
             "concurrency": concurrency,
+            "device": device,
+            "dtype": dtype,
+            "batch_size": batch_size,
             "limit": limit,
             "cache_dir": cache_dir,
             "timeout": timeout,

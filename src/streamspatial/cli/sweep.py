@@ -85,12 +85,14 @@ def run_sweep(
         if flag is not None:
             cell["extra_body"] = _extra_body(base_extra, flag)
         configs.append(build_config(cell, config))
-    from streamspatial.models.registry import check_spec
+    from streamspatial.models.registry import check_placement, check_spec
     from streamspatial.video.policies import parse_policy
 
     for cfg in configs:  # a bad spec stops the sweep before its first cell
         try:
             check_spec(cfg.model)
+            if cfg.executor == "local":
+                check_placement(cfg.model, cfg.device)
         except StreamspatialError as exc:
             raise StreamspatialError(f"sweep: {exc}") from None
         if cfg.agent == "policy":
@@ -125,6 +127,16 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
         base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
         concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
+        device: Annotated[
+            str | None, typer.Option(help="hf: models: auto (default) | cpu | cuda | cuda:N.")
+        ] = None,
+        dtype: Annotated[
+            str | None,
+            typer.Option(help="hf: models: auto (default) | bfloat16 | float16 | float32."),
+        ] = None,
+        batch_size: Annotated[
+            int | None, typer.Option(help="hf: models: requests per generate (default 8).")
+        ] = None,
         limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
         cache_dir: Annotated[
             Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
@@ -145,6 +157,9 @@ def register(app: typer.Typer) -> None:
             "agent": agent,
             "base_url": base_url,
             "concurrency": concurrency,
+            "device": device,
+            "dtype": dtype,
+            "batch_size": batch_size,
             "limit": limit,
             "cache_dir": cache_dir,
             "progress": False if no_progress else None,

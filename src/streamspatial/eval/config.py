@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from streamspatial.core.errors import InputError, Problem
 
@@ -37,6 +37,8 @@ _EXECUTION_ONLY = frozenset(
         "executor",
         "address",
         "workers",
+        "device",  # where the model runs; its precision (dtype) is part of the result
+        "batch_size",
     }
 )
 
@@ -71,6 +73,10 @@ class RunConfig(BaseModel):
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = Field(default=8, ge=1, le=1024)
+    # Local models (hf:): where they run, in which precision, how many requests per generate.
+    device: str = "auto"
+    dtype: Literal["auto", "bfloat16", "float16", "float32"] = "auto"
+    batch_size: int = Field(default=8, ge=1, le=1024)
     timeout: float = Field(default=120.0, gt=0)  # seconds per model request
     max_retries: int = Field(default=6, ge=0)
     limit: int | None = Field(default=None, ge=1)
@@ -95,6 +101,15 @@ class RunConfig(BaseModel):
     address: str | None = None  # Ray cluster to join (executor ray); None starts a local one
     workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
     config: Path | None = None
+
+    @field_validator("device")
+    @classmethod
+    def _device_spelling(cls, value: str) -> str:
+        from streamspatial.models.hf_device import DEVICES, valid_device
+
+        if not valid_device(value):
+            raise ValueError(DEVICES)
+        return value
 
     def sampling_fields(self) -> dict[str, Any]:
         """temperature, max_tokens, top_p, seed, extra_body for this run's model."""
@@ -121,6 +136,8 @@ class RunConfig(BaseModel):
         for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
             if raw.get(key) is None:
                 raw.pop(key, None)
+        if raw.get("dtype") == "auto":  # the checkpoint's own precision, as before --dtype
+            raw.pop("dtype")
         for key in ("data", "videos"):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw
@@ -247,6 +264,8 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
                 expected = "unknown option"
             elif err["type"] == "missing":
                 expected = "required option missing (give it on the command line or in the file)"
+            elif err["type"] == "value_error":
+                expected = f"expected {err['msg'].removeprefix('Value error, ')}"
             else:
                 expected = f"expected {err['msg'].removeprefix('Input should be ').lower()}"
             problems.append(Problem(file=source, field=key, expected=expected))

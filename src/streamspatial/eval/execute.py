@@ -80,7 +80,9 @@ def build_backend(
         "max_retries": cfg.max_retries,
         "seed": cfg.seed,
         "items": items,
-        "device": device,  # None: the backend's default
+        "device": device or cfg.device,  # a Ray actor given a GPU passes "cuda"
+        "dtype": cfg.dtype,
+        "batch_size": cfg.batch_size,
     }
     backend = load_backend(cfg.model, **options_for(cfg.model, offer))
     if cfg.cache_dir is not None and caches_responses(cfg.model):
@@ -110,18 +112,22 @@ def agent_options(cfg: RunConfig, params: GenerationParams, scorer: str) -> Agen
 
 
 def check_model(cfg: RunConfig) -> None:
-    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected).
+    """``--model`` is well formed for ``--agent`` (nothing built, nothing connected), and a
+    local model can have the ``--device`` asked for (on this machine; Ray actors check their
+    own).
 
     An agent that answers without a model (``scene-graph-rules``) records the name it
     answers as (``rules``) as its model: that name is for it alone, and it needs no other.
     """
     from streamspatial.agents.registry import agent_names
-    from streamspatial.models.registry import check_spec
+    from streamspatial.models.registry import check_placement, check_spec
 
     own = agent_entry(cfg.agent).answers_as
     owner = next((n for n in agent_names() if agent_entry(n).answers_as == cfg.model), None)
     if own is None and owner is None:
         check_spec(cfg.model)
+        if cfg.executor == "local":
+            check_placement(cfg.model, cfg.device)
         return
     if own != cfg.model:
         agent, model = (cfg.agent, own) if own is not None else (owner, cfg.model)
@@ -138,6 +144,8 @@ def register_secrets(cfg: RunConfig) -> None:
     from streamspatial.core import secrets
 
     secrets.register(os.environ.get(cfg.api_key_env))
+    # Hugging Face tokens are read by huggingface_hub itself; masked should one ever show.
+    secrets.register(os.environ.get("HF_TOKEN"), os.environ.get("HUGGING_FACE_HUB_TOKEN"))
     secrets.register_url(cfg.base_url or os.environ.get("OPENAI_BASE_URL"))
     secrets.register_url(cfg.address)
 
@@ -227,7 +235,7 @@ def execute(
             force=cfg.force,
             extra={"benchmark": bench_meta, "offline": described.offline},
         )
-        job = _Job(cfg, folder, make, adapter, items, planned, params, explorer)
+        job = _Job(cfg, folder, meta, make, adapter, items, planned, params, explorer)
         counts = run_to_a_final_state(
             folder, meta, job.run, job.progress, planned=bench_meta["query_points"]
         )
@@ -240,6 +248,7 @@ class _Job:
 
     cfg: RunConfig
     folder: RunFolder
+    meta: dict[str, Any]
     agent: AgentFactory
     adapter: BenchmarkAdapter
     items: list[Item]
@@ -259,6 +268,9 @@ class _Job:
         needs_model = agent_entry(cfg.agent).answers_as is None
         local = cfg.executor == "local"
         backend = build_backend(cfg, self.items, self.params) if needs_model and local else None
+        where = placement(backend)
+        if where is not None:
+            self.folder.note(self.meta, placement=where)
         with PredictionWriter(self.folder.predictions) as writer:
             self.runner = runner = Runner(
                 adapter=self.adapter,
@@ -278,20 +290,39 @@ class _Job:
                 scorer=cfg.scorer,
             )
             if cfg.executor == "ray":
-                _run_on_ray(cfg, runner, self.items, self.params)
+                where = _run_on_ray(cfg, runner, self.items, self.params)
+                if where is not None:
+                    self.folder.note(self.meta, placement=where)
             else:
                 run_local(runner, backend)
             return totals(writer.records.values(), runner.stats.as_dict())
 
 
-def _run_on_ray(cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams) -> None:
+def placement(backend: Backend | None) -> dict[str, Any] | None:
+    """Where a local model runs and in which precision (``run.json``'s ``placement``); None
+    for models that place nothing here (a server, a baseline)."""
+    inner = getattr(backend, "inner", backend)  # through the response cache
+    where = getattr(inner, "placement", None)
+    return where.as_dict() if where is not None else None
+
+
+def _run_on_ray(
+    cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams
+) -> dict[str, Any] | None:
+    """The run on Ray actors; the placement their models reported (devices joined)."""
     from functools import partial
 
     from streamspatial.eval.ray_executor import RayOptions, run_on_ray
 
     # Each actor builds its backend itself: the API key is read from the actor's own environment.
     make_backend = partial(build_backend, cfg, items, params)
-    run_on_ray(runner, make_backend, RayOptions(address=cfg.address, workers=cfg.workers))
+    # One GPU per actor for a local model, unless it is to run on the CPU.
+    gpus = 0.0 if cfg.device == "cpu" else None
+    options = RayOptions(address=cfg.address, workers=cfg.workers, gpus_per_worker=gpus)
+    reported = run_on_ray(runner, make_backend, options)
+    if not reported:
+        return None
+    return {key: ", ".join(sorted({str(p[key]) for p in reported})) for key in ("device", "dtype")}
 
 
 __all__ = [
@@ -303,4 +334,5 @@ __all__ = [
     "execute",
     "generation_params",
     "limit_items",
+    "placement",
 ]

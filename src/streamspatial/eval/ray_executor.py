@@ -138,7 +138,12 @@ class VideoWorker:
         while (item := await queue.get()) is not _END:
             yield asdict(item)
         await task  # re-raises what went wrong in the runner
-        yield {"stats": {"decodes": runner.stats.decodes, "frames": runner.stats.frames_decoded}}
+        inner = getattr(self.backend, "inner", self.backend)  # through the response cache
+        where = getattr(inner, "placement", None)
+        yield {
+            "stats": {"decodes": runner.stats.decodes, "frames": runner.stats.frames_decoded},
+            "placement": where.as_dict() if where is not None else None,
+        }
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -229,6 +234,7 @@ async def _execute(
     make_backend: Callable[..., Any],
     options: RayOptions,
     on_record: Callable[[Any, Record], None] | None,
+    placements: list[dict[str, Any]],
 ) -> None:
     stats = runner.stats
     todo: deque[tuple[VideoPlan, int]] = deque()
@@ -277,6 +283,9 @@ async def _execute(
             if "stats" in payload:
                 stats.decodes += payload["stats"]["decodes"]
                 stats.frames_decoded += payload["stats"]["frames"]
+                where = payload.get("placement")
+                if where is not None and where not in placements:
+                    placements.append(where)
                 continue
             record = Record.from_dict(payload)
             runner.writer.append(record)
@@ -335,8 +344,9 @@ def run_on_ray(
     options: RayOptions | None = None,
     *,
     on_record: Callable[[Any, Record], None] | None = None,
-) -> None:
-    """Answer every pending query point of ``runner``'s plan on Ray actors.
+) -> list[dict[str, Any]]:
+    """Answer every pending query point of ``runner``'s plan on Ray actors; returns the
+    distinct placements (device, dtype) the actors' local models reported.
 
     ``runner`` is the driver's: its plan, writer (the run's ``predictions.jsonl``), stats and
     progress bar are used; its own backend is not (pass ``backend=None``).  ``make_backend``
@@ -363,10 +373,12 @@ def run_on_ray(
                 f"--address {options.address}: cannot join the Ray cluster ({exc})"
             ) from None
         started = True
+    placements: list[dict[str, Any]] = []
     try:
         with runner._progress_bar():
-            asyncio.run(_execute(ray, runner, make_backend, options, on_record))
+            asyncio.run(_execute(ray, runner, make_backend, options, on_record, placements))
     finally:
         runner.video.close()
         if started:
             ray.shutdown()
+    return placements

@@ -406,6 +406,12 @@ class RunFolder:
         write_json_atomic(self.path / RUN_JSON, meta)
         return meta
 
+    def note(self, meta: dict[str, Any], **fields: Any) -> None:
+        """Add what is learnt once the run is under way (where its model was placed) to
+        ``meta``, in place (so :meth:`finish` keeps it), and to ``run.json`` now."""
+        meta.update(fields)
+        write_json_atomic(self.path / RUN_JSON, meta)
+
     def finish(
         self,
         meta: dict[str, Any],

@@ -1,21 +1,45 @@
 """Local Hugging Face chat VLMs (Qwen2-VL / Qwen2.5-VL / Qwen3-VL style), extra ``[hf]``.
 
 torch and transformers are imported when a backend is built, never at package import, so the
-core installs and starts fast.  Generation runs in a worker thread (``asyncio.to_thread``)
-behind a lock: the event loop keeps serving the stream while the model works, and one model
-instance never runs two generates at once.
+core installs and starts fast.
+
+How a request is answered, and why:
+
+* **Preparation off the generate thread.**  Decoding the request's JPEG frames, the chat
+  template and the processor (resizing, normalising, tokenising) run in a small pool of
+  preparation threads the moment a request arrives, while the model is busy with the previous
+  batch: the GPU is not left waiting on the CPU between batches.
+* **One generate for many requests.**  Prepared requests go to a
+  :class:`~streamspatial.models.hf_batch.MicroBatcher`, whose one thread answers up to
+  ``batch_size`` of them with a single left-padded ``generate`` (one model instance never
+  runs two generates at once).  Greedy answers are the same as one at a time; each response
+  keeps its own prompt and completion token counts, and its latency from arrival to answer.
+* **Placement.**  ``device`` and ``dtype`` as :mod:`~streamspatial.models.hf_device` resolves
+  them; where the model ended up is :attr:`HFLocalBackend.placement` (``run.json`` records it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
-import threading
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.models.hf_batch import MicroBatcher, collate, completion_length
+from streamspatial.models.hf_device import (
+    choose_device_map,
+    free_gpu_bytes,
+    model_bytes,
+    placement_of,
+    resolve_device,
+    torch_dtype,
+)
+from streamspatial.models.hf_hub import HFModelRef, parse_hf_spec
 from streamspatial.models.types import (
     GenerationParams,
     ImagePart,
@@ -23,6 +47,9 @@ from streamspatial.models.types import (
     ModelResponse,
     TextPart,
 )
+
+LOCAL_MAX_TOKENS = 1024
+DEFAULT_BATCH_SIZE = 8
 
 
 def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any]]:
@@ -45,91 +72,191 @@ def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any
     return messages, images
 
 
-LOCAL_MAX_TOKENS = 1024
+def generate_kwargs(params: GenerationParams) -> dict[str, Any]:
+    """``generate``'s decoding arguments.  Unset parameters keep the protocol's greedy
+    decoding and 1,024-token cap: a local generate has no server default to fall back on."""
+    kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens or LOCAL_MAX_TOKENS}
+    if params.temperature:
+        kwargs.update(do_sample=True, temperature=params.temperature)
+        if params.top_p is not None:
+            kwargs["top_p"] = params.top_p
+    else:
+        kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+    return kwargs
+
+
+@dataclass
+class Prepared:
+    """One request ready for ``generate``: the processor's tensors (batch dimension 1)."""
+
+    inputs: dict[str, Any]
+    prompt_tokens: int
+    kwargs: dict[str, Any]
+    seed: int | None = None
+
+    @property
+    def key(self) -> tuple[tuple[str, Any], ...]:
+        """Requests with equal keys decode alike and may share a batch."""
+        return tuple(sorted(self.kwargs.items()))
+
+    @property
+    def alone(self) -> bool:
+        """A seeded sampled request runs by itself, so its seed alone decides its answer."""
+        return bool(self.kwargs.get("do_sample")) and self.seed is not None
 
 
 class HFLocalBackend:
-    """A chat VLM loaded from a local folder with ``AutoProcessor`` and
-    ``AutoModelForImageTextToText``; greedy by default."""
+    """A chat VLM loaded with ``AutoProcessor`` and ``AutoModelForImageTextToText`` from a
+    folder or a Hub id (:mod:`~streamspatial.models.hf_hub`); greedy by default."""
 
     def __init__(
         self,
-        path: str | Path,
+        model: str | Path | HFModelRef,
         *,
-        device: str = "cpu",
+        device: str = "auto",
         dtype: str = "auto",
+        batch_size: int = DEFAULT_BATCH_SIZE,
         params: GenerationParams | None = None,
+        prep_threads: int | None = None,
     ):
-        self.path = Path(path)
-        self.name = f"hf:{self.path.name}"
+        ref = model if isinstance(model, HFModelRef) else parse_hf_spec(str(model))
+        self.ref = ref
+        self.name = f"hf:{ref.label}"
         self.params = params or GenerationParams()
-        self.device = device
         try:
             import torch
             from transformers import AutoModelForImageTextToText, AutoProcessor
         except ImportError as exc:
             raise StreamspatialError(
-                f"hf:{path}: the local Hugging Face backend needs "
+                f"{self.name}: the local Hugging Face backend needs "
                 f"'pip install streamspatial[hf]' ({exc})"
             ) from None
-        if not self.path.is_dir():
-            raise StreamspatialError(f"hf:{path}: expected a local model folder")
+        self._torch = torch
+        where = resolve_device(device)
+        hub = {} if ref.local else {"revision": ref.revision}
         try:
-            self.processor = AutoProcessor.from_pretrained(self.path)
-            torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype)
-            self.model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=torch_dtype)
+            self.processor = AutoProcessor.from_pretrained(ref.source, **hub)
+            wanted = torch_dtype(dtype)
+            device_map = choose_device_map(where, *self._sizes(where, wanted, hub))
+            self.model = AutoModelForImageTextToText.from_pretrained(
+                ref.source, dtype=wanted, device_map=device_map, **hub
+            )
+        except StreamspatialError:
+            raise
         except Exception as exc:  # a processor needing a missing package raises ImportError
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StreamspatialError(f"hf:{path}: cannot load the model: {first}") from None
+            raise StreamspatialError(f"{self.name}: cannot load the model: {first}") from None
         if getattr(self.processor, "chat_template", None) is None:
-            raise StreamspatialError(f"hf:{path}: the processor has no chat template")
-        self.model.to(device).eval()
-        self._torch = torch
-        self._lock = threading.Lock()
+            raise StreamspatialError(f"{self.name}: the processor has no chat template")
+        self.model.eval()
+        self.placement = placement_of(self.model)
+        self._pad_id, self._eos_ids = self._special_ids()
+        # Settle the tokenizer's padding/truncation state once, before threads share it.
+        self.processor.tokenizer(["warm-up"])
+        workers = prep_threads or min(4, os.cpu_count() or 1)
+        self._prep = ThreadPoolExecutor(workers, thread_name_prefix="streamspatial-prepare")
+        self._batcher = MicroBatcher(self._generate_batch, batch_size)
+
+    @property
+    def batch_size(self) -> int:
+        return self._batcher.batch_size
+
+    @property
+    def stats(self) -> Any:
+        """Batches run, requests answered, the largest batch and the time inside ``generate``."""
+        return self._batcher.stats
 
     def __repr__(self) -> str:
-        return f"HFLocalBackend({str(self.path)!r}, device={self.device!r})"
+        return f"HFLocalBackend({self.ref.source!r}, device={self.placement.device!r})"
+
+    def _sizes(self, where: str, dtype: Any, hub: dict[str, Any]) -> tuple[int | None, list[int]]:
+        """(weights' bytes, free bytes per GPU): only worth counting when several GPUs could
+        share an unpinned model."""
+        if where != "cuda":
+            return None, []
+        free = free_gpu_bytes()
+        if len(free) < 2:
+            return None, free
+        from transformers import AutoConfig
+
+        return model_bytes(AutoConfig.from_pretrained(self.ref.source, **hub), dtype), free
+
+    def _special_ids(self) -> tuple[int, set[int]]:
+        """(the id that pads a batch on the left, the ids that end an answer)."""
+        gen = self.model.generation_config
+        eos = gen.eos_token_id
+        eos_ids = {int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None}
+        pad = gen.pad_token_id
+        if pad is None:
+            pad = self.processor.tokenizer.pad_token_id
+        if pad is None:
+            pad = min(eos_ids) if eos_ids else 0
+        return int(pad), eos_ids
+
+    # -- the request path ---------------------------------------------------------------------
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        return await asyncio.to_thread(self._generate, request)
-
-    def _generate(self, request: ModelRequest) -> ModelResponse:
-        params = request.params if request.params != GenerationParams() else self.params
         start = time.perf_counter()
         try:
-            messages, images = chat_messages(request)
-            extra = dict(params.extra.get("chat_template_kwargs", {}))
-            prompt = self.processor.apply_chat_template(
-                messages, tokenize=False, add_generation_prompt=True, **extra
-            )
-            inputs = self.processor(text=[prompt], images=images or None, return_tensors="pt")
-            inputs = inputs.to(self.device)
-            # Unset parameters keep the protocol's greedy decoding and 1,024-token cap: a
-            # local generate has no server default to fall back on.
-            kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens or LOCAL_MAX_TOKENS}
-            if params.temperature:
-                kwargs.update(do_sample=True, temperature=params.temperature)
-                if params.top_p is not None:
-                    kwargs["top_p"] = params.top_p
-                if params.seed is not None:
-                    self._torch.manual_seed(params.seed)
-            else:
-                kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-            with self._lock, self._torch.inference_mode():
-                out = self.model.generate(**inputs, **kwargs)
-            n_prompt = int(inputs["input_ids"].shape[1])
-            new_tokens = out[0, n_prompt:]
-            text = self.processor.decode(new_tokens, skip_special_tokens=True)
-            return ModelResponse(
-                text=text,
-                prompt_tokens=n_prompt,
-                completion_tokens=int(new_tokens.shape[0]),
-                latency_s=time.perf_counter() - start,
-            )
+            loop = asyncio.get_running_loop()
+            prepared = await loop.run_in_executor(self._prep, self.prepare, request)
+            done = self._batcher.submit(prepared, prepared.key, alone=prepared.alone)
+            text, prompt_tokens, completion_tokens = await asyncio.wrap_future(done)
         except Exception as exc:  # a failed generate is recorded, never raised
             return ModelResponse(
                 text="", error=f"{type(exc).__name__}: {exc}", latency_s=time.perf_counter() - start
             )
+        return ModelResponse(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - start,
+        )
+
+    def prepare(self, request: ModelRequest) -> Prepared:
+        """Decode the frames, render the chat template, run the processor (a preparation
+        thread)."""
+        params = request.params if request.params != GenerationParams() else self.params
+        messages, images = chat_messages(request)
+        extra = dict(params.extra.get("chat_template_kwargs", {}))
+        prompt = self.processor.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=True, **extra
+        )
+        inputs = self.processor(text=[prompt], images=images or None, return_tensors="pt")
+        return Prepared(
+            inputs=dict(inputs),
+            prompt_tokens=int(inputs["input_ids"].shape[1]),
+            kwargs=generate_kwargs(params),
+            seed=params.seed,
+        )
+
+    def _generate_batch(self, batch: list[Prepared]) -> list[tuple[str, int, int]]:
+        """One ``generate`` over ``batch`` (the batcher's thread): (text, prompt tokens,
+        completion tokens) of each request, in order."""
+        torch = self._torch
+        inputs = collate([p.inputs for p in batch], self._pad_id)
+        device, dtype = self.model.device, self.model.dtype
+        inputs = {
+            k: v.to(device, dtype=dtype) if v.is_floating_point() else v.to(device)
+            for k, v in inputs.items()
+        }
+        first = batch[0]
+        if first.alone:
+            torch.manual_seed(first.seed)
+        with torch.inference_mode():
+            out = self.model.generate(**inputs, **first.kwargs, pad_token_id=self._pad_id)
+        rows = out[:, inputs["input_ids"].shape[1] :].tolist()
+        answers = []
+        for prepared, row in zip(batch, rows, strict=True):
+            n = completion_length(row, self._eos_ids)
+            text = self.processor.decode(row[:n], skip_special_tokens=True)
+            answers.append((text, prepared.prompt_tokens, n))
+        return answers
 
     async def aclose(self) -> None:
-        return None
+        """Stop the generate thread (after its batch) and the preparation threads."""
+        await asyncio.to_thread(self._batcher.close)
+        self._prep.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["DEFAULT_BATCH_SIZE", "HFLocalBackend", "Prepared", "chat_messages", "generate_kwargs"]

@@ -1,14 +1,13 @@
-"""Model specs as the CLI takes them: random, frequent, openai:<model>, hf:<path>."""
+"""Model specs as the CLI takes them: random, frequent, openai:<model>, hf:<folder or Hub id>."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.models.types import Backend
 
-SPECS = "random | frequent | openai:<model-name> | hf:<local-path>"
+SPECS = "random | frequent | openai:<model-name> | hf:<local-path or ORG/NAME[@REVISION]>"
 
 # Options any spec accepts (the runner passes them uniformly); None values are ignored.
 _COMMON = {"params", "concurrency", "timeout"}
@@ -18,7 +17,7 @@ _ALLOWED = {
     "random": {"seed"},
     "frequent": {"records", "items"},
     "openai": {"base_url", "api_key", "max_retries", "trace_headers", "headers", "key_env"},
-    "hf": {"device", "dtype"},
+    "hf": {"device", "dtype", "batch_size"},
 }
 
 
@@ -38,7 +37,10 @@ def supported_answer_types(spec: str) -> frozenset[str] | None:
 
 def check_spec(spec: str) -> tuple[str, str]:
     """``(kind, argument)`` of a well-formed spec, without building anything (no connection,
-    no weights), so a run can refuse a bad ``--model`` before it creates its folder."""
+    no weights), so a run can refuse a bad ``--model`` before it creates its folder.
+
+    An ``hf:`` Hub id is looked up in the Hugging Face cache (or its ``config.json`` fetched):
+    a model that cannot be had is refused here too."""
     kind, _, arg = spec.partition(":")
     kind = kind.strip().lower()
     if kind not in _ALLOWED:
@@ -50,11 +52,26 @@ def check_spec(spec: str) -> tuple[str, str]:
             f"model spec {spec!r}: expected {kind}:<"
             f"{'model-name' if kind == 'openai' else 'local-path'}>"
         )
-    if kind == "hf" and not Path(arg).expanduser().is_dir():
-        raise StreamspatialError(
-            f"{spec}: expected a local model folder, {Path(arg).expanduser()} is not one"
-        )
+    if kind == "hf":
+        from streamspatial.models.hf_hub import check_hub_model, parse_hf_spec
+
+        check_hub_model(parse_hf_spec(arg))
     return kind, arg
+
+
+def check_placement(spec: str, device: str | None) -> None:
+    """Refuse a ``--device`` this machine cannot give the model of ``spec`` (``cuda``
+    without a GPU), before a run makes its folder; other kinds place nothing."""
+    if device is None or spec.partition(":")[0].strip().lower() != "hf":
+        return
+    from streamspatial.models.hf_device import resolve_device
+
+    try:
+        resolve_device(device)
+    except ImportError as exc:
+        raise StreamspatialError(
+            f"{spec}: the local Hugging Face backend needs 'pip install streamspatial[hf]' ({exc})"
+        ) from None
 
 
 def options_for(spec: str, offer: dict[str, Any]) -> dict[str, Any]:
@@ -114,12 +131,12 @@ def load_backend(spec: str, **options: Any) -> Backend:
             if k in opts
         }
         return OpenAIChatBackend(arg.strip(), **kw)
-    path = Path(arg).expanduser()
     try:
+        from streamspatial.models.hf_hub import parse_hf_spec
         from streamspatial.models.hf_local import HFLocalBackend
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise StreamspatialError(
             f"{spec}: the local Hugging Face backend needs 'pip install streamspatial[hf]' ({exc})"
         ) from None
-    kw = {k: opts[k] for k in ("device", "dtype", "params") if k in opts}
-    return HFLocalBackend(path, **kw)
+    kw = {k: opts[k] for k in ("device", "dtype", "batch_size", "params") if k in opts}
+    return HFLocalBackend(parse_hf_spec(arg), **kw)
