@@ -91,7 +91,9 @@ class Job:
 
 @dataclass
 class BatchStats:
-    """What the generate thread did, for benchmarks and tests."""
+    """What the generate thread did, for benchmarks and tests: ``batches`` counts calls of
+    ``run_batch`` (a failed batch's one-at-a-time retries included), ``requests`` the jobs
+    they held."""
 
     batches: int = 0
     requests: int = 0
@@ -128,6 +130,12 @@ class MicroBatcher:
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        """Jobs waiting for the model (prepared, not yet in a batch)."""
+        with self._ready:
+            return len(self._queue)
 
     def submit(self, payload: Any, key: Hashable = None, *, alone: bool = False) -> Future[Any]:
         job = Job(payload, key, alone)

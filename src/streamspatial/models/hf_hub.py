@@ -115,16 +115,16 @@ def _not_cached(name: str, ref: HFModelRef) -> str:
     from huggingface_hub import constants
 
     rev = f" --revision {ref.revision}" if ref.revision else ""
+    fetch = f"`hf download {ref.source}{rev}`"
     where = f"not in the Hugging Face cache {constants.HF_HUB_CACHE}"
     if _offline():
         return (
-            f"{name}: {where} and HF_HUB_OFFLINE is set; download it where there is network "
-            f"(hf download {ref.source}{rev}) into that cache, or point HF_HOME at a cache "
-            "that holds it"
+            f"{name}: {where}, and HF_HUB_OFFLINE forbids downloading it; run {fetch} with "
+            "network into the same HF_HOME, or unset HF_HUB_OFFLINE"
         )
     return (
-        f"{name}: {where} and the Hub cannot be reached; download it where there is network "
-        f"(hf download {ref.source}{rev}), or point HF_HOME at a cache that holds it"
+        f"{name}: {where}, and the Hugging Face Hub cannot be reached; run {fetch} where "
+        "there is network, into this HF_HOME"
     )
 
 

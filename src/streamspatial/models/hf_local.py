@@ -155,7 +155,7 @@ class HFLocalBackend:
         self.processor.tokenizer(["warm-up"])
         workers = prep_threads or min(4, os.cpu_count() or 1)
         self._prep = ThreadPoolExecutor(workers, thread_name_prefix="streamspatial-prepare")
-        self._batcher = MicroBatcher(self._generate_batch, batch_size)
+        self._batcher = MicroBatcher(self.answer_batch, batch_size)
 
     @property
     def batch_size(self) -> int:
@@ -165,6 +165,11 @@ class HFLocalBackend:
     def stats(self) -> Any:
         """Batches run, requests answered, the largest batch and the time inside ``generate``."""
         return self._batcher.stats
+
+    @property
+    def queued(self) -> int:
+        """Prepared requests waiting for the model: the next batch, ready before it starts."""
+        return self._batcher.pending
 
     def __repr__(self) -> str:
         return f"HFLocalBackend({self.ref.source!r}, device={self.placement.device!r})"
@@ -230,9 +235,21 @@ class HFLocalBackend:
             seed=params.seed,
         )
 
-    def _generate_batch(self, batch: list[Prepared]) -> list[tuple[str, int, int]]:
+    def answer_batch(self, batch: list[Prepared]) -> list[tuple[str, int, int]]:
         """One ``generate`` over ``batch`` (the batcher's thread): (text, prompt tokens,
         completion tokens) of each request, in order."""
+        out, width = self.run_generate(batch)
+        answers = []
+        for prepared, row in zip(batch, out[:, width:].tolist(), strict=True):
+            n = completion_length(row, self._eos_ids)
+            text = self.processor.decode(row[:n], skip_special_tokens=True)
+            answers.append((text, prepared.prompt_tokens, n))
+        return answers
+
+    def run_generate(self, batch: list[Prepared], **extra: Any) -> tuple[Any, int]:
+        """``generate``'s output over ``batch`` collated (left-padded, on the model's device
+        and dtype), and the padded prompt width its new tokens start at; ``extra`` goes to
+        ``generate`` (tests ask for the scores)."""
         torch = self._torch
         inputs = collate([p.inputs for p in batch], self._pad_id)
         device, dtype = self.model.device, self.model.dtype
@@ -244,14 +261,10 @@ class HFLocalBackend:
         if first.alone:
             torch.manual_seed(first.seed)
         with torch.inference_mode():
-            out = self.model.generate(**inputs, **first.kwargs, pad_token_id=self._pad_id)
-        rows = out[:, inputs["input_ids"].shape[1] :].tolist()
-        answers = []
-        for prepared, row in zip(batch, rows, strict=True):
-            n = completion_length(row, self._eos_ids)
-            text = self.processor.decode(row[:n], skip_special_tokens=True)
-            answers.append((text, prepared.prompt_tokens, n))
-        return answers
+            out = self.model.generate(
+                **inputs, **first.kwargs, pad_token_id=self._pad_id, **extra
+            )
+        return out, int(inputs["input_ids"].shape[1])
 
     async def aclose(self) -> None:
         """Stop the generate thread (after its batch) and the preparation threads."""
