@@ -70,16 +70,23 @@ def _offline() -> bool:
 
 
 def check_hub_model(ref: HFModelRef) -> None:
-    """Find ``ref``'s ``config.json`` in the cache, or fetch it: one line when that fails."""
+    """Find ``ref``'s ``config.json`` in the cache, or fetch it: one line when that fails.
+
+    A model in the cache is checked without the network.  One that is not is asked of the
+    Hub, which ``huggingface_hub`` retries for about 20 s (its warnings say so) when the Hub
+    cannot be reached.
+    """
     if ref.local:
         return
     try:
-        from huggingface_hub import errors, hf_hub_download
+        from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
     except ImportError as exc:  # pragma: no cover - huggingface_hub comes with transformers
         raise StreamspatialError(
             f"hf:{ref.label}: Hub ids need huggingface_hub: pip install 'streamspatial[hf]' ({exc})"
         ) from None
     name = f"hf:{ref.label}"
+    if isinstance(try_to_load_from_cache(ref.source, "config.json", revision=ref.revision), str):
+        return
     try:
         hf_hub_download(ref.source, "config.json", revision=ref.revision)
     except errors.GatedRepoError:
