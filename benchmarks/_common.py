@@ -65,6 +65,18 @@ GOALS: dict[str, Goal] = {
             " fps",
         ),
         Goal(
+            "gpu_batch_speedup",
+            "hf: answers/s at batch 16 ÷ batch 1 (1.3 B model, 8 images, GPU)",
+            ">=",
+            5.0,
+        ),
+        Goal(
+            "gpu_harness_share",
+            "hf: harness answers/s ÷ bare generate loop at batch 16 (GPU)",
+            ">=",
+            0.9,
+        ),
+        Goal(
             "footage_realism",
             "weakest of six footage figures ÷ each real clip's (top colour: its share ÷ ours)",
             ">=",

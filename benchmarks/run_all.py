@@ -5,7 +5,9 @@
     python benchmarks/run_all.py --write-docs    # and regenerate docs/performance.md's table
 
 Each benchmark runs in its own process and ends with a ``RESULT`` line (see ``_common.py``);
-the exit status is 1 when any benchmark missed a goal or failed.  Only the block between the
+the exit status is 1 when any benchmark missed a goal or failed.  A benchmark that needs
+hardware this machine lacks (``gpu_throughput.py`` without a GPU) exits 2 saying so: it is
+listed as not run, is no failure, and keeps its last measured rows.  Only the block between the
 ``measured`` markers of docs/performance.md is rewritten; the rest of the page is prose.
 """
 
@@ -46,7 +48,18 @@ BENCHMARKS = [
     ("sim.py", [], ["--frames", "40", "--episode-seconds", "10"]),
     ("render_speed.py", [], ["--quick"]),
     ("footage_realism.py", [], ["--quick"]),
+    ("gpu_throughput.py", [], ["--quick"]),
 ]
+# The first word a benchmark prints before exiting 2 when this machine cannot run it.
+NOT_RUN = {2: ("no GPU",)}
+
+
+def not_run(rc: int, output: str) -> str | None:
+    """Why a benchmark did not run here (its own line), or None when it ran."""
+    for line in output.splitlines():
+        if line.startswith(NOT_RUN.get(rc, ())):
+            return line
+    return None
 
 
 def run(script: str, args: list[str]) -> tuple[int, dict | None, str, float]:
@@ -59,6 +72,9 @@ def run(script: str, args: list[str]) -> tuple[int, dict | None, str, float]:
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT ") :])
+    why = not_run(proc.returncode, proc.stdout)
+    if why is not None:
+        return proc.returncode, None, why, wall
     tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or [""])[-1]
     return proc.returncode, result, tail, wall
 
@@ -120,11 +136,16 @@ def main() -> None:
     print(f"{load()}", flush=True)
     results: dict[str, dict] = {}
     failed: list[str] = []
+    skipped: list[str] = []
     for script, full, quick in BENCHMARKS:
         if args.only and script not in args.only:
             continue
         print(f"--- {script}", flush=True)
         rc, result, tail, wall = run(script, quick if args.quick else full)
+        if not_run(rc, tail):
+            skipped.append(script)
+            print(f"    not run: {tail}", flush=True)
+            continue
         if result is not None:
             results[script] = result
             for key, f in result["figures"].items():
@@ -142,9 +163,15 @@ def main() -> None:
             raise SystemExit(f"{DOC}: the {START} … {END} markers are missing")
         head, rest = text.split(START, 1)
         tail = rest.split(END, 1)[1]
-        kept = previous_rows(text) if args.only else None
+        kept = {
+            key: row
+            for key, row in previous_rows(text).items()
+            if args.only or any(f"| `{name}` |" in row for name in skipped)
+        }
         DOC.write_text(head + table(results, args.quick, kept) + tail)
         print(f"wrote {DOC}")
+    if skipped:
+        print(f"not run on this machine: {', '.join(skipped)}", file=sys.stderr)
     if failed:
         print(f"missed or failed: {', '.join(failed)}", file=sys.stderr)
         sys.exit(1)

@@ -230,12 +230,12 @@ def test_each_sample_answers_from_its_own_image(backend):
 
 def test_batch_inputs_are_left_padded(backend):
     short, long = backend.prepare(request(BLACK, "q")), backend.prepare(request(WHITE, "q" * 40))
-    batch = collate([short.inputs, long.inputs], backend._pad_id)
+    batch = collate([short.inputs, long.inputs], backend.pad_id)
     gap = long.prompt_tokens - short.prompt_tokens
     assert gap > 0
     assert batch["attention_mask"][0].tolist() == [0] * gap + [1] * short.prompt_tokens
     assert batch["input_ids"][0, gap:].tolist() == short.inputs["input_ids"][0].tolist()
-    assert batch["input_ids"][0, :gap].eq(backend._pad_id).all()
+    assert batch["input_ids"][0, :gap].eq(backend.pad_id).all()
 
 
 def new_tokens(backend, req) -> list[int]:

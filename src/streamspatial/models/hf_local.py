@@ -150,7 +150,8 @@ class HFLocalBackend:
             raise StreamspatialError(f"{self.name}: the processor has no chat template")
         self.model.eval()
         self.placement = placement_of(self.model)
-        self._pad_id, self._eos_ids = self._special_ids()
+        # The id that pads a batch on the left, and the ids that end an answer.
+        self.pad_id, self.eos_ids = self._special_ids()
         # Settle the tokenizer's padding/truncation state once, before threads share it.
         self.processor.tokenizer(["warm-up"])
         workers = prep_threads or min(4, os.cpu_count() or 1)
@@ -241,7 +242,7 @@ class HFLocalBackend:
         out, width = self.run_generate(batch)
         answers = []
         for prepared, row in zip(batch, out[:, width:].tolist(), strict=True):
-            n = completion_length(row, self._eos_ids)
+            n = completion_length(row, self.eos_ids)
             text = self.processor.decode(row[:n], skip_special_tokens=True)
             answers.append((text, prepared.prompt_tokens, n))
         return answers
@@ -251,7 +252,7 @@ class HFLocalBackend:
         and dtype), and the padded prompt width its new tokens start at; ``extra`` goes to
         ``generate`` (tests ask for the scores)."""
         torch = self._torch
-        inputs = collate([p.inputs for p in batch], self._pad_id)
+        inputs = collate([p.inputs for p in batch], self.pad_id)
         device, dtype = self.model.device, self.model.dtype
         inputs = {
             k: v.to(device, dtype=dtype) if v.is_floating_point() else v.to(device)
@@ -261,9 +262,7 @@ class HFLocalBackend:
         if first.alone:
             torch.manual_seed(first.seed)
         with torch.inference_mode():
-            out = self.model.generate(
-                **inputs, **first.kwargs, pad_token_id=self._pad_id, **extra
-            )
+            out = self.model.generate(**inputs, **first.kwargs, pad_token_id=self.pad_id, **extra)
         return out, int(inputs["input_ids"].shape[1])
 
     async def aclose(self) -> None:
