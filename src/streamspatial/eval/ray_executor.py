@@ -351,7 +351,7 @@ def run_on_ray(
     ``runner`` is the driver's: its plan, writer (the run's ``predictions.jsonl``), stats and
     progress bar are used; its own backend is not (pass ``backend=None``).  ``make_backend``
     is called once in each actor, with ``device="cuda"`` in an actor Ray gave a GPU (else
-    ``device=None``: the backend's default).  ``on_record(actor, record)`` runs in the driver
+    ``device=None``: the run's ``--device``).  ``on_record(actor, record)`` runs in the driver
     after each record is stored (tests use it to kill a worker mid-video).
     """
     options = options or RayOptions()
