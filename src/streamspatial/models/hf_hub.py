@@ -17,7 +17,6 @@ to do, not a traceback after the run folder exists.  The weights themselves are 
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +65,10 @@ def parse_hf_spec(arg: str) -> HFModelRef:
 
 
 def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}
+    """Whether huggingface_hub runs offline (it reads ``HF_HUB_OFFLINE`` when imported)."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
 
 
 def check_hub_model(ref: HFModelRef) -> None:
@@ -85,9 +87,11 @@ def check_hub_model(ref: HFModelRef) -> None:
             f"hf:{ref.label}: Hub ids need huggingface_hub: pip install 'streamspatial[hf]' ({exc})"
         ) from None
     name = f"hf:{ref.label}"
-    if isinstance(try_to_load_from_cache(ref.source, "config.json", revision=ref.revision), str):
-        return
     try:
+        if isinstance(
+            try_to_load_from_cache(ref.source, "config.json", revision=ref.revision), str
+        ):
+            return
         hf_hub_download(ref.source, "config.json", revision=ref.revision)
     except errors.GatedRepoError:
         raise StreamspatialError(
