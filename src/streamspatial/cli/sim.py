@@ -67,7 +67,14 @@ def run_generation(cfg, console: Console | None = None):
         def progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=stage, completed=done, total=total)
 
-        return generate_benchmark(cfg, progress)
+        result = generate_benchmark(cfg, progress)
+    if cfg.split == "train":  # S3-Train-style records beside the items (docs/training.md)
+        from streamspatial.train import write_training_set
+
+        summary = write_training_set(result.out)
+        console.print(summary.line())
+        result.files["train"] = summary.path
+    return result
 
 
 @sim_app.command("generate")
