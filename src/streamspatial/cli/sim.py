@@ -67,14 +67,7 @@ def run_generation(cfg, console: Console | None = None):
         def progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=stage, completed=done, total=total)
 
-        result = generate_benchmark(cfg, progress)
-    if cfg.split == "train":  # S3-Train-style records beside the items (docs/training.md)
-        from streamspatial.train import write_training_set
-
-        summary = write_training_set(result.out)
-        console.print(summary.line())
-        result.files["train"] = summary.path
-    return result
+        return generate_benchmark(cfg, progress)
 
 
 @sim_app.command("generate")
@@ -184,6 +177,12 @@ def generate(
     if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
         console = Console(soft_wrap=True, width=160)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
+    if split == "train":  # S3-Train-style records beside the items (docs/training.md)
+        from streamspatial.train import write_training_set
+
+        summary = write_training_set(out)
+        console.print(summary.line())
+        result.files["train"] = summary.path
     if result.pruning is not None:
         print_pruning(console, result.pruning)
     if result.shortfall:

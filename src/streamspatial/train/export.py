@@ -30,7 +30,7 @@ from streamspatial.video.prefix import query_frame_index
 from streamspatial.video.sources import open_source
 
 from .formats import FORMATS, IMAGE, Prepared
-from .records import KINDS, TRAIN_FILE, ExtraImage, TrainingExample, read_examples
+from .records import KINDS, TRAIN_FILE, ExtraImage, TrainingExample, read_numbered
 
 DEFAULT_POLICY = "uniform-16"  # prefix frames per example unless a record names its own
 DEFAULT_DATASET = "streamspatial_train"
@@ -86,12 +86,13 @@ def export_sft(
     out = Path(out) if out is not None else default_out(src, fmt)
     if out.exists() and not force:
         raise InputError(f"{out} already exists; pass --force to replace it")
-    records = [ex for ex in read_examples(src / TRAIN_FILE) if ex.kind in kinds]
+    numbered = [(n, ex) for n, ex in read_numbered(src / TRAIN_FILE) if ex.kind in kinds]
+    records = [ex for _, ex in numbered]
     if not records:
         raise InputError(
             Problem(str(src / TRAIN_FILE), "kind", f"some records of kind {', '.join(kinds)}")
         )
-    planned = _plan(src, records, policy)
+    planned = _plan(src, numbered, policy)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -115,13 +116,17 @@ def export_sft(
     )
 
 
-def _plan(src: Path, records: list[TrainingExample], policy: str) -> list[_Planned]:
+def _plan(src: Path, records: list[tuple[int, TrainingExample]], policy: str) -> list[_Planned]:
     """Each record's prefix frame indices, all ≤ ⌊t_q·fps⌋; every problem found, at once."""
     problems: list[Problem] = []
     info: dict[str, tuple[float, int] | None] = {}
     planned = []
-    where = str(src / TRAIN_FILE)
-    for ex in records:
+    for line, ex in records:
+        at = (str(src / TRAIN_FILE), ex.id, f"line {line}")
+
+        def problem(field: str, expected: str, at: tuple[str, str, str] = at) -> None:
+            problems.append(Problem(at[0], field, expected, at[1], at[2]))
+
         if ex.video not in info:
             path = videos_dir(src) / ex.video
             try:
@@ -131,8 +136,7 @@ def _plan(src: Path, records: list[TrainingExample], policy: str) -> list[_Plann
                 info[ex.video] = None
         got = info[ex.video]
         if got is None:
-            expected = f"a video at {videos_dir(src) / ex.video}"
-            problems.append(Problem(where, "video", expected, ex.id))
+            problem("video", f"a video at {videos_dir(src) / ex.video}")
             continue
         fps, n_frames = got
         n_q = query_frame_index(ex.t_q, fps, n_frames)
@@ -142,18 +146,15 @@ def _plan(src: Path, records: list[TrainingExample], policy: str) -> list[_Plann
             indices = [round(t * fps) for t in ex.frames]
             off = [t for t, i in zip(ex.frames, indices, strict=True) if abs(i / fps - t) > 1e-3]
             if off:
-                expected = f"frame times on the video's {fps:g} fps grid, got {off[0]}"
-                problems.append(Problem(where, "frames", expected, ex.id))
+                problem("frames", f"frame times on the video's {fps:g} fps grid, got {off[0]}")
                 continue
         if any(i > n_q for i in indices):  # a frame after t_q: never exported
-            problems.append(Problem(where, "frames", f"frames at or before t_q = {ex.t_q}", ex.id))
+            problem("frames", f"frames at or before t_q = {ex.t_q}")
             continue
-        planned.append(_Planned(ex, indices, fps))
-    for ex in records:
         for image in _extra_images(ex):
             if image.path is not None and not (src / image.path).is_file():
-                expected = f"a file at {src / image.path}"
-                problems.append(Problem(where, "images.path", expected, ex.id))
+                problem("images.path", f"a file at {src / image.path}")
+        planned.append(_Planned(ex, indices, fps))
     if problems:
         raise InputError(problems)
     return planned

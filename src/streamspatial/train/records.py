@@ -28,7 +28,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from streamspatial.core.errors import InputError, Problem
 
@@ -94,16 +102,29 @@ class TrainingExample(_Strict):
     messages: tuple[Message, ...]
     meta: dict[str, Any] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> TrainingExample:
-        if not math.isfinite(self.t_q):
+    @field_validator("t_q")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):
             raise ValueError("expected a finite t_q")
-        if self.frames is not None:
-            if any(not (0 <= t <= self.t_q + _EPS) for t in self.frames):
-                raise ValueError(f"expected prefix frame times in [0, t_q = {self.t_q}]")
-            if list(self.frames) != sorted(set(self.frames)):
-                raise ValueError("expected prefix frame times sorted and unique")
-        turns = [m.role for m in self.messages]
+        return v
+
+    @field_validator("frames")
+    @classmethod
+    def _in_prefix(cls, v: tuple[float, ...] | None, info: ValidationInfo):
+        t_q = info.data.get("t_q")
+        if v is None or t_q is None:
+            return v
+        if any(not (0 <= t <= t_q + _EPS) for t in v):
+            raise ValueError(f"expected prefix frame times in [0, t_q = {t_q}]")
+        if list(v) != sorted(set(v)):
+            raise ValueError("expected prefix frame times sorted and unique")
+        return v
+
+    @field_validator("messages")
+    @classmethod
+    def _conversation(cls, v: tuple[Message, ...], info: ValidationInfo):
+        turns = [m.role for m in v]
         if turns and turns[0] == "system":
             turns = turns[1:]
         if (
@@ -115,17 +136,16 @@ class TrainingExample(_Strict):
                 "expected an optional system turn, then user and assistant turns in turn, "
                 "ending with the assistant's"
             )
-        if sum(m.prefix for m in self.messages) != 1:
+        if sum(m.prefix for m in v) != 1:
             raise ValueError("expected exactly one user turn showing the prefix frames")
-        for m in self.messages:
+        kind, t_q = info.data.get("kind"), info.data.get("t_q")
+        for m in v:
             for image in m.images:
-                if image.source == "explore" and self.kind != "explore":
-                    raise ValueError(f"exploration views belong to explore examples: {self.kind}")
-                if image.time is not None and image.time < self.t_q - _EPS:
-                    raise ValueError(
-                        f"an exploration view at {image.time} s precedes t_q = {self.t_q}"
-                    )
-        return self
+                if image.source == "explore" and kind != "explore":
+                    raise ValueError(f"exploration views belong to explore examples: {kind}")
+                if t_q is not None and image.time is not None and image.time < t_q - _EPS:
+                    raise ValueError(f"an exploration view at {image.time} s precedes t_q = {t_q}")
+        return v
 
     @property
     def target(self) -> str:
@@ -147,8 +167,14 @@ def write_examples(examples: Iterable[TrainingExample], path: Path) -> int:
 
 
 def read_examples(path: Path) -> list[TrainingExample]:
-    """Every record of a ``train.jsonl``; each bad line is a :class:`Problem` (file, line,
-    record id, field, what was expected), all raised together as one :class:`InputError`."""
+    """Every record of a ``train.jsonl`` (see :func:`read_numbered`)."""
+    return [ex for _, ex in read_numbered(path)]
+
+
+def read_numbered(path: Path) -> list[tuple[int, TrainingExample]]:
+    """Every record of a ``train.jsonl`` with its line number; each bad line is a
+    :class:`Problem` (file, line, record id, field, what was expected), all raised together as
+    one :class:`InputError`."""
     path = Path(path)
     if not path.is_file():
         raise InputError(
@@ -160,7 +186,7 @@ def read_examples(path: Path) -> list[TrainingExample]:
             )
         )
     problems: list[Problem] = []
-    out: list[TrainingExample] = []
+    out: list[tuple[int, TrainingExample]] = []
     seen: set[str] = set()
     for line_no, line in _lines(path):
         at = f"line {line_no}"
@@ -181,7 +207,7 @@ def read_examples(path: Path) -> list[TrainingExample]:
             problems.append(Problem(str(path), "id", "expected a unique id", ex.id, at))
             continue
         seen.add(ex.id)
-        out.append(ex)
+        out.append((line_no, ex))
     if problems:
         raise InputError(problems)
     return out
