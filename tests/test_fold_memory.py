@@ -7,8 +7,6 @@ import json
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from agent_helpers import decide
 from memory_agent_fixtures import EchoBackend, FakeStore
@@ -22,7 +20,7 @@ from streamspatial.video.prefix import PrefixView
 
 def _obj(i: int, last: float, **kw) -> fm.MemoryObject:
     base = dict(id=i, category="chair", color="red", room="kitchen", first_seen=1.0,
-                last_seen=last, ahead=1.0, left=0.5, direction="front_left")  # fmt: skip
+                last_seen=last, ahead=1.0, left=0.5)  # fmt: skip
     base.update(kw)
     return fm.MemoryObject(**base)
 
@@ -45,7 +43,7 @@ def test_render_is_compact_json_and_reads_back_the_same() -> None:
     data = json.loads(text)
     assert data["objects"][0] == {
         "id": 1, "category": "chair", "color": "red", "room": "kitchen", "first_seen": 1.0,
-        "last_seen": 1.0, "ahead": 1.0, "left": 0.5, "direction": "front_left",
+        "last_seen": 1.0, "ahead": 1.0, "left": 0.5,
         "near": [[2, 0.8, "left"]],
     }  # fmt: skip
     parsed = fm.parse_memory(text, 20.0)
@@ -69,8 +67,6 @@ def test_reading_is_tolerant_of_what_models_write() -> None:
     assert mem is not None and mem.time == 20.0 and mem.room == "kitchen"
     assert [o.id for o in mem.objects] == [1, 3]
     assert mem.objects[0].last_seen == 4.5 and mem.objects[0].near == [(2, 1.0, "left")]
-    # a missing or unknown direction is recomputed from ahead / left
-    assert mem.objects[0].direction == "front" and mem.objects[1].direction == "behind"
 
 
 @pytest.mark.parametrize(
@@ -105,19 +101,6 @@ def test_fit_drops_the_objects_seen_longest_ago_and_their_references() -> None:
     assert not gone & set(fitted.changes.new)
     assert fm.fit(mem, full) == mem  # already within: unchanged
     assert fm.fit(mem, 10).objects == []  # never cut mid-JSON, even when nothing fits
-
-
-@given(st.floats(-10, 10), st.floats(-10, 10))
-def test_direction_classes_follow_the_bearing(ahead: float, left: float) -> None:
-    d = fm.direction_of(ahead, left)
-    assert d in {"front", "front_left", "left", "behind_left", "behind", "behind_right",
-                 "right", "front_right"}  # fmt: skip
-    if ahead > 3 * abs(left) + 1e-9:
-        assert d == "front"
-    if left > 3 * abs(ahead) + 1e-9:
-        assert d == "left"
-    if -ahead > 3 * abs(left) + 1e-9:
-        assert d == "behind"
 
 
 def test_sides_as_the_camera_sees_them() -> None:
@@ -189,6 +172,9 @@ def test_a_json_memory_is_bounded_without_cutting_it() -> None:
 def test_prose_stays_the_default_and_a_bad_format_is_refused() -> None:
     assert FoldingAgent().memory_format == "prose" and FoldingAgent().memory_chars == 1500
     assert FoldingAgent(memory_format="json").memory_chars == fm.JSON_MEMORY_CHARS
+    # a run's token cap leaves a JSON fold room for the whole bounded memory
+    assert FoldingAgent().fold_tokens == 384
+    assert FoldingAgent(memory_format="json").fold_tokens == fm.JSON_FOLD_TOKENS >= 2000
     with pytest.raises(InputError, match="--fold-memory"):
         FoldingAgent(memory_format="yaml")
 

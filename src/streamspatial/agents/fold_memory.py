@@ -10,15 +10,13 @@ memory has one documented shape (``docs/agents.md``, Folding; every key below):
     {"time": 20, "room": "kitchen", "rooms": ["hallway", "kitchen"],
      "objects": [{"id": 3, "category": "sofa", "color": "red", "material": "fabric",
                   "room": "living room", "first_seen": 2.4, "last_seen": 18.2,
-                  "ahead": 1.2, "left": -0.5, "direction": "front_right",
-                  "near": [[5, 0.8, "left"]]}],
+                  "ahead": 1.2, "left": -0.5, "near": [[5, 0.8, "left"]]}],
      "changes": {"since": 10, "new": [3, 5], "moved": [], "entered": ["kitchen"],
                  "camera_moved": 3.2, "camera_turned": -90}}
 
 ``id`` numbers objects in the order they were first seen (1, 2, …) and stays the same from fold
 to fold; ``ahead`` / ``left`` are metres from the camera at the fold time (negative: behind,
-right); ``direction`` is one of the eight egocentric classes of
-:mod:`streamspatial.core.directions`; ``near`` lists up to two other remembered objects within
+right); ``near`` lists up to two other remembered objects within
 2 m as ``[id, metres, side]``, the side as the camera sees it now (``left``, ``right``,
 ``nearer``, ``farther``); ``moving`` is true for things that move (people, carried props).
 ``changes`` says what happened since the previous fold: objects first seen, objects seen moving,
@@ -33,18 +31,20 @@ a bad object dropped and counted); a reply with no JSON object holding an ``obje
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from streamspatial.core.directions import DIRECTIONS
-
 MEMORY_FORMATS = ("prose", "json")
 MemoryFormat = Literal["prose", "json"]
-JSON_MEMORY_CHARS = 4000  # the JSON memory's bound (prose memories: the agent's memory_chars)
+# The JSON memory's bound (prose memories: the agent's memory_chars): about 30 objects at
+# ~165 characters each, what a 1-2 minute walk through a house shows.
+JSON_MEMORY_CHARS = 5000
+# A fold call's token cap (when the run sets one): room for the whole bounded JSON, which
+# runs at about 2.5-3 characters a token; a memory cut off mid-JSON would be malformed.
+JSON_FOLD_TOKENS = 2560
 NEAR_RADIUS_M = 2.0  # neighbours listed per object: within this distance …
 NEAR_COUNT = 2  # … and at most this many
 SIDES = ("left", "right", "nearer", "farther")
@@ -66,14 +66,8 @@ class MemoryObject(BaseModel):
     last_seen: float
     ahead: float
     left: float
-    direction: str | None = None
     near: list[tuple[int, float, str]] = Field(default_factory=list)
     moving: bool = False
-
-    @field_validator("direction")
-    @classmethod
-    def _known_direction(cls, v: str | None) -> str | None:
-        return v if v in DIRECTIONS else None  # recomputed from ahead / left when unknown
 
     @field_validator("near", mode="before")
     @classmethod
@@ -126,14 +120,6 @@ class Parsed:
     error: str | None = None
 
 
-def direction_of(ahead: float, left: float) -> str:
-    """The egocentric class (eight sectors of 45°) of a point ``ahead`` / ``left`` metres away."""
-    bearing = math.degrees(math.atan2(left, ahead))  # 0 ahead, +90 left, ±180 behind
-    sector = round(bearing / 45.0) % 8
-    return ("front", "front_left", "left", "behind_left",
-            "behind", "behind_right", "right", "front_right")[sector]  # fmt: skip
-
-
 def side_of(ahead: float, left: float) -> str:
     """Where an offset (``ahead``, ``left``, camera frame) points as the camera sees it."""
     if abs(left) >= abs(ahead):
@@ -145,7 +131,7 @@ def render(memory: FoldMemory) -> str:
     """The compact JSON of a memory: what a target says and what the agent shows the model."""
     data = memory.model_dump()
     for obj in data["objects"]:
-        for key in ("color", "material", "room", "direction"):
+        for key in ("color", "material", "room"):
             if obj[key] is None:
                 del obj[key]
         if not obj["near"]:
@@ -211,8 +197,6 @@ def parse_memory(text: str, time: float) -> Parsed:
         except ValidationError:
             dropped += 1
             continue
-        if obj.direction is None:
-            obj = obj.model_copy(update={"direction": direction_of(obj.ahead, obj.left)})
         objects.append(obj)
     rest = {k: v for k, v in data.items() if k != "objects"}
     rest.setdefault("time", time)
@@ -230,8 +214,7 @@ _INSTRUCTION = (
     'object: {"time": <this fold, s>, "room": <room you are in>, "rooms": [<rooms visited, '
     'in order>], "objects": [{"id": <1, 2, ... in order of first sight, kept across folds>, '
     '"category", "color", "material", "room", "first_seen", "last_seen" (s), "ahead", '
-    '"left" (metres from you now; negative: behind / right), "direction" (front, front_left, '
-    "left, behind_left, behind, behind_right, right, front_right), "
+    '"left" (metres from you now; negative: behind / right), '
     '"near": [[<id>, <metres>, "left"|"right"|"nearer"|"farther"]] (up to 2 objects within '
     '2 m, as you see them now), "moving": true (only for things that move)}], "changes": '
     '{"since": <previous fold, s>, "new": [<ids first seen since>], "moved": [<ids seen '
@@ -250,13 +233,13 @@ def fold_instruction(t: float, previous: str | None, chars: int = JSON_MEMORY_CH
 
 
 __all__ = [
+    "JSON_FOLD_TOKENS",
     "JSON_MEMORY_CHARS",
     "MEMORY_FORMATS",
     "FoldMemory",
     "MemoryChanges",
     "MemoryObject",
     "Parsed",
-    "direction_of",
     "fit",
     "fold_instruction",
     "parse_memory",

@@ -68,6 +68,7 @@ def fold_window(fps: float, n_q: int, t: float, window_s: float, dense_fps: floa
 
 
 PROSE_MEMORY_CHARS = 1500  # a prose memory is clipped to this many characters
+PROSE_FOLD_TOKENS = 384  # a prose fold call's cap (when the run sets one)
 
 
 @dataclass
@@ -109,7 +110,7 @@ class FoldingAgent(Agent):
         dense_fps: float = 1.0,
         max_folds: int = 8,
         memory_chars: int | None = None,  # prose 1,500; JSON fold_memory.JSON_MEMORY_CHARS
-        fold_tokens: int = 384,
+        fold_tokens: int | None = None,  # prose 384; JSON fold_memory.JSON_FOLD_TOKENS
         memory_format: str = "prose",
     ):
         if memory_chars is None:
@@ -133,7 +134,8 @@ class FoldingAgent(Agent):
         self.dense_fps = float(dense_fps)
         self.max_folds = max_folds
         self.memory_chars = memory_chars
-        self.fold_tokens = fold_tokens
+        json_mode = memory_format == "json"
+        self.fold_tokens = fold_tokens or (fm.JSON_FOLD_TOKENS if json_mode else PROSE_FOLD_TOKENS)
         self.memory_format = memory_format
         self.state = FoldState()  # this video's memory
 

@@ -177,12 +177,6 @@ def generate(
     if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
         console = Console(soft_wrap=True, width=160)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
-    if split == "train":  # S3-Train-style records beside the items (docs/training.md)
-        from streamspatial.train import write_training_set
-
-        summary = write_training_set(out)
-        console.print(summary.line())
-        result.files["train"] = summary.path
     if result.pruning is not None:
         print_pruning(console, result.pruning)
     if result.shortfall:
@@ -193,6 +187,12 @@ def generate(
             "longer walks or more houses give more): "
             + ", ".join(f"{k} {m}/{a}" for k, (m, a) in sorted(result.shortfall.items(), key=_made))
         )
+    if split == "train":  # S3-Train-style records beside the items (docs/training.md)
+        from streamspatial.train import write_training_set
+
+        summary = write_training_set(out)
+        console.print(summary.line())
+        result.files["train"] = summary.path
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")

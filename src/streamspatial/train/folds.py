@@ -170,7 +170,6 @@ def _memory(st: _State, t: float, since: float, since_pose: EgoPose | None) -> f
                 last_seen=_r(o.last, ROUND_S),
                 ahead=_r(ahead, ROUND_M),
                 left=_r(left, ROUND_M),
-                direction=fm.direction_of(ahead, left),
                 near=_near(o, st, ego),
                 moving=o.moving,
             )
