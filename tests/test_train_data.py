@@ -437,3 +437,15 @@ def test_exploration_views_are_checked_where_they_belong(gen) -> None:
             Message(role="assistant", text="A")))  # fmt: skip
     with pytest.raises(ValueError, match="exploration-stream time"):
         ExtraImage(source="explore", caption="View:", path="v.png")
+
+
+def test_the_library_writes_the_records_too(tmp_path) -> None:
+    import streamspatial as ss
+
+    result = ss.generate(tmp_path / "lib", houses=1, minutes=0.2, seed=3, size=(96, 72), fps=5.0,
+                         rooms=3, per_family=1, prune=False, split="train")  # fmt: skip
+    records = read_examples(result.files["train"])
+    assert {r.kind for r in records} == {"qa", "fold"}
+    eval_split = ss.generate(tmp_path / "eval", houses=1, minutes=0.2, seed=3, size=(96, 72),
+                             fps=5.0, rooms=3, per_family=1, prune=False, events=False)  # fmt: skip
+    assert "train" not in eval_split.files and not (tmp_path / "eval" / "train.jsonl").exists()
