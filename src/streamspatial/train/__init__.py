@@ -10,17 +10,22 @@ folding agent's memory layout) and below ``api`` and ``cli``.
 from __future__ import annotations
 
 from .build import SOURCES, Source, TrainingSummary, write_training_set
+from .export import ExportSummary, export_sft
+from .formats import FORMATS
 from .records import KINDS, TRAIN_FILE, ExtraImage, Message, TrainingExample, read_examples
 
 __all__ = [
+    "FORMATS",
     "KINDS",
     "SOURCES",
     "TRAIN_FILE",
+    "ExportSummary",
     "ExtraImage",
     "Message",
     "Source",
     "TrainingExample",
     "TrainingSummary",
+    "export_sft",
     "read_examples",
     "write_training_set",
 ]
