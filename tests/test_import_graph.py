@@ -22,18 +22,21 @@ _TARGET = re.compile(r"^streamspatial(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\
 # room -> rooms it must never import (DESIGN.md's "must not", and the one-way flow).
 FORBIDDEN: dict[str, set[str]] = {
     "core": {"*"},
-    "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception"},
-    "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web"},
-    "models": {"bench", "agents", "eval", "scoring", "sim"},
-    "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc"},
-    "sim": {"agents", "eval", "perception", "report", "web", "api", "cli"},
-    "perception": {"agents", "eval", "report", "web"},
-    "agents": {"eval", "report", "web", "qc", "sim", "api", "cli"},
-    "eval": {"sim", "report", "web", "qc", "api", "cli"},
-    "qc": {"eval", "agents", "sim", "report", "web", "api", "cli"},
+    "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception", "train"},
+    "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web", "train"},
+    "models": {"bench", "agents", "eval", "scoring", "sim", "train"},
+    "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc", "train"},
+    "sim": {"agents", "eval", "perception", "report", "web", "api", "cli", "train"},
+    "perception": {"agents", "eval", "report", "web", "train"},
+    "agents": {"eval", "report", "web", "qc", "sim", "api", "cli", "train"},
+    "eval": {"sim", "report", "web", "qc", "api", "cli", "train"},
+    "qc": {"eval", "agents", "sim", "report", "web", "api", "cli", "train"},
     "report": {"web", "api", "cli"},
     "web": {"api", "cli"},
     "analysis": {"report", "web", "api", "cli"},
+    # training data reads walks, perceives them and writes the folding agent's memory layout;
+    # it never runs an evaluation, and only api / cli call it
+    "train": {"eval", "report", "web", "qc", "analysis", "api", "cli"},
 }
 ROOMS_BELOW_EVERYTHING = {"core"}
 

@@ -261,14 +261,21 @@ def generate(
 
     ``options`` are the generator's (``streamspatial sim generate``): ``size`` (width,
     height), ``fps``, ``split``, ``per_family``, ``identity_turns``, ``rooms``, ….
-    ``progress(stage, done, total)`` is called as frames render.  Returns where the files and
+    ``progress(stage, done, total)`` is called as frames render.  With ``split="train"`` the
+    folder also gets ``train.jsonl``, the training records ``streamspatial export-sft`` exports
+    (``.files["train"]``; docs/training.md).  Returns where the files and
     videos are (``.files[format]``, ``.videos``) and the items.  Needs the ``sim`` extra.
     """
     from streamspatial.sim.generate import GenerateConfig, generate_benchmark
 
     cfg = GenerateConfig(out=Path(out), houses=houses, minutes=minutes, seed=seed, **options)
     cfg.check()
-    return generate_benchmark(cfg, progress)
+    result = generate_benchmark(cfg, progress)
+    if cfg.split == "train":  # the training records beside the items (docs/training.md)
+        from streamspatial.train import write_training_set
+
+        result.files["train"] = write_training_set(result.out).path
+    return result
 
 
 __all__ = [

@@ -228,3 +228,4 @@ class AgentOptions:
     scorer: str = "paper"
     perception: str | None = None
     fold_every: float = 10.0
+    fold_memory: str = "prose"  # folding: prose, or the JSON memory of agents.fold_memory

@@ -13,6 +13,12 @@ while deciding a query, before its answer request), asked at their fold time wit
 up to that time only, so a fold at t never sees the stream after t, and a query at t_q uses only
 folds at times ≤ t_q.  Prompt size is bounded whatever the stream length: at most
 ``max_folds`` fold frames, each memory text clipped to ``memory_chars``, and the dense window.
+
+``memory_format="json"`` (``--fold-memory json``) asks for the structured memory of
+:mod:`streamspatial.agents.fold_memory` instead of prose and reads it back: a reply with no
+usable JSON memory keeps the previous memory and is counted (``fold_malformed``).  The
+training targets of ``sim generate --split train`` are written in the same layout, after the
+same request, so a model trained on them writes memory this agent can use.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from streamspatial.models.types import Backend, GenerationParams, ImagePart, Par
 from streamspatial.video.coverage import evidence_bins, retained_bins
 from streamspatial.video.prefix import PrefixView
 
+from . import fold_memory as fm
 from .contract import (
     Agent,
     AgentOptions,
@@ -50,6 +57,20 @@ FOLD_INSTRUCTION = (
 )
 
 
+def fold_window(fps: float, n_q: int, t: float, window_s: float, dense_fps: float) -> list[int]:
+    """Grid frames in (t − window, t] (at most frame ``n_q``): what a fold at t, or a query at
+    t, sees densely.  The grid is every ``round(fps / dense_fps)``-th frame from frame 0."""
+    n_t = min(math.floor(t * fps + 1e-9), n_q)
+    step = max(1, round(fps / dense_fps))
+    after = math.floor((t - window_s) * fps + 1e-9) + 1  # first index > t − W
+    first = max(0, -(-after // step) * step)  # onto the grid (multiples of step)
+    return list(range(first, n_t + 1, step))  # O(window), whatever the stream length
+
+
+PROSE_MEMORY_CHARS = 1500  # a prose memory is clipped to this many characters
+PROSE_FOLD_TOKENS = 384  # a prose fold call's cap (when the run sets one)
+
+
 @dataclass
 class Fold:
     """One folding step: the memory after it and the single frame it keeps."""
@@ -69,6 +90,7 @@ class FoldState:
     done: int = 0  # folds made so far: fold j happened at j·K
     memory: str = ""  # the latest memory text
     errors: int = 0
+    malformed: int = 0  # JSON memory: replies with no usable memory (also counted in errors)
     # Runs [first, last] of fold numbers whose call succeeded: what the merged memory carries.
     merged: list[list[int]] = field(default_factory=list)
 
@@ -87,9 +109,12 @@ class FoldingAgent(Agent):
         window_s: float = 10.0,
         dense_fps: float = 1.0,
         max_folds: int = 8,
-        memory_chars: int = 1500,
-        fold_tokens: int = 384,
+        memory_chars: int | None = None,  # prose 1,500; JSON fold_memory.JSON_MEMORY_CHARS
+        fold_tokens: int | None = None,  # prose 384; JSON fold_memory.JSON_FOLD_TOKENS
+        memory_format: str = "prose",
     ):
+        if memory_chars is None:
+            memory_chars = fm.JSON_MEMORY_CHARS if memory_format == "json" else PROSE_MEMORY_CHARS
         problems = []
         if not (math.isfinite(fold_every) and fold_every > 0):
             problems.append(f"--fold-every must be a positive number of seconds, got {fold_every}")
@@ -97,6 +122,9 @@ class FoldingAgent(Agent):
             problems.append("the dense window and its frame rate must be positive")
         if max_folds < 1 or memory_chars < 16:
             problems.append("keep at least one fold and 16 characters of memory")
+        if memory_format not in fm.MEMORY_FORMATS:
+            known = ", ".join(fm.MEMORY_FORMATS)
+            problems.append(f"--fold-memory must be one of {known}, got {memory_format!r}")
         if problems:
             raise InputError("; ".join(problems))
         self.params = params or GenerationParams()
@@ -106,16 +134,27 @@ class FoldingAgent(Agent):
         self.dense_fps = float(dense_fps)
         self.max_folds = max_folds
         self.memory_chars = memory_chars
-        self.fold_tokens = fold_tokens
+        json_mode = memory_format == "json"
+        self.fold_tokens = fold_tokens or (fm.JSON_FOLD_TOKENS if json_mode else PROSE_FOLD_TOKENS)
+        self.memory_format = memory_format
         self.state = FoldState()  # this video's memory
 
     @classmethod
     def from_options(cls, options: AgentOptions) -> FoldingAgent:
-        return cls(params=options.params, variant=options.variant, fold_every=options.fold_every)
+        return cls(
+            params=options.params,
+            variant=options.variant,
+            fold_every=options.fold_every,
+            memory_format=options.fold_memory,
+        )
 
     @property
     def label(self) -> str:
-        return f"folding[K={self.fold_every:g}s,window={self.window_s:g}s@{self.dense_fps:g}fps]"
+        memory = ",memory=json" if self.memory_format == "json" else ""
+        return (
+            f"folding[K={self.fold_every:g}s,window={self.window_s:g}s@{self.dense_fps:g}fps"
+            f"{memory}]"
+        )
 
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         """Every frame of the 1 fps grid up to t_q: folds summarise the whole prefix."""
@@ -137,11 +176,7 @@ class FoldingAgent(Agent):
 
     def window(self, view: PrefixView, t: float) -> list[int]:
         """Grid frames in (t − window, t]: what a fold at t, or a query at t, sees densely."""
-        n_t = min(math.floor(t * view.fps + 1e-9), view.n_q)
-        step = max(1, round(view.fps / self.dense_fps))
-        after = math.floor((t - self.window_s) * view.fps + 1e-9) + 1  # first index > t − W
-        first = max(0, -(-after // step) * step)  # onto the grid (multiples of step)
-        return list(range(first, n_t + 1, step))  # O(window), whatever the stream length
+        return fold_window(view.fps, view.n_q, t, self.window_s, self.dense_fps)
 
     async def _fold_up_to(self, view: PrefixView | None, t_q: float, backend: Backend) -> None:
         """Make every fold due by t_q that this video has not made yet, in time order."""
@@ -158,11 +193,15 @@ class FoldingAgent(Agent):
         if not frames:
             st.done += 1
             return
-        previous = st.memory or "(empty: nothing folded yet)"
-        parts: list[Part] = [TextPart(f"Previous memory: {previous}")]
-        parts += image_parts(frames)
-        words = max(20, self.memory_chars // 7)
-        parts.append(TextPart(FOLD_INSTRUCTION.format(t=f"{t:g}", words=words)))
+        if self.memory_format == "json":  # frames, then previous memory and the layout asked for
+            parts: list[Part] = image_parts(frames)
+            parts.append(TextPart(fm.fold_instruction(t, st.memory or None, self.memory_chars)))
+        else:
+            previous = st.memory or "(empty: nothing folded yet)"
+            parts = [TextPart(f"Previous memory: {previous}")]
+            parts += image_parts(frames)
+            words = max(20, self.memory_chars // 7)
+            parts.append(TextPart(FOLD_INSTRUCTION.format(t=f"{t:g}", words=words)))
         request = side_request(parts, t, side_params(self.params, self.fold_tokens))
         response = await backend.generate(request)
         if response.error is not None:
@@ -172,8 +211,13 @@ class FoldingAgent(Agent):
             raise MemoryCallError(f"memory fold at {t:g} s failed: {response.error}")
         st.done += 1
         error = None
-        if response.text.strip():
-            st.memory = clip(response.text, self.memory_chars)
+        memory = self._read_memory(response.text, t)
+        if memory is None:  # malformed JSON memory: the memory stays as it was
+            error = "malformed memory"
+            st.errors += 1
+            st.malformed += 1
+        elif memory:
+            st.memory = memory
             if st.merged and st.merged[-1][1] == st.done - 1:
                 st.merged[-1][1] = st.done
             else:
@@ -185,6 +229,16 @@ class FoldingAgent(Agent):
         st.folds.append(Fold(t, kept.time, kept.jpeg, st.memory, error))
         if len(st.folds) > self.max_folds:
             del st.folds[0]
+
+    def _read_memory(self, text: str, t: float) -> str | None:
+        """The memory text a fold reply gives: prose clipped to ``memory_chars``; JSON parsed,
+        canonicalised and fitted to ``memory_chars`` (``None`` when malformed)."""
+        if self.memory_format != "json":
+            return clip(text, self.memory_chars) if text.strip() else ""
+        parsed = fm.parse_memory(text, t)
+        if parsed.memory is None:
+            return None
+        return fm.render(fm.fit(parsed.memory, self.memory_chars))
 
     async def decide(self, ctx: QueryContext) -> Ask:
         item, query, view = ctx.item, ctx.query, ctx.view
@@ -244,6 +298,7 @@ class FoldingAgent(Agent):
             "folds": st.done,
             "folds_shown": len(folds),
             "fold_errors": st.errors,
+            "fold_malformed": st.malformed,
             "dense_frames": len(dense),
             "memory_chars": len(st.memory),
         }

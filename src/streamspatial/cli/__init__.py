@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "sweep",
     "taxonomy",
     "videotools",
+    "train",
 )
 
 # Top-level module of an optional dependency -> the extra that installs it.

@@ -64,6 +64,13 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option(help="--agent folding: seconds between memory folds (default 10)."),
         ] = None,
+        fold_memory: Annotated[
+            str | None,
+            typer.Option(
+                help="--agent folding: prose (default) or json, the structured memory of "
+                "docs/agents.md that training data teaches (docs/training.md)."
+            ),
+        ] = None,
         perception: Annotated[
             str | None,
             typer.Option(
@@ -183,6 +190,7 @@ def register(app: typer.Typer) -> None:
             "format": format,
             "agent": agent,
             "fold_every": fold_every,
+            "fold_memory": fold_memory,
             "perception": perception,
             "explore_steps": explore_steps,
             "base_url": base_url,

@@ -187,6 +187,12 @@ def generate(
             "longer walks or more houses give more): "
             + ", ".join(f"{k} {m}/{a}" for k, (m, a) in sorted(result.shortfall.items(), key=_made))
         )
+    if split == "train":  # S3-Train-style records beside the items (docs/training.md)
+        from streamspatial.train import write_training_set
+
+        summary = write_training_set(out)
+        console.print(summary.line())
+        result.files["train"] = summary.path
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")

@@ -30,7 +30,7 @@ class Problem:
         where = self.file
         if self.location:
             where += f":{self.location.removeprefix('line ').removeprefix('row ')}"
-        parts = [where]
+        parts = [where] if where else []  # a problem with no file: just what was expected
         if self.item_id is not None:
             parts.append(f"item {self.item_id}")
         if self.field:

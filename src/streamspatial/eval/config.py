@@ -67,6 +67,7 @@ class RunConfig(BaseModel):
     policy: str = "uniform-128"
     agent: str = "policy"
     fold_every: float = Field(default=10.0, gt=0)  # folding agent: seconds between folds
+    fold_memory: Literal["prose", "json"] = "prose"  # folding agent: the memory's layout
     explore_steps: int = Field(default=0, ge=0, le=100)  # actions per explorable item; 0 = off
     perception: str | None = None  # memory agents: ground-truth[:noise=S], classical, model:…
     out: Path
@@ -133,6 +134,8 @@ class RunConfig(BaseModel):
             raw.pop("perception", None)
         if raw.get("scorer") == "paper":  # runs made before --scorer were scored by the paper
             raw.pop("scorer")
+        if raw.get("fold_memory") == "prose":  # runs made before --fold-memory folded prose
+            raw.pop("fold_memory")
         for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
             if raw.get(key) is None:
                 raw.pop(key, None)

@@ -108,6 +108,7 @@ def agent_options(cfg: RunConfig, params: GenerationParams, scorer: str) -> Agen
         scorer=scorer,
         perception=cfg.perception,
         fold_every=cfg.fold_every,
+        fold_memory=cfg.fold_memory,
     )
 
 

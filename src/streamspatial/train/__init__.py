@@ -1,0 +1,31 @@
+"""Training data as S3-Train makes it: records of three kinds, and their export for fine-tuning.
+
+``sim generate --split train`` writes ``train.jsonl`` (:mod:`.build`: ``qa`` examples from the
+generated items, ``fold`` targets from each walk's ground truth); ``streamspatial export-sft``
+(:mod:`.export`) writes what LLaMA-Factory and Qwen-VL's fine-tuning code read.  This room sits
+above ``sim``, ``perception`` and ``agents`` (it reads walks, perceives them, and writes the
+folding agent's memory layout) and below ``api`` and ``cli``.
+"""
+
+from __future__ import annotations
+
+from .build import SOURCES, Source, TrainingSummary, write_training_set
+from .export import ExportSummary, export_sft
+from .formats import FORMATS
+from .records import KINDS, TRAIN_FILE, ExtraImage, Message, TrainingExample, read_examples
+
+__all__ = [
+    "FORMATS",
+    "KINDS",
+    "SOURCES",
+    "TRAIN_FILE",
+    "ExportSummary",
+    "ExtraImage",
+    "Message",
+    "Source",
+    "TrainingExample",
+    "TrainingSummary",
+    "export_sft",
+    "read_examples",
+    "write_training_set",
+]
