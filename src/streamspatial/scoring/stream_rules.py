@@ -36,7 +36,7 @@ def leading_letter(text: str | None, letters: str) -> str | None:
     else the G.7 cascade's letter."""
     if not text:
         return None
-    body = strip_thinking(text).strip()
+    body = strip_thinking(text)[0]
     m = _LEADING.match(body)
     if m and m.group(1).upper() in letters:
         return m.group(1).upper()
@@ -47,7 +47,7 @@ def yes_no(text: str | None) -> str | None:
     """ "A" (yes) or "B" (no) from the reply's first word, any case ("Y"/"N" too)."""
     if not text:
         return None
-    m = _FIRST_WORD.search(strip_thinking(text))
+    m = _FIRST_WORD.search(strip_thinking(text)[0])
     word = m.group(0).lower() if m else ""
     return "A" if word in ("yes", "y") else "B" if word in ("no", "n") else None
 
@@ -159,14 +159,14 @@ def ostbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored
 
 def ost_answer_field(text: str) -> str:
     """The ``answer`` of the reply's JSON object, else the evaluator's reading of the text."""
-    for m in re.finditer(r"\{.*?\}", strip_thinking(text), re.DOTALL):
+    for m in re.finditer(r"\{.*?\}", strip_thinking(text)[0], re.DOTALL):
         try:
             obj = json.loads(m.group(0))
         except ValueError:
             continue
         if isinstance(obj, dict) and "answer" in obj:
             return str(obj["answer"])
-    return stream_official.ost_process_answer(strip_thinking(text))
+    return stream_official.ost_process_answer(strip_thinking(text)[0])
 
 
 def ostbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
