@@ -159,9 +159,10 @@ _CONF = np.linspace(0.5, 0.95, int((0.95 - 0.5) / 0.05 + 2))
 
 
 def vsisuper_count(response: str, truth: float) -> float | None:
-    """``cambrians_vsc``: ``float(results[0])`` of the whole reply, MRA over the numpy
-    thresholds with ``<=`` (a 10 % error scores 0.8); None where the task raises ("5 chairs",
-    or a ground truth of 0)."""
+    """``cambrians_vsc``: ``float(results[0])`` of the whole reply, MRA over the thresholds of
+    ``np.linspace(.5, .95, 10)`` with ``<=`` and no tolerance (its 0.8 is 0.8000000000000000444,
+    so a 20 % error scores 0.6, not 0.7); None where the task raises ("5 chairs", or a ground
+    truth of 0)."""
     try:
         pred = float(response)
     except ValueError:
