@@ -56,26 +56,73 @@ def ovobench_rows() -> list[dict[str, Any]]:
     ``options[gt]``, as it does in many released items."""
     mc = "What is on the table right now?"
     return [
-        {"id": 0, "task": "STU", "video": "Ego4D/a.mp4", "realtime": 3, "question": mc,
-         "answer": "a cup", "options": ["a cup", "a plate", "a bowl", "a pan"], "gt": 0},
-        {"id": 1, "task": "OCR", "video": "Ego4D/a.mp4", "realtime": 5.5,
-         "question": "What does the sign say?", "answer": "EXIT",
-         "options": ["OPEN", "EXIT", "STOP", "PUSH"], "gt": 1},
-        {"id": 2, "task": "EPM", "video": "Ego4D/a.mp4", "realtime": 7.25,
-         "question": "Where did I put the keys?", "answer": "in the bag",
-         "options": ["on the sofa", "in the drawer", "on the shelf", "by the door"], "gt": 2},
-        {"id": 3, "task": "ASI", "video": "COIN/b.mp4", "realtime": 6,
-         "question": "What did I do after washing the cup?", "answer": "dried it",
-         "options": ["dried it", "broke it", "filled it", "hid it"], "gt": 0},
-        {"id": 4, "task": "REC", "video": "COIN/b.mp4", "activity": "clap their hands",
-         "test_info": [{"realtime": 4.3, "count": 2}, {"realtime": 8, "count": 3}]},
-        {"id": 5, "task": "SSR", "video": "COIN/b.mp4",
-         "test_info": [{"realtime": 2, "step": "pour the water", "type": 0},
-                       {"realtime": 5, "step": "pour the water", "type": 1}]},
-        {"id": 6, "task": "CRR", "video": "Ego4D/a.mp4", "question": "Who opens the door?",
-         "answer": "the man", "ask_time": 2, "clue_time": 6,
-         "test_info": [{"realtime": 2, "type": 0}, {"realtime": 9, "type": 1}]},
-    ]  # fmt: skip
+        {
+            "id": 0,
+            "task": "STU",
+            "video": "Ego4D/a.mp4",
+            "realtime": 3,
+            "question": mc,
+            "answer": "a cup",
+            "options": ["a cup", "a plate", "a bowl", "a pan"],
+            "gt": 0,
+        },
+        {
+            "id": 1,
+            "task": "OCR",
+            "video": "Ego4D/a.mp4",
+            "realtime": 5.5,
+            "question": "What does the sign say?",
+            "answer": "EXIT",
+            "options": ["OPEN", "EXIT", "STOP", "PUSH"],
+            "gt": 1,
+        },
+        {
+            "id": 2,
+            "task": "EPM",
+            "video": "Ego4D/a.mp4",
+            "realtime": 7.25,
+            "question": "Where did I put the keys?",
+            "answer": "in the bag",
+            "options": ["on the sofa", "in the drawer", "on the shelf", "by the door"],
+            "gt": 2,
+        },
+        {
+            "id": 3,
+            "task": "ASI",
+            "video": "COIN/b.mp4",
+            "realtime": 6,
+            "question": "What did I do after washing the cup?",
+            "answer": "dried it",
+            "options": ["dried it", "broke it", "filled it", "hid it"],
+            "gt": 0,
+        },
+        {
+            "id": 4,
+            "task": "REC",
+            "video": "COIN/b.mp4",
+            "activity": "clap their hands",
+            "test_info": [{"realtime": 4.3, "count": 2}, {"realtime": 8, "count": 3}],
+        },
+        {
+            "id": 5,
+            "task": "SSR",
+            "video": "COIN/b.mp4",
+            "test_info": [
+                {"realtime": 2, "step": "pour the water", "type": 0},
+                {"realtime": 5, "step": "pour the water", "type": 1},
+            ],
+        },
+        {
+            "id": 6,
+            "task": "CRR",
+            "video": "Ego4D/a.mp4",
+            "question": "Who opens the door?",
+            "answer": "the man",
+            "ask_time": 2,
+            "clue_time": 6,
+            "test_info": [{"realtime": 2, "type": 0}, {"realtime": 9, "type": 1}],
+        },
+    ]
 
 
 # --- StreamingBench ------------------------------------------------------------------------
@@ -86,59 +133,100 @@ STREAMING_VIDEOS = {"videos/sample_1_real.mp4": 12.0, "videos/sample_2_real.mp4"
 def streamingbench_real() -> list[dict[str, Any]]:
     """Five questions on two videos; two time stamps in the malformed spellings the release
     has (``"00:05"`` and ``"0:00:07"``, read as 5 s and 7 s)."""
+
     def q(task: str, question: str, stamp: str, answer: str) -> dict[str, Any]:
-        return {"task_type": task, "question": question, "time_stamp": stamp, "answer": answer,
-                "options": ["A. a cup.", "B. a map.", "C. a key.", "D. a pen."],
-                "required_ability": "working memory"}  # fmt: skip
+        return {
+            "task_type": task,
+            "question": question,
+            "time_stamp": stamp,
+            "answer": answer,
+            "options": ["A. a cup.", "B. a map.", "C. a key.", "D. a pen."],
+            "required_ability": "working memory",
+        }
 
     return [
-        {"time": "[0:00:00 - 0:00:10]", "video_path": "./videos/sample_1_real.mp4",
-         "video_categories": "kitchen",
-         "questions": [q("Object Perception", "What is on the counter right now?", "00:00:03", "A"),
-                       q("Object Perception", "What is in my hand right now?", "00:05", "B")]},
-        {"time": "[0:00:05 - 0:00:11]", "video_path": "./videos/sample_2_real.mp4",
-         "video_categories": "office",
-         "questions": [q("Counting", "Which object appeared twice?", "0:00:07", "C"),
-                       q("Spatial Understanding", "What is left of the laptop?", "00:00:09", "D"),
-                       q("Spatial Understanding", "What is right of the laptop?", "00:00:10", "A")]},
-    ]  # fmt: skip
+        {
+            "time": "[0:00:00 - 0:00:10]",
+            "video_path": "./videos/sample_1_real.mp4",
+            "video_categories": "kitchen",
+            "questions": [
+                q("Object Perception", "What is on the counter right now?", "00:00:03", "A"),
+                q("Object Perception", "What is in my hand right now?", "00:05", "B"),
+            ],
+        },
+        {
+            "time": "[0:00:05 - 0:00:11]",
+            "video_path": "./videos/sample_2_real.mp4",
+            "video_categories": "office",
+            "questions": [
+                q("Counting", "Which object appeared twice?", "0:00:07", "C"),
+                q("Spatial Understanding", "What is left of the laptop?", "00:00:09", "D"),
+                q("Spatial Understanding", "What is right of the laptop?", "00:00:10", "A"),
+            ],
+        },
+    ]
 
 
 def streamingbench_sqa() -> list[list[dict[str, Any]]]:
     """One dialogue of three questions whose options lack "A." prefixes."""
+
     def q(question: str, stamp: str, answer: str) -> dict[str, Any]:
-        return {"task_type": "Sequential Question Answering", "question": question,
-                "time_stamp": stamp, "answer": answer,
-                "options": ["red", "green", "blue", "white"]}  # fmt: skip
+        return {
+            "task_type": "Sequential Question Answering",
+            "question": question,
+            "time_stamp": stamp,
+            "answer": answer,
+            "options": ["red", "green", "blue", "white"],
+        }
 
     entry = "./videos/sample_1_real.mp4"
-    return [[
-        {"video_path": entry, "questions": [q("What colour is the cup?", "00:00:02", "A")]},
-        {"video_path": entry, "questions": [q("And the plate?", "00:00:05", "B")]},
-        {"video_path": entry, "questions": [q("And the bowl?", "00:00:08", "C")]},
-    ]]  # fmt: skip
+    return [
+        [
+            {"video_path": entry, "questions": [q("What colour is the cup?", "00:00:02", "A")]},
+            {"video_path": entry, "questions": [q("And the plate?", "00:00:05", "B")]},
+            {"video_path": entry, "questions": [q("And the bowl?", "00:00:08", "C")]},
+        ]
+    ]
 
 
 def streamingbench_proactive() -> list[dict[str, Any]]:
     """Two proactive questions: polled from 2 s (ground truth 5 s) and from 1 s (truth 3 s)."""
     return [
-        {"video_path": "./videos/sample_2_real.mp4", "questions": [
-            {"task_type": "Proactive Output", "question": "Tell me when the ball turns red.",
-             "time_stamp": "00:00:02", "ground_truth_time_stamp": "00:00:05",
-             "ground_truth_output": "The ball is red"}]},
-        {"video_path": "./videos/sample_1_real.mp4", "questions": [
-            {"task_type": "Proactive Output", "question": "Tell me when the door opens.",
-             "time_stamp": "00:00:01", "ground_truth_time_stamp": "00:00:03",
-             "ground_truth_output": "The door is open"}]},
-    ]  # fmt: skip
+        {
+            "video_path": "./videos/sample_2_real.mp4",
+            "questions": [
+                {
+                    "task_type": "Proactive Output",
+                    "question": "Tell me when the ball turns red.",
+                    "time_stamp": "00:00:02",
+                    "ground_truth_time_stamp": "00:00:05",
+                    "ground_truth_output": "The ball is red",
+                }
+            ],
+        },
+        {
+            "video_path": "./videos/sample_1_real.mp4",
+            "questions": [
+                {
+                    "task_type": "Proactive Output",
+                    "question": "Tell me when the door opens.",
+                    "time_stamp": "00:00:01",
+                    "ground_truth_time_stamp": "00:00:03",
+                    "ground_truth_output": "The door is open",
+                }
+            ],
+        },
+    ]
 
 
 # --- OST-Bench -----------------------------------------------------------------------------
 
 OST_SYSTEM = "You are an agent exploring a room. Answer as JSON: {answer, reason}."
 OST_TYPES = [
-    ("Agent_state-orientation(Judgement)", "judge"), ("Agent_state-position(Judgement)", "judge"),
-    ("Agent_state-orientation(Estimation)", "esti"), ("Agent_state-position(Estimation)", "esti"),
+    ("Agent_state-orientation(Judgement)", "judge"),
+    ("Agent_state-position(Judgement)", "judge"),
+    ("Agent_state-orientation(Estimation)", "esti"),
+    ("Agent_state-position(Estimation)", "esti"),
     ("Agent_visible_info-existence(Judgement)", "judge"),
     ("Agent_visible_info-order(Judgement)", "judge"),
     ("Agent_visible_info-diversity(Judgement)", "judge"),
@@ -155,7 +243,7 @@ OST_TYPES = [
     ("Agent_object_spatial-distance(Estimation)", "esti"),
     ("Agent_object_spatial-direction(Temporal-loc)", "count"),
     ("Agent_object_spatial-distance(Temporal-loc)", "count"),
-]  # fmt: skip
+]
 OST_SCANS = ("scene0001_00", "scene0002_00")
 
 
@@ -169,9 +257,13 @@ def ost_rows() -> list[dict[str, Any]]:
         shown = 1 + n % 2
         images = [f"{scan}/{frame[scan] + k:05d}.jpg" for k in range(shown)]
         frame[scan] += shown
-        row: dict[str, Any] = {"scan_id": scan, "system_prompt": OST_SYSTEM,
-                               "new_observations": images, "type": qtype,
-                               "user_message": f"Turn {n}: {qtype}?"}  # fmt: skip
+        row: dict[str, Any] = {
+            "scan_id": scan,
+            "system_prompt": OST_SYSTEM,
+            "new_observations": images,
+            "type": qtype,
+            "user_message": f"Turn {n}: {qtype}?",
+        }
         if kind == "judge":
             row.update(option=["Left", "Right", "Front-left"], answer='"Right"')
         elif kind == "esti":
@@ -180,9 +272,17 @@ def ost_rows() -> list[dict[str, Any]]:
             row.update(option=[], answer="3")
         rows.append(row)
     last = OST_SCANS[1]
-    rows.append({"scan_id": last, "system_prompt": OST_SYSTEM, "type": "None",
-                 "new_observations": [f"{last}/{frame[last]:05d}.jpg"],
-                 "user_message": "Keep exploring.", "answer": "", "option": []})  # fmt: skip
+    rows.append(
+        {
+            "scan_id": last,
+            "system_prompt": OST_SYSTEM,
+            "type": "None",
+            "new_observations": [f"{last}/{frame[last]:05d}.jpg"],
+            "user_message": "Keep exploring.",
+            "answer": "",
+            "option": [],
+        }
+    )
     return rows
 
 
@@ -205,15 +305,29 @@ VSI_SUPER_VIDEOS = {"10mins/v1.mp4": 6.0, "30mins/v2.mp4": 8.0, "count/v3.mp4": 
 
 
 def vsisuper_recall() -> list[dict[str, Any]]:
-    opts = ["A. Sofa, Bed, Desk, Sink", "B. Bed, Sofa, Desk, Sink",
-            "C. Desk, Sink, Sofa, Bed", "D. Sink, Desk, Bed, Sofa"]  # fmt: skip
+    opts = [
+        "A. Sofa, Bed, Desk, Sink",
+        "B. Bed, Sofa, Desk, Sink",
+        "C. Desk, Sink, Sofa, Bed",
+        "D. Sink, Desk, Bed, Sofa",
+    ]
     q = "Which order did the teddy bear appear in?"
     return [
-        {"video_path": "10mins/v1.mp4", "question": q, "options": opts, "answer": "B",
-         "type": "10mins"},
-        {"video_path": "30mins/v2.mp4", "question": q, "options": opts, "answer": "C",
-         "type": "30mins"},
-    ]  # fmt: skip
+        {
+            "video_path": "10mins/v1.mp4",
+            "question": q,
+            "options": opts,
+            "answer": "B",
+            "type": "10mins",
+        },
+        {
+            "video_path": "30mins/v2.mp4",
+            "question": q,
+            "options": opts,
+            "answer": "C",
+            "type": "30mins",
+        },
+    ]
 
 
 def vsisuper_count() -> list[dict[str, Any]]:
@@ -221,6 +335,11 @@ def vsisuper_count() -> list[dict[str, Any]]:
     return [
         {"video_path": "count/v3.mp4", "question": q, "answer": 10, "split": "10mins"},
         {"video_path": "10mins/v1.mp4", "question": q, "answer": 4, "split": "10mins"},
-        {"video_path": "count/v3.mp4", "question": q, "answers": [1, 2, 4],
-         "query_times": [3, 6, 9], "split": "10mins_streaming"},
-    ]  # fmt: skip
+        {
+            "video_path": "count/v3.mp4",
+            "question": q,
+            "answers": [1, 2, 4],
+            "query_times": [3, 6, 9],
+            "split": "10mins_streaming",
+        },
+    ]

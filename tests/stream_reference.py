@@ -33,7 +33,7 @@ def ovo_score(results: dict[str, list[dict[str, Any]]]) -> dict[str, float]:
             return 0
         return int(gt in response)
 
-    def get_score_REC(response, gt):  # noqa: N802
+    def get_score_REC(response, gt):
         if response == None:  # noqa: E711
             return 0
         response = re.findall(r"\d+", response)
@@ -102,8 +102,10 @@ def count_py(data: Any, task: str, model: str) -> dict[str, dict[str, float]]:
             for question in entry["questions"]:
                 if model not in question:
                     continue
-                gt = sum(int(x) * 60**i for i, x in
-                         enumerate(reversed(question["ground_truth_time_stamp"].split(":"))))  # fmt: skip
+                gt = sum(
+                    int(x) * 60**i
+                    for i, x in enumerate(reversed(question["ground_truth_time_stamp"].split(":")))
+                )
                 task_type = question["task_type"]
                 model_answer = question.get(model, None)
                 history = model_answer["dialog_history"]
@@ -139,11 +141,22 @@ def count_py(data: Any, task: str, model: str) -> dict[str, dict[str, float]]:
 
 # --- OST-Bench evaluation/OST_evaluator.py ----------------------------------------------------
 
-num_mapping = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-               "seven": 7, "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+num_mapping = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 
 
-def Judgement_evalution(pred, gt, options):  # noqa: N802
+def Judgement_evalution(pred, gt, options):
     gt = gt.replace('"', "")
     assert gt in options
 
@@ -165,7 +178,7 @@ def Judgement_evalution(pred, gt, options):  # noqa: N802
     return float(gt == options[option_idx])
 
 
-def Estimation_evaluation(pred, gt):  # noqa: N802
+def Estimation_evaluation(pred, gt):
     try:
         pred = float(pred)
         gt = float(gt)
@@ -176,7 +189,7 @@ def Estimation_evaluation(pred, gt):  # noqa: N802
     return 0.1 * sum([int(delta_ratio < 1 - c) for c in citerion_list])
 
 
-def Enumeration_evalution(pred, gt):  # noqa: N802
+def Enumeration_evalution(pred, gt):
     try:
         if isinstance(pred, str):
             for word in num_mapping:
@@ -198,12 +211,22 @@ def process_answer(raw_answer):
         answer_text = raw_answer
     elif '"answer":' in raw_answer:
         answer_text = (
-            raw_answer.split('"answer":')[1].split('"reason"')[0].split("\n")[0].strip().strip(",").strip()
-        )  # noqa: E501
+            raw_answer.split('"answer":')[1]
+            .split('"reason"')[0]
+            .split("\n")[0]
+            .strip()
+            .strip(",")
+            .strip()
+        )
     elif "answer:" in raw_answer:
         answer_text = (
-            raw_answer.split("answer:")[1].split("reason")[0].split("\n")[0].strip().strip(",").strip()
-        )  # noqa: E501
+            raw_answer.split("answer:")[1]
+            .split("reason")[0]
+            .split("\n")[0]
+            .strip()
+            .strip(",")
+            .strip()
+        )
     else:
         answer_text = ""
     return answer_text.strip('"')
@@ -224,56 +247,86 @@ def ost_evaluation(sample: dict[str, Any]) -> dict[str, Any]:
 
 def collect_results(static_results):
     full = {}
-    full["Agent_object_spatial-direction(Judgement)"] = sum(
-        static_results[f"Agent_object_spatial-direction(Judgement{i})"] for i in range(1, 4)
-    ) / 3.0
-    full["Agent_object_spatial-distance(Judgement)"] = sum(
-        static_results[f"Agent_object_spatial-distance(Judgement{i})"] for i in range(1, 4)
-    ) / 3.0
+    full["Agent_object_spatial-direction(Judgement)"] = (
+        sum(static_results[f"Agent_object_spatial-direction(Judgement{i})"] for i in range(1, 4))
+        / 3.0
+    )
+    full["Agent_object_spatial-distance(Judgement)"] = (
+        sum(static_results[f"Agent_object_spatial-distance(Judgement{i})"] for i in range(1, 4))
+        / 3.0
+    )
     full["Agent_visible_info-existence(Temporal-loc)"] = (
         static_results["Agent_visible_info-existence(Temporal-loc1)"]
         + static_results["Agent_visible_info-existence(Temporal-loc2)"]
     ) / 2.0
     for name in static_results:
-        if any(p in name for p in ("Agent_object_spatial-direction(Judgement",
-                                   "Agent_object_spatial-distance(Judgement",
-                                   "Agent_visible_info-existence(Temporal-loc")):  # fmt: skip
+        if any(
+            p in name
+            for p in (
+                "Agent_object_spatial-direction(Judgement",
+                "Agent_object_spatial-distance(Judgement",
+                "Agent_visible_info-existence(Temporal-loc",
+            )
+        ):
             continue
         full[name] = static_results[name]
     o = {}
-    o["A_state(Judge)"] = (full["Agent_state-orientation(Judgement)"]
-                           + full["Agent_state-position(Judgement)"]) / 2.0  # fmt: skip
-    o["A_state(Esti)"] = (full["Agent_state-orientation(Estimation)"]
-                          + full["Agent_state-position(Estimation)"]) / 2.0  # fmt: skip
-    o["A_info(Judge)"] = (full["Agent_visible_info-existence(Judgement)"]
-                          + full["Agent_visible_info-order(Judgement)"]
-                          + full["Agent_visible_info-diversity(Judgement)"]) / 3.0  # fmt: skip
+    o["A_state(Judge)"] = (
+        full["Agent_state-orientation(Judgement)"] + full["Agent_state-position(Judgement)"]
+    ) / 2.0
+    o["A_state(Esti)"] = (
+        full["Agent_state-orientation(Estimation)"] + full["Agent_state-position(Estimation)"]
+    ) / 2.0
+    o["A_info(Judge)"] = (
+        full["Agent_visible_info-existence(Judgement)"]
+        + full["Agent_visible_info-order(Judgement)"]
+        + full["Agent_visible_info-diversity(Judgement)"]
+    ) / 3.0
     o["A_info(Temp)"] = full["Agent_visible_info-existence(Temporal-loc)"]
     o["A_info(Count)"] = full["Agent_visible_info-quantity(Counting)"]
-    o["AO(Judge)"] = (full["Agent_object_spatial-direction(Judgement)"]
-                      + full["Agent_object_spatial-distance(Judgement)"]) / 2.0  # fmt: skip
-    o["AO(Esti)"] = (full["Agent_object_spatial-direction(Estimation)"]
-                     + full["Agent_object_spatial-distance(Estimation)"]) / 2.0  # fmt: skip
-    o["AO(Temp)"] = (full["Agent_object_spatial-direction(Temporal-loc)"]
-                     + full["Agent_object_spatial-distance(Temporal-loc)"]) / 2.0  # fmt: skip
-    o["Judgement"] = (full["Agent_object_spatial-direction(Judgement)"]
-                      + full["Agent_object_spatial-distance(Judgement)"]
-                      + full["Agent_visible_info-existence(Judgement)"]
-                      + full["Agent_visible_info-order(Judgement)"]
-                      + full["Agent_visible_info-diversity(Judgement)"]
-                      + full["Agent_state-orientation(Judgement)"]
-                      + full["Agent_state-position(Judgement)"]) / 7.0  # fmt: skip
-    o["Estimation"] = (full["Agent_object_spatial-direction(Estimation)"]
-                       + full["Agent_object_spatial-distance(Estimation)"]
-                       + full["Agent_state-orientation(Estimation)"]
-                       + full["Agent_state-position(Estimation)"]) / 4.0  # fmt: skip
-    o["Temporal-loc"] = (full["Agent_visible_info-existence(Temporal-loc)"]
-                         + full["Agent_object_spatial-direction(Temporal-loc)"]
-                         + full["Agent_object_spatial-distance(Temporal-loc)"]) / 3.0  # fmt: skip
+    o["AO(Judge)"] = (
+        full["Agent_object_spatial-direction(Judgement)"]
+        + full["Agent_object_spatial-distance(Judgement)"]
+    ) / 2.0
+    o["AO(Esti)"] = (
+        full["Agent_object_spatial-direction(Estimation)"]
+        + full["Agent_object_spatial-distance(Estimation)"]
+    ) / 2.0
+    o["AO(Temp)"] = (
+        full["Agent_object_spatial-direction(Temporal-loc)"]
+        + full["Agent_object_spatial-distance(Temporal-loc)"]
+    ) / 2.0
+    o["Judgement"] = (
+        full["Agent_object_spatial-direction(Judgement)"]
+        + full["Agent_object_spatial-distance(Judgement)"]
+        + full["Agent_visible_info-existence(Judgement)"]
+        + full["Agent_visible_info-order(Judgement)"]
+        + full["Agent_visible_info-diversity(Judgement)"]
+        + full["Agent_state-orientation(Judgement)"]
+        + full["Agent_state-position(Judgement)"]
+    ) / 7.0
+    o["Estimation"] = (
+        full["Agent_object_spatial-direction(Estimation)"]
+        + full["Agent_object_spatial-distance(Estimation)"]
+        + full["Agent_state-orientation(Estimation)"]
+        + full["Agent_state-position(Estimation)"]
+    ) / 4.0
+    o["Temporal-loc"] = (
+        full["Agent_visible_info-existence(Temporal-loc)"]
+        + full["Agent_object_spatial-direction(Temporal-loc)"]
+        + full["Agent_object_spatial-distance(Temporal-loc)"]
+    ) / 3.0
     o["Counting"] = full["Agent_visible_info-quantity(Counting)"]
-    o["Overall"] = (o["A_state(Judge)"] + o["A_state(Esti)"] + o["A_info(Judge)"]
-                    + o["A_info(Temp)"] + o["A_info(Count)"] + o["AO(Judge)"] + o["AO(Esti)"]
-                    + o["AO(Temp)"]) / 8.0  # fmt: skip
+    o["Overall"] = (
+        o["A_state(Judge)"]
+        + o["A_state(Esti)"]
+        + o["A_info(Judge)"]
+        + o["A_info(Temp)"]
+        + o["A_info(Count)"]
+        + o["AO(Judge)"]
+        + o["AO(Esti)"]
+        + o["AO(Temp)"]
+    ) / 8.0
     return full, o
 
 

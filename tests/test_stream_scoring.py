@@ -95,14 +95,32 @@ def test_ovobench_ssr_crr_yes_no(ovo, probe, reply, official, paper) -> None:
 
 def test_ovobench_total_is_the_mean_of_the_three_categories(ovo) -> None:
     """OVOBenchScore.py (current main) on the same replies; an older commit averaged tasks."""
-    replies = {"0": "A", "1": "C", "2": "C", "3": "B", "4_0": "2", "4_1": "1",
-               "5_0": "No", "5_1": "No", "6_0": "No", "6_1": "Yes"}  # fmt: skip
+    replies = {
+        "0": "A",
+        "1": "C",
+        "2": "C",
+        "3": "B",
+        "4_0": "2",
+        "4_1": "1",
+        "5_0": "No",
+        "5_1": "No",
+        "6_0": "No",
+        "6_1": "Yes",
+    }
     records = []
     for item_id, reply in replies.items():
         item = ovo[item_id]
         v = score_all(item, item.queries[0], reply)["official"]
-        records.append({"item_id": item_id, "query_index": 0, "task": item.task.model_dump(),
-                        "score": v.score, "valid": v.valid, "rule": v.rule})  # fmt: skip
+        records.append(
+            {
+                "item_id": item_id,
+                "query_index": 0,
+                "task": item.task.model_dump(),
+                "score": v.score,
+                "valid": v.valid,
+                "rule": v.rule,
+            }
+        )
     table = ovobench_table(records)
     got = {r["task"]: r["accuracy"] for r in table.rows}
     rows = {str(r["id"]): r for r in fx.ovobench_rows()}
@@ -137,9 +155,16 @@ def sb(tmp_path) -> dict[str, dict[str, Item]]:
 
 @pytest.mark.parametrize(
     ("reply", "official", "paper"),
-    [("B", 1.0, 1.0), ("B. a map.", 1.0, 1.0), (" B", 0.0, 1.0), ("(B)", 0.0, 1.0),
-     ("b", 0.0, 1.0), ("A map, so B", 0.0, 1.0), ("A map", 0.0, 0.0)],
-)  # fmt: skip
+    [
+        ("B", 1.0, 1.0),
+        ("B. a map.", 1.0, 1.0),
+        (" B", 0.0, 1.0),
+        ("(B)", 0.0, 1.0),
+        ("b", 0.0, 1.0),
+        ("A map, so B", 0.0, 1.0),
+        ("A map", 0.0, 0.0),
+    ],
+)
 def test_streamingbench_reads_the_first_character(sb, reply, official, paper) -> None:
     item = sb["real"]["0-1"]  # answer B
     assert verdicts(item, reply) == (official, paper)
@@ -167,8 +192,10 @@ def test_streamingbench_empty_reply_left_out_of_sqa_and_a_crash_in_real(sb) -> N
 
 
 def _dialog(t: float, content: str) -> str:
-    history = [{"role": "user", "content": "probe", "time": t},
-               {"role": "assistant", "content": content, "time": t}]  # fmt: skip
+    history = [
+        {"role": "user", "content": "probe", "time": t},
+        {"role": "assistant", "content": content, "time": t},
+    ]
     return json.dumps({"answered": t, "dialog_history": history})
 
 
@@ -251,8 +278,16 @@ def test_ost_missing_type_is_what_the_evaluator_raises_on(tmp_path) -> None:
         reply = "" if "quantity" in row["type"] else '{"answer": "Right", "reason": ""}'
         samples.append({**row, "response": reply})
         v = score_all(item, item.queries[0], reply)["official"]
-        records.append({"item_id": item.id, "query_index": 0, "task": item.task.model_dump(),
-                        "score": v.score, "valid": v.valid, "rule": v.rule})  # fmt: skip
+        records.append(
+            {
+                "item_id": item.id,
+                "query_index": 0,
+                "task": item.task.model_dump(),
+                "score": v.score,
+                "valid": v.valid,
+                "rule": v.rule,
+            }
+        )
     with pytest.raises(KeyError):  # every quantity reply empty: collect_results raises
         ref.ost_evaluate(samples)
     table = ostbench_table(records)
@@ -275,9 +310,14 @@ def vsi(tmp_path) -> dict[str, dict[str, Item]]:
 
 @pytest.mark.parametrize(
     ("reply", "official", "paper"),
-    [("B", 1.0, 1.0), ("b.", 1.0, 1.0), (" B", 0.0, 1.0), ("B) Bed first", 0.0, 1.0),
-     ("(B)", 0.0, 1.0)],
-)  # fmt: skip
+    [
+        ("B", 1.0, 1.0),
+        ("b.", 1.0, 1.0),
+        (" B", 0.0, 1.0),
+        ("B) Bed first", 0.0, 1.0),
+        ("(B)", 0.0, 1.0),
+    ],
+)
 def test_vsisuper_recall_first_token_ignoring_case(vsi, reply, official, paper) -> None:
     item = vsi["recall"]["10mins-0"]
     assert verdicts(item, reply) == (official, paper)
@@ -297,7 +337,9 @@ def test_vsisuper_count_float_of_the_whole_reply(vsi) -> None:
     v = score_all(item, item.queries[0], "5 chairs")
     assert (v["official"].score, v["official"].valid) == (0.0, False)  # recorded invalid
     assert v["paper"].score == pytest.approx(0.1)  # the paper reads 5
-    zero = item.model_copy(update={"queries": (item.queries[0].model_copy(update={"answer": 0.0}),)})
+    zero = item.model_copy(
+        update={"queries": (item.queries[0].model_copy(update={"answer": 0.0}),)}
+    )
     with pytest.raises(ZeroDivisionError):
         ref.vsc_process_results({"answer": 0}, ["0"])
     assert score_all(zero, zero.queries[0], "0")["official"].valid is False
