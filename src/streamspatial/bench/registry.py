@@ -159,7 +159,7 @@ def video_duration(path: Path, files: tuple[Path, ...] | None = None) -> float:
         missing = [f for f in files if not f.is_file()]
         if missing:
             more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
-            raise InputError(Problem(str(missing[0]), "", f"image not found{more}"))
+            raise InputError(Problem(str(missing[0]), "", f"image {missing[0]} not found{more}"))
         return float(len(files))
     # Imported here: bench must not decode video, and only this optional check touches it.
     from streamspatial.video.sources import probe_duration
