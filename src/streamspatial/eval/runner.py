@@ -273,7 +273,8 @@ class Runner:
         stream = VideoStream(vp.video, path, 0.0, 0)
         reader = None
         if agent.reads_video:
-            source = await asyncio.to_thread(self.video.open, path, files)
+            args = (path,) if files is None else (path, files)  # still images: OST-Bench
+            source = await asyncio.to_thread(self.video.open, *args)
             stream = VideoStream(vp.video, path, float(source.fps), int(source.n_frames))
             # Only the union is kept.  Agents that read the whole prefix (folding, scene graph)
             # need O(stream) frames per query: holding every query's list would grow memory
