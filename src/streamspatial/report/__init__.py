@@ -59,6 +59,16 @@ class RunReport:
         return adapter.figures if adapter is not None else ()
 
     @property
+    def main_metric(self) -> str:
+        """The headline key a summary ranks by: the benchmark's own (OVO-Bench's "Total Avg.",
+        StreamingBench's "total") when its headline has it, else "Overall"."""
+        from streamspatial.bench.registry import ADAPTERS
+
+        adapter = ADAPTERS.get(str((self.meta.get("benchmark") or {}).get("format")))
+        own = adapter.headline_metric if adapter is not None else "Overall"
+        return own if own in headline(self.table) else "Overall"
+
+    @property
     def not_applicable(self) -> dict[str, Any] | None:
         """What the run left out because its model cannot answer it (random: numbers)."""
         return (self.meta.get("benchmark") or {}).get("not_applicable")
@@ -370,6 +380,7 @@ def leaderboard(
                 "run": rep.run_dir.name,
                 "model": cfg.get("model"),
                 "policy": f"{cfg.get('agent', 'policy')}:{cfg.get('policy')}"
+                + (" (official clips)" if rep.clips == "official" else "")
                 + (" (offline)" if rep.offline else ""),
                 "scorer": rep.scorer,
                 "n": rep.counts["records"],
@@ -378,7 +389,8 @@ def leaderboard(
                 **head,
             }
         )
-    key = "Overall" if "Overall" in metric_cols else (metric_cols[0] if metric_cols else None)
+    main = reports[0].main_metric if reports else "Overall"
+    key = main if main in metric_cols else (metric_cols[0] if metric_cols else None)
 
     def order(row: dict[str, Any]) -> tuple[int, float]:
         v = row.get(key) if key else None
