@@ -35,6 +35,7 @@ from ._files import first_keys, read_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec
+from .tasks import primitive_of
 
 REAL, OMNI, SQA, PROACTIVE = "real", "omni", "sqa", "proactive"
 # StreamingBench, Table 1: the three categories and the tasks of the two smaller ones.
@@ -311,7 +312,8 @@ def _load_sqa(path: Path, result: LoadResult, ids: IdRegistry) -> None:
 
 # -- writing --------------------------------------------------------------------------------
 
-# What a generated item's intent task is asked as, among the real-time tasks of Table 1.
+# The real-time task (StreamingBench, Table 1) a generated item's reasoning primitive is
+# written as; spatial primitives (distance, direction, locate, ego) are Spatial Understanding.
 TASK_TYPES = {
     "count": "Counting",
     "attribute": "Attribute Perception",
@@ -326,12 +328,11 @@ def to_streamingbench_entry(item: Item) -> dict[str, Any]:
         raise ValueError(f"item {item.id}: StreamingBench entries are single-time multiple choice")
     q = item.queries[0]
     s = int(q.time)
-    intent = (item.intent or {}).get("task")
-    task = (
-        item.task.task
-        if item.benchmark == "streamingbench"
-        else TASK_TYPES.get(str(intent), "Spatial Understanding")
-    )
+    primitive = primitive_of((item.intent or {}).get("task"))
+    if item.benchmark == "streamingbench":
+        task = item.task.task
+    else:
+        task = TASK_TYPES.get(str(primitive), "Spatial Understanding")
     return {
         "video_path": f"./{item.video}",
         "questions": [
