@@ -107,3 +107,29 @@ def test_the_wire_carries_an_exact_content_length_not_chunks():
     expected = json.dumps(build_body("tiny-vlm", req, GenerationParams())).encode()
     assert int(rec.headers["content-length"]) == len(expected)
     assert rec.image_bytes == [p.jpeg for p in req.images]
+
+
+def test_a_dialogue_history_goes_as_earlier_chat_turns_with_the_models_own_replies():
+    """OST-Bench: each earlier turn's frames and prompt as a user message, the model's reply
+    verbatim as an assistant message, then this turn; the streamed bytes are the same JSON."""
+    from streamspatial.models.types import Turn
+
+    first = (ImagePart(jpeg(0), 0.0), ImagePart(jpeg(1), 1.0), TextPart("turn 1 ?"))
+    reply = (TextPart('{"answer": "left", "reason": "é \\" x"}'),)
+    req = ModelRequest(
+        parts=(ImagePart(jpeg(2), 2.0), TextPart("turn 2 ?")),
+        query_time=2.0,
+        system="You are an agent.",
+        history=(Turn("user", first), Turn("assistant", reply)),
+    )
+    body = build_body("m", req, GenerationParams())
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert body["messages"][2]["content"] == '{"answer": "left", "reason": "é \\" x"}'
+    assert [p["type"] for p in body["messages"][1]["content"]] == ["image_url", "image_url", "text"]
+    assert req.frame_times == [0.0, 1.0, 2.0]  # the history's frames are checked too
+    streamed = streamed_body("m", req, GenerationParams())
+    assert streamed.to_bytes() == json.dumps(body).encode() == _streamed(streamed, 1)
+    assert streamed.length == len(json.dumps(body).encode())
+    no_history = ModelRequest(parts=req.parts, query_time=2.0, system="You are an agent.")
+    assert req.content_hash("m") != no_history.content_hash("m")

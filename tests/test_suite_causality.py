@@ -46,6 +46,7 @@ AGENT_OPTIONS: dict[str, dict[str, Any]] = {
     "spatial-caption": {},
     "scene-graph": {"perception": "classical"},
     "scene-graph-rules": {"perception": "classical"},
+    "proactive": {},  # polls proactive items only (its own canary: test_run_stream_benchmarks)
 }
 
 
@@ -63,7 +64,7 @@ class CanaryBackend:
         self.requests += 1
         limit = request.query_time + 1e-6
         newest = -1
-        for part in request.parts:
+        for part in request.all_parts:  # a dialogue's history included
             if isinstance(part, ImagePart):
                 index = read_frame_index_jpeg(part.jpeg)
                 self.images += 1

@@ -79,7 +79,8 @@ class Benchmark:
 def load_benchmark(
     path: str | Path, *, format: str = "auto", videos: str | Path | None = None
 ) -> Benchmark:
-    """Read a benchmark file as released (OVO-S-Bench, VCBench, UCS-Bench, S3-Bench, VSI-Bench).
+    """Read a benchmark file as released (OVO-S-Bench, VCBench, UCS-Bench, S3-Bench, VSI-Bench,
+    OVO-Bench, StreamingBench, OST-Bench, VSI-SUPER).
 
     Raises :class:`~streamspatial.core.errors.InputError` listing every problem of the file
     (and, given ``videos``, every missing or too-short video).

@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import Backend, GenerationParams, ModelRequest, Part
+from streamspatial.models.types import Backend, GenerationParams, ModelRequest, Part, Turn
 from streamspatial.video.coverage import coverage
 from streamspatial.video.prefix import JpegFrame, PrefixView
 
@@ -124,8 +124,9 @@ class QueryContext:
 
     ``view`` is None when the agent reads no video.  ``frames`` are the indices the agent's
     :meth:`Agent.frames_needed` gave for this query (already decoded).  ``prior_answers``
-    maps each earlier item of a multi-turn chain to the *model's* answer (S3-Bench); None
-    for an item without one.  ``backend`` serves side calls: a side call made for time t must
+    maps each earlier item of a multi-turn chain to the *model's* answer (S3-Bench), and
+    ``prior_replies`` to its reply verbatim (a dialogue's history, OST-Bench); None for an
+    item without one.  ``backend`` serves side calls: a side call made for time t must
     carry ``query_time = t`` and show only frames ≤ t (the view refuses later ones).
     """
 
@@ -137,6 +138,8 @@ class QueryContext:
     backend: Backend | None
     frames: tuple[int, ...] = ()
     prior_answers: Mapping[str, str] | None = None
+    # The model's own earlier replies of the chain, verbatim (a dialogue's history).
+    prior_replies: Mapping[str, str] | None = None
 
     def prompt(
         self, *, variant: str = "default", text_only: bool = False, scorer: str = "paper"
@@ -152,13 +155,20 @@ class QueryContext:
         )
 
     def request(
-        self, parts: Sequence[Part], *, params: GenerationParams, system: str | None = None
+        self,
+        parts: Sequence[Part],
+        *,
+        params: GenerationParams,
+        system: str | None = None,
+        history: Sequence[Turn] = (),
     ) -> ModelRequest:
-        """The answer request for this query point from ``parts`` (see
-        :func:`~streamspatial.agents.requests.answer_request`)."""
+        """The answer request for this query point from ``parts`` (after a dialogue's
+        ``history``; see :func:`~streamspatial.agents.requests.answer_request`)."""
         from streamspatial.agents.requests import answer_request
 
-        return answer_request(self.item, self.query, parts, params=params, system=system)
+        return answer_request(
+            self.item, self.query, parts, params=params, system=system, history=history
+        )
 
 
 class Agent(ABC):
@@ -191,6 +201,12 @@ class Agent(ABC):
     def reads_video(self) -> bool:
         """False for an agent that sends text only: the run then opens no video at all."""
         return True
+
+    @property
+    def polls(self) -> bool:
+        """True for an agent that runs a benchmark's polling protocol (StreamingBench's
+        proactive items, :meth:`~streamspatial.bench.base.BenchmarkAdapter.polling`)."""
+        return False
 
     @abstractmethod
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:

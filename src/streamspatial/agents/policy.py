@@ -6,6 +6,9 @@ interleaves a caption naming each frame's time with the frame itself, then the i
 options (each after "Option A:"), then the benchmark's own prompt (G.5/G.6: every policy sends
 exactly the same text, only the images differ).
 
+A benchmark whose items are turns of a dialogue (OST-Bench) fixes the frames instead: each
+turn's chat re-sends the earlier turns with the model's own replies (:mod:`.dialogue`).
+
 ``scorer="official"`` sends what the benchmark's official code sends instead: frames chosen
 by its sampling code, no time captions (its requests carry the images alone), and its prompt
 words; image options still follow the frames, captioned with their letter.
@@ -17,10 +20,12 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from streamspatial.bench.prompts import frame_caption
+from streamspatial.bench.registry import ADAPTERS
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
 
 from .contract import Agent, AgentOptions, Ask, QueryContext, VideoStream
+from .dialogue import dialogue_frames, dialogue_request
 from .requests import option_image_parts
 
 TEXT_ONLY = ("none", "text-only", "text")
@@ -75,6 +80,9 @@ class PolicyAgent(Agent):
         from streamspatial.video.prefix import query_frame_index
 
         n_q = query_frame_index(query.time, stream.fps, stream.n_frames)
+        dialogue = ADAPTERS[item.benchmark].dialogue(item) if item.benchmark in ADAPTERS else None
+        if dialogue is not None:  # the benchmark fixes what each turn shows
+            return dialogue_frames(dialogue, query.time, stream.fps, n_q)
         evidence = query.evidence if self._offline else None
         picked = select_frames(
             self._spec, n_q, stream.fps, evidence=evidence, rules=self.scorer, t_q=query.time
@@ -82,6 +90,10 @@ class PolicyAgent(Agent):
         return sorted({int(i) for i in picked})
 
     async def decide(self, ctx: QueryContext) -> Ask:
+        dialogue = ctx.adapter.dialogue(ctx.item)
+        if dialogue is not None and not self.text_only and ctx.view is not None:
+            prompt = ctx.prompt(variant=self.variant, scorer=self.scorer)
+            return Ask(dialogue_request(ctx, dialogue, self.params, prompt))
         parts: list[Part] = []
         if not self.text_only and ctx.view is not None:
             for frame in ctx.view.get(ctx.frames):

@@ -11,8 +11,16 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 
+from streamspatial.core.errors import CausalityError
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
+from streamspatial.models.types import (
+    GenerationParams,
+    ImagePart,
+    ModelRequest,
+    Part,
+    TextPart,
+    Turn,
+)
 
 OPTION_IMAGE_CAPTION = "Option {letter}:"
 
@@ -36,6 +44,15 @@ def option_image_parts(item: Item) -> list[Part]:
     return parts
 
 
+def check_prefix(request: ModelRequest, item_id: str, t: float) -> None:
+    """Refuse a request holding a frame after ``t`` (its history included): nothing after the
+    query time leaves the harness.  The runner checks every answer request with it, and an
+    agent its own calls made at other times (a polling loop)."""
+    for f in request.frame_times:
+        if f > t + 1e-6:
+            raise CausalityError(f"request for item {item_id} at t={t} holds a frame at t={f}")
+
+
 def answer_request(
     item: Item,
     query: QueryPoint,
@@ -43,6 +60,7 @@ def answer_request(
     *,
     params: GenerationParams,
     system: str | None = None,
+    history: Sequence[Turn] = (),
 ) -> ModelRequest:
     """The request that answers ``query`` of ``item``: the one place that fills in what a
     backend may key on besides the content (choice letters, the frequent baseline's task key,
@@ -57,7 +75,8 @@ def answer_request(
         choices=item.letters,
         task_key=frequent_task_key(item),
         item_id=item.id,
+        history=tuple(history),
     )
 
 
-__all__ = ["OPTION_IMAGE_CAPTION", "answer_request", "option_image_parts"]
+__all__ = ["OPTION_IMAGE_CAPTION", "answer_request", "check_prefix", "option_image_parts"]

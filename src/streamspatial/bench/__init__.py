@@ -1,10 +1,14 @@
 """Benchmark adapters: read released files into Items, validate them, prompt, score.
 
 Formats: ``ovos`` (OVO-S-Bench), ``vcbench`` (VCBench), ``ucs`` (UCS-Bench), ``s3`` (our
-S3-Bench JSONL) and ``vsibench`` (VSI-Bench).  Start with :func:`load_benchmark`.
+S3-Bench JSONL), ``vsibench`` (VSI-Bench), ``ovobench`` (OVO-Bench), ``streamingbench``
+(StreamingBench), ``ostbench`` (OST-Bench) and ``vsisuper`` (VSI-SUPER).  Start with
+:func:`load_benchmark`.
 """
 
 from streamspatial.bench.base import BenchmarkAdapter, LoadResult, ScoringSpec
+from streamspatial.bench.ostbench import OSTBenchAdapter
+from streamspatial.bench.ovobench import OVOBenchAdapter, write_ovobench_json
 from streamspatial.bench.ovos import OvosAdapter, write_ovos_jsonl
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.bench.registry import (
@@ -16,28 +20,36 @@ from streamspatial.bench.registry import (
     load_benchmark,
 )
 from streamspatial.bench.s3 import S3Adapter, S3Line, write_s3_jsonl
+from streamspatial.bench.streamingbench import StreamingBenchAdapter, write_streamingbench_json
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
 from streamspatial.bench.vsibench import VSIBenchAdapter
+from streamspatial.bench.vsisuper import VSISuperAdapter
 
 __all__ = [
     "ADAPTERS",
     "FORMATS",
     "BenchmarkAdapter",
     "LoadResult",
+    "OSTBenchAdapter",
+    "OVOBenchAdapter",
     "OvosAdapter",
     "S3Adapter",
     "S3Line",
     "ScoringSpec",
+    "StreamingBenchAdapter",
     "UCSAdapter",
     "VCBenchAdapter",
     "VSIBenchAdapter",
+    "VSISuperAdapter",
     "check_benchmark",
     "detect_format",
     "frame_caption",
     "get_adapter",
     "load_benchmark",
+    "write_ovobench_json",
     "write_ovos_jsonl",
     "write_s3_jsonl",
+    "write_streamingbench_json",
     "write_vcbench_jsonl",
 ]

@@ -55,6 +55,38 @@ class LoadResult:
         return True
 
 
+@dataclass(frozen=True)
+class DialogueTurn:
+    """An earlier turn of a dialogue: its item (whose reply the model gave), the span of
+    seconds ``[start, end]`` holding the frames that turn added, and the prompt it was asked."""
+
+    item_id: str
+    start: float
+    end: float
+    prompt: str
+
+
+@dataclass(frozen=True)
+class Dialogue:
+    """A turn of a multi-turn dialogue (OST-Bench): the earlier turns, each re-sent with its
+    own frames, prompt and the model's own reply; this turn shows the frames from ``start``."""
+
+    earlier: tuple[DialogueTurn, ...]
+    start: float
+
+
+@dataclass(frozen=True)
+class Polling:
+    """A proactive item (StreamingBench's Proactive Output): from ``start``, each whole second
+    ``t`` up to ``until`` the model is shown ``[start, t]`` and asked ``probe``; on a reply
+    containing "yes" it is asked ``answer`` at that same time, and polling stops."""
+
+    start: float
+    until: float
+    probe: str
+    answer: str
+
+
 # Report figures a benchmark may list in ``BenchmarkAdapter.figures`` (beyond those every
 # benchmark gets): per-question prediction trajectories over the query points (VCBench).
 TRAJECTORIES = "trajectories"
@@ -134,4 +166,24 @@ class BenchmarkAdapter(ABC):
 
     def system_prompt(self, item: Item) -> str | None:
         """The benchmark's system prompt, if its protocol has one (S3-Bench does)."""
+        return None
+
+    # -- protocols beyond "frames up to t_q, one question" -------------------------------------
+
+    def clip_end(self, item: Item, query: QueryPoint) -> float:
+        """Where the benchmark's official clip for ``query`` ends (``run --clips official``):
+        the query time, unless its released cutting shows more (OVO-Bench's forward probes)."""
+        return query.time
+
+    def frame_files(self, item: Item, videos: Path) -> tuple[Path, ...] | None:
+        """The still images the item's video is, in order, one per second (OST-Bench's turn
+        observations); None for a video file or a frame folder (:meth:`video_path`)."""
+        return None
+
+    def dialogue(self, item: Item) -> Dialogue | None:
+        """The dialogue ``item`` is a turn of (OST-Bench), else None."""
+        return None
+
+    def polling(self, item: Item) -> Polling | None:
+        """How a proactive item is polled (StreamingBench Proactive Output), else None."""
         return None

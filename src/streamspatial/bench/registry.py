@@ -15,15 +15,29 @@ from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
 from .base import BenchmarkAdapter, LoadResult
+from .ostbench import OSTBenchAdapter
+from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
+from .streamingbench import StreamingBenchAdapter
 from .ucs import UCSAdapter
 from .vcbench import VCBenchAdapter
 from .vsibench import QUERY_AT_END, VSIBenchAdapter, at_end
+from .vsisuper import VSISuperAdapter
 
 ADAPTERS: dict[str, BenchmarkAdapter] = {
     a.name: a
-    for a in (OvosAdapter(), VCBenchAdapter(), UCSAdapter(), S3Adapter(), VSIBenchAdapter())
+    for a in (
+        OvosAdapter(),
+        VCBenchAdapter(),
+        UCSAdapter(),
+        S3Adapter(),
+        VSIBenchAdapter(),
+        OVOBenchAdapter(),
+        StreamingBenchAdapter(),
+        OSTBenchAdapter(),
+        VSISuperAdapter(),
+    )
 }
 FORMATS = ("auto", *ADAPTERS)
 
@@ -100,9 +114,10 @@ def check_videos(
     for item in result.items:
         where = result.locations.get(item.id, "")
         vpath = adapter.video_path(item, videos)
+        files = adapter.frame_files(item, videos)
         if vpath not in durations:
             try:
-                durations[vpath] = video_duration(vpath)
+                durations[vpath] = video_duration(vpath, files)
             except StreamspatialError as exc:
                 durations[vpath] = None
                 result.problems.append(
@@ -116,6 +131,10 @@ def check_videos(
             continue
         if item.meta.get(QUERY_AT_END):
             item = at_end(item, duration)
+        if adapter.polling(item) is not None and item.queries[0].time > duration:
+            # Polling stops at the ground truth + 4 s, or where the video ends.
+            q = item.queries[0].model_copy(update={"time": duration})
+            item = item.model_copy(update={"queries": (q,)})
         for q in item.queries:
             if q.time > duration + 1e-6:
                 field = "query_times" if len(item.queries) > 1 else "query_time"
@@ -133,8 +152,15 @@ def check_videos(
     return out
 
 
-def video_duration(path: Path) -> float:
-    """Seconds of a video file, or of a 1 fps frame folder (one second per frame)."""
+def video_duration(path: Path, files: tuple[Path, ...] | None = None) -> float:
+    """Seconds of a video file, of a 1 fps frame folder (one second per frame), or of the
+    still images ``files`` stand for (one second each; every one must exist)."""
+    if files is not None:
+        missing = [f for f in files if not f.is_file()]
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise InputError(Problem(str(missing[0]), "", f"image {missing[0]} not found{more}"))
+        return float(len(files))
     # Imported here: bench must not decode video, and only this optional check touches it.
     from streamspatial.video.sources import probe_duration
 

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from streamspatial.bench.registry import FORMATS
 from streamspatial.eval.config import RunConfig, build_config
 
 
@@ -51,13 +52,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
         out: Annotated[Path | None, typer.Option(help="Run folder (created or resumed).")] = None,
         format: Annotated[
-            str | None, typer.Option("--format", help="auto | ovos | vcbench | ucs | s3 | vsibench")
+            str | None, typer.Option("--format", help="auto | " + " | ".join(FORMATS[1:]))
         ] = None,
         agent: Annotated[
             str | None,
             typer.Option(
                 help="Agent building the inputs: policy (default), scene-graph, "
-                "scene-graph-rules, folding, spatial-caption."
+                "scene-graph-rules, folding, spatial-caption, proactive (StreamingBench's "
+                "proactive items, polled every second)."
             ),
         ] = None,
         fold_every: Annotated[
@@ -143,6 +145,14 @@ def register(app: typer.Typer) -> None:
                 "(default for a released benchmark file) | paper: the papers' formulas."
             ),
         ] = None,
+        clips: Annotated[
+            str | None,
+            typer.Option(
+                help="prefix (default): frames up to each query time only | official: the "
+                "benchmark's official clips, which may end after the query time (OVO-Bench's "
+                "forward probes, up to ceil(t)); the report marks such a run."
+            ),
+        ] = None,
         temperature: Annotated[
             float | None,
             typer.Option(help="Sampling temperature sent to the model (default: not sent)."),
@@ -206,6 +216,7 @@ def register(app: typer.Typer) -> None:
             "frame_size": frame_size,
             "variant": variant,
             "scorer": scorer,
+            "clips": clips,
             "temperature": temperature,
             "max_tokens": max_tokens,
             "top_p": top_p,

@@ -274,4 +274,7 @@ def print_pruning(console: Console, pruning: dict) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from streamspatial.cli.sim_export import export
+
+    sim_app.command("export")(export)
     app.add_typer(sim_app, name="sim")

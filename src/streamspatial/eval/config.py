@@ -86,6 +86,9 @@ class RunConfig(BaseModel):
     variant: str = "default"
     # official | paper; auto: official for a released benchmark file (scoring.scorers)
     scorer: Literal["auto", "official", "paper"] = "auto"
+    # prefix: frames up to each query time only; official: the benchmark's official clip,
+    # which may end later (OVO-Bench's forward probes, up to ⌈t⌉): not a streaming result.
+    clips: Literal["prefix", "official"] = "prefix"
     # Sampling: None = not sent (the server's default holds); see GenerationParams.
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -136,6 +139,8 @@ class RunConfig(BaseModel):
             raw.pop("scorer")
         if raw.get("fold_memory") == "prose":  # runs made before --fold-memory folded prose
             raw.pop("fold_memory")
+        if raw.get("clips") == "prefix":  # runs made before --clips keep their hash
+            raw.pop("clips")
         for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
             if raw.get(key) is None:
                 raw.pop(key, None)

@@ -140,6 +140,17 @@ def check_model(cfg: RunConfig) -> None:
         raise StreamspatialError(f"--agent {cfg.agent} runs with --executor local only")
 
 
+def _check_polling(adapter: BenchmarkAdapter, items: list[Item], agent: Any, name: str) -> None:
+    """Items asked by polling (StreamingBench's proactive output) need an agent that polls."""
+    polled = [it for it in items if adapter.polling(it) is not None]
+    if polled and not agent.polls:
+        raise StreamspatialError(
+            f"{adapter.title}: {len(polled)} item(s) (e.g. {polled[0].id}, "
+            f"{polled[0].task.task}) are polled every second until the model answers: run "
+            f"them with --agent proactive, not --agent {name}"
+        )
+
+
 def register_secrets(cfg: RunConfig) -> None:
     """Everything secret this run may see, masked in every file and line from now on."""
     from streamspatial.core import secrets
@@ -195,6 +206,7 @@ def execute(
         if scorer != "paper":
             make = factory_for(scorer)
             described = make()
+    _check_polling(adapter, items, described, cfg.agent)
     items = limit_items(list(items), cfg.limit)
     # Items the model cannot answer by design (random: numbers) are left out, and said so.
     planned, not_applicable = applicable_items(
@@ -223,6 +235,7 @@ def execute(
         "number_metric": adapter.scoring.number_metric,
         "scorer": cfg.scorer,
         "official": adapter.scoring.official,
+        "clips": cfg.clips,
         "items": len(planned),
         "query_points": sum(len(it.queries) for it in planned),
     }
@@ -289,6 +302,7 @@ class _Job:
                 retry_errors=cfg.retry_errors,
                 explorer=self.explorer,
                 scorer=cfg.scorer,
+                clips=cfg.clips,
             )
             if cfg.executor == "ray":
                 where = _run_on_ray(cfg, runner, self.items, self.params)

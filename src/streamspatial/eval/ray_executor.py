@@ -160,6 +160,7 @@ def _runner_options(runner: Runner) -> dict[str, Any]:
         "cache_dir": runner.cache_dir,
         "retry_errors": runner.retry_errors,
         "scorer": runner.scorer,
+        "clips": runner.clips,
         "explorer": runner.explorer,
     }
 

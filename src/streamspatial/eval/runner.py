@@ -45,9 +45,10 @@ from streamspatial.agents.contract import (
 )
 from streamspatial.agents.exploration import Explorer
 from streamspatial.agents.registry import AgentFactory
+from streamspatial.agents.requests import check_prefix
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem, StreamspatialError
-from streamspatial.core.schema import Item
+from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.eval.agent_thread import AgentThread
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
@@ -95,7 +96,7 @@ def make_record(
     """The record of one answered query point: ``extracted``/``score``/``valid`` are the run
     scorer's verdict, and ``extra["scorers"]`` holds every scorer's (scoring.scorers)."""
     item, query = pq.item, pq.query
-    verdicts = score_all(item, query, "" if response.error else response.text)
+    verdicts = score_all(item, query, None if response.error else response.text)
     own = verdicts[scorer]
     return Record(
         item_id=item.id,
@@ -155,6 +156,7 @@ class Runner:
         retry_errors: bool = False,
         explorer: Explorer | None = None,
         scorer: str = "paper",
+        clips: str = "prefix",
     ):
         if isinstance(agent, Agent):
             raise TypeError(
@@ -181,6 +183,9 @@ class Runner:
         self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
         self.retry_errors = retry_errors
         self.scorer = scorer  # whose verdict a record's own fields hold (scoring.scorers)
+        # "official": show each query what the benchmark's official clip holds, which may end
+        # after the query time (OVO-Bench's forward probes); "prefix": never past t_q.
+        self.clips = clips
         # Active exploration (S3-Bench §4.3): explorable items may act in an environment.
         self.explorer = explorer
         self._requests: asyncio.Semaphore | None = None
@@ -202,7 +207,14 @@ class Runner:
                 continue
             item = vp.queries[0].item
             path = self.adapter.video_path(item, self.videos)
-            if not path.exists():
+            files = self.adapter.frame_files(item, self.videos)
+            missing = [f for f in files if not f.is_file()] if files is not None else []
+            if missing:
+                problems.append(
+                    Problem(file=str(missing[0]), item_id=item.id, field="video",
+                            expected=f"expected the image {missing[0].name} under {self.videos}")
+                )  # fmt: skip
+            elif files is None and not path.exists():
                 problems.append(
                     Problem(
                         file=str(path),
@@ -257,10 +269,12 @@ class Runner:
             return
         agent = self.make_agent()  # this video's own: no state shared with another stream
         path = self.adapter.video_path(pending[0].item, self.videos)
+        files = self.adapter.frame_files(pending[0].item, self.videos)
         stream = VideoStream(vp.video, path, 0.0, 0)
         reader = None
         if agent.reads_video:
-            source = await asyncio.to_thread(self.video.open, path)
+            args = (path,) if files is None else (path, files)  # still images: OST-Bench
+            source = await asyncio.to_thread(self.video.open, *args)
             stream = VideoStream(vp.video, path, float(source.fps), int(source.n_frames))
             # Only the union is kept.  Agents that read the whole prefix (folding, scene graph)
             # need O(stream) frames per query: holding every query's list would grow memory
@@ -277,7 +291,7 @@ class Runner:
             # for earlier queries proceed meanwhile.
             for pq in pending:
                 if reader is not None:
-                    await asyncio.to_thread(reader.advance_to, pq.query.time)
+                    await asyncio.to_thread(reader.advance_to, self._shown(pq).time)
                 await decoded.put(pq)
             await decoded.put(None)
 
@@ -334,8 +348,9 @@ class Runner:
         Agent code (``observe``, ``decide``) runs in the agent thread; a request is built only
         once a concurrency slot is free, and the slot goes with the call."""
         assert self._requests is not None and self._agents is not None
+        shown = self._shown(pq)
         idx = self._frames_needed(agent, pq, stream) if reader is not None else []
-        view = PrefixView(reader, pq.query.time) if reader is not None else None
+        view = PrefixView(reader, shown.time) if reader is not None else None
         if isinstance(agent, StreamingAgent) and view is not None:
             fresh = [i for i in idx if i > observed[0]]
             await self._agents.call(_observe, agent, view, fresh)
@@ -345,16 +360,17 @@ class Runner:
             answers[pq.item.id] = done
         # Earlier answers first: a slot held while waiting on them could starve the very
         # calls they wait for.
-        prior = await self._prior_answers(pq.item, answers)
+        prior, replies = await self._prior_answers(pq.item, answers)
         ctx = QueryContext(
             item=pq.item,
-            query=pq.query,
+            query=shown,
             stream=stream,
             view=view,
             adapter=self.adapter,
             backend=self._agents.backend(self.backend) if self.backend is not None else None,
             frames=tuple(idx),
             prior_answers=prior,
+            prior_replies=replies,
         )
         await self._requests.acquire()  # released when the call is answered
         sent = False
@@ -366,13 +382,13 @@ class Runner:
                 # call failed): record it like a failed answer (exit 1; --retry-errors).
                 self._record(pq, None, ModelResponse(text="", error=str(exc)), done)
                 return None
-            if isinstance(decision, Answer):  # the agent answered itself (rules)
-                diag = decision.diagnostics or Diagnostics.of_times([], pq.query)
+            if isinstance(decision, Answer):  # the agent answered itself (rules, polling)
+                diag = decision.diagnostics or Diagnostics.of_times([], shown)
                 self._record(pq, None, ModelResponse(text=decision.text), done, diag.as_dict())
                 return None
             request = decision.request
-            _check_request(request, pq)
-            diag = decision.diagnostics or Diagnostics.of_request(request, pq.query)
+            check_prefix(request, pq.item.id, shown.time)
+            diag = decision.diagnostics or Diagnostics.of_request(request, shown)
             task = asyncio.create_task(
                 self._ask(pq, request, done, diag.as_dict(), backend=decision.backend)
             )
@@ -382,10 +398,20 @@ class Runner:
             if not sent:  # no call went out: its slot is free again
                 self._requests.release()
 
+    def _shown(self, pq: PlannedQuery) -> QueryPoint:
+        """The query point as its agent sees it: at its own time, or — ``--clips official`` —
+        at the end of the benchmark's official clip (records keep the query's own time)."""
+        if self.clips != "official":
+            return pq.query
+        end = self.adapter.clip_end(pq.item, pq.query)
+        return pq.query if end == pq.query.time else pq.query.model_copy(update={"time": end})
+
     def _frames_needed(self, agent: Agent, pq: PlannedQuery, stream: VideoStream) -> list[int]:
-        """The agent's frame indices for one query, refused if any is after t_q."""
-        idx = sorted({int(i) for i in agent.frames_needed(pq.item, pq.query, stream)})
-        n_q = query_frame_index(pq.query.time, stream.fps, stream.n_frames)
+        """The agent's frame indices for one query, refused if any is after t_q (after the
+        official clip's end with ``--clips official``)."""
+        shown = self._shown(pq)
+        idx = sorted({int(i) for i in agent.frames_needed(pq.item, shown, stream)})
+        n_q = query_frame_index(shown.time, stream.fps, stream.n_frames)
         if idx and idx[-1] > n_q:
             raise CausalityError(
                 f"agent {agent.label} wants frame {idx[-1]} for "
@@ -398,10 +424,13 @@ class Runner:
 
     async def _prior_answers(
         self, item: Item, answers: Mapping[str, asyncio.Future[Record]]
-    ) -> dict[str, str] | None:
+    ) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+        """The chain's earlier answers as the model committed to them, and its replies
+        verbatim (None, None for an item that depends on nothing)."""
         if item.depends_on is None:
-            return None
+            return None, None
         chain: dict[str, str] = {}
+        replies: dict[str, str] = {}
         dep_id: str | None = item.depends_on
         by_id = {it.id: it for it in self.items}
         while dep_id is not None:
@@ -414,8 +443,9 @@ class Runner:
             else:
                 rec = self.writer.records[(dep_id, len(dep.queries) - 1)]
             chain[dep_id] = prior_text(rec, dep)
+            replies[dep_id] = rec.raw_output
             dep_id = dep.depends_on
-        return chain
+        return chain, replies
 
     async def _ask(
         self,
@@ -459,6 +489,9 @@ class Runner:
         record = make_record(
             pq, self.adapter, self.agent, self.model, request, response, self.scorer
         )
+        shown = self._shown(pq)
+        if shown.time != pq.query.time:  # --clips official showed more than the prefix
+            record.extra["shown_until"] = shown.time
         record.diagnostics = diagnostics
         record.actions = actions
         self.writer.append(record)
@@ -520,12 +553,3 @@ def _observe(agent: StreamingAgent, view: PrefixView, indices: list[int]) -> Non
     """Feed a streaming agent its new frames, in time order (agent thread)."""
     for frame in view.get(indices):
         agent.observe(frame)
-
-
-def _check_request(request: ModelRequest, pq: PlannedQuery) -> None:
-    """Last line of defence: nothing after t_q leaves the harness."""
-    for t in request.frame_times:
-        if t > pq.query.time + 1e-6:
-            raise CausalityError(
-                f"request for item {pq.item.id} at t={pq.query.time} holds a frame at t={t}"
-            )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,13 @@ class VideoTools:
         self._frame_cache: FrameCache | None = None
         self._lock = threading.Lock()
 
-    def open(self, path: Path) -> Any:
+    def open(self, path: Path, files: Sequence[Path] | None = None) -> Any:
         """The video's source; its content id and probe come from the frame cache when known,
-        so a cached re-run neither hashes nor probes the file."""
+        so a cached re-run neither hashes nor probes the file.  ``files``: the video is these
+        still images, one per second (OST-Bench), and ``path`` only names it."""
         from streamspatial.video.sources import open_source
 
-        return open_source(path, cache=self._cache())
+        return open_source(path, cache=self._cache(), files=files)
 
     def _cache(self) -> FrameCache:
         with self._lock:  # sources and readers are made in worker threads, several at once

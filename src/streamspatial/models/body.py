@@ -20,7 +20,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, TextPart
+from streamspatial.models.types import (
+    GenerationParams,
+    ImagePart,
+    ModelRequest,
+    Part,
+    TextPart,
+)
 
 __all__ = ["StreamedBody", "build_body", "build_messages", "data_url", "streamed_body"]
 
@@ -33,18 +39,38 @@ def data_url(image: ImagePart) -> str:
     return f"data:{image.mime};base64,{base64.b64encode(image.jpeg).decode('ascii')}"
 
 
-def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """One user message interleaving text and image parts, after an optional system message."""
+def _content(parts: tuple[Part, ...]) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
-    for part in request.parts:
+    for part in parts:
         if isinstance(part, TextPart):
             content.append({"type": "text", "text": part.text})
         else:
             content.append({"type": "image_url", "image_url": {"url": data_url(part)}})
+    return content
+
+
+def _turns(request: ModelRequest) -> list[tuple[str, tuple[Part, ...]]]:
+    """(role, parts) of every chat message after the system one: the dialogue's earlier turns
+    (a model reply as plain text, as the model gave it), then the user message of this turn."""
+    return [(t.role, t.parts) for t in request.history] + [("user", request.parts)]
+
+
+def _is_reply(role: str, parts: tuple[Part, ...]) -> bool:
+    return role == "assistant" and all(isinstance(p, TextPart) for p in parts)
+
+
+def build_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """The dialogue's earlier turns (if any), then one user message interleaving text and image
+    parts, after an optional system message."""
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
-    messages.append({"role": "user", "content": content})
+    for role, parts in _turns(request):
+        if _is_reply(role, parts):
+            text = "".join(p.text for p in parts if isinstance(p, TextPart))
+            messages.append({"role": role, "content": text})
+        else:
+            messages.append({"role": role, "content": _content(parts)})
     return messages
 
 
@@ -118,25 +144,33 @@ def streamed_body(model: str, request: ModelRequest, defaults: GenerationParams)
     params = request_params(request, defaults)
     if "model" in params or "messages" in params:  # extra fields overriding the body's own
         return _literal(json.dumps(build_body(model, request, defaults)).encode())
-    for part in request.parts:  # a MIME type that is not plain ASCII cannot be a literal piece
+    for part in request.all_parts:  # a MIME type that is not plain ASCII cannot be a literal piece
         if isinstance(part, ImagePart) and (not part.mime.isascii() or '"' in part.mime):
             return _literal(json.dumps(build_body(model, request, defaults)).encode())
     pieces: list[bytes | ImagePart] = []
     text = ['{"model": ', json.dumps(model), ', "messages": [']
     if request.system:
         text += [json.dumps({"role": "system", "content": request.system}), ", "]
-    text.append('{"role": "user", "content": [')
-    for k, part in enumerate(request.parts):
-        if k:
+    for m, (role, parts) in enumerate(_turns(request)):
+        if m:
             text.append(", ")
-        if isinstance(part, TextPart):
-            text.append(json.dumps({"type": "text", "text": part.text}))
-        else:
-            text.append('{"type": "image_url", "image_url": {"url": "')
-            pieces.append("".join(text).encode())
-            pieces.append(part)
-            text = ['"}}']
-    text.append("]}]")
+        if _is_reply(role, parts):
+            reply = "".join(p.text for p in parts if isinstance(p, TextPart))
+            text.append(json.dumps({"role": role, "content": reply}))
+            continue
+        text.append(f'{{"role": {json.dumps(role)}, "content": [')
+        for k, part in enumerate(parts):
+            if k:
+                text.append(", ")
+            if isinstance(part, TextPart):
+                text.append(json.dumps({"type": "text", "text": part.text}))
+            else:
+                text.append('{"type": "image_url", "image_url": {"url": "')
+                pieces.append("".join(text).encode())
+                pieces.append(part)
+                text = ['"}}']
+        text.append("]}")
+    text.append("]")
     if params:
         text += [", ", json.dumps(params)[1:-1]]
     text.append("}")

@@ -56,19 +56,21 @@ def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any
     """Chat-template messages with image placeholders, and the PIL images in the same order."""
     from PIL import Image
 
-    content: list[dict[str, Any]] = []
     images: list[Any] = []
-    for part in request.parts:
-        if isinstance(part, TextPart):
-            content.append({"type": "text", "text": part.text})
-        elif isinstance(part, ImagePart):
-            with Image.open(io.BytesIO(part.jpeg)) as img:
-                images.append(img.convert("RGB"))
-            content.append({"type": "image"})
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
-    messages.append({"role": "user", "content": content})
+    turns = [(t.role, t.parts) for t in request.history] + [("user", request.parts)]
+    for role, parts in turns:  # a dialogue's earlier turns first (OST-Bench), then this one
+        content: list[dict[str, Any]] = []
+        for part in parts:
+            if isinstance(part, TextPart):
+                content.append({"type": "text", "text": part.text})
+            elif isinstance(part, ImagePart):
+                with Image.open(io.BytesIO(part.jpeg)) as img:
+                    images.append(img.convert("RGB"))
+                content.append({"type": "image"})
+        messages.append({"role": role, "content": content})
     return messages, images
 
 

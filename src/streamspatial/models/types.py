@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,16 @@ class ImagePart:
 
 
 Part = TextPart | ImagePart
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier message of a multi-turn dialogue (OST-Bench): what the user sent then
+    (frames and text), or the model's own reply, verbatim.  A request's ``history`` holds the
+    dialogue so far, oldest first; its frames are frames of the same prefix."""
+
+    role: Literal["user", "assistant"]
+    parts: tuple[Part, ...]
 
 
 @dataclass(frozen=True)
@@ -86,15 +96,22 @@ class ModelRequest:
     # Task key used by the frequent-answer baseline (never the answer itself).
     task_key: str = ""
     item_id: str = ""
+    # Earlier turns of a dialogue, sent as chat messages before ``parts`` (empty: one message).
+    history: tuple[Turn, ...] = ()
+
+    @property
+    def all_parts(self) -> list[Part]:
+        """The history's parts, then this turn's: everything the model is sent."""
+        return [p for turn in self.history for p in turn.parts] + list(self.parts)
 
     @property
     def images(self) -> list[ImagePart]:
-        return [p for p in self.parts if isinstance(p, ImagePart)]
+        return [p for p in self.all_parts if isinstance(p, ImagePart)]
 
     @property
     def frame_times(self) -> list[float]:
         """Recording times of the video frames (question images have none)."""
-        return [p.time for p in self.parts if isinstance(p, ImagePart) and p.time is not None]
+        return [p.time for p in self.all_parts if isinstance(p, ImagePart) and p.time is not None]
 
     def content_hash(self, model: str) -> str:
         """Stable key of (model, content, generation parameters) for the response cache."""
@@ -108,13 +125,20 @@ class ModelRequest:
             "item_id": self.item_id,
         }
         h.update(json.dumps(head, sort_keys=True, default=str).encode())
-        for part in self.parts:
-            if isinstance(part, TextPart):
-                h.update(b"T" + part.text.encode())
-            else:
-                when = "question" if part.time is None else f"{part.time:.6f}"
-                h.update(b"I" + when.encode() + hashlib.sha1(part.jpeg).digest())
+        for turn in self.history:  # a request without history hashes as it always did
+            h.update(b"R" + turn.role.encode())
+            _hash_parts(h, turn.parts)
+        _hash_parts(h, self.parts)
         return h.hexdigest()
+
+
+def _hash_parts(h: Any, parts: tuple[Part, ...]) -> None:
+    for part in parts:
+        if isinstance(part, TextPart):
+            h.update(b"T" + part.text.encode())
+        else:
+            when = "question" if part.time is None else f"{part.time:.6f}"
+            h.update(b"I" + when.encode() + hashlib.sha1(part.jpeg).digest())
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,16 @@ class RunReport:
         return adapter.figures if adapter is not None else ()
 
     @property
+    def main_metric(self) -> str:
+        """The headline key a summary ranks by: the benchmark's own (OVO-Bench's "Total Avg.",
+        StreamingBench's "total") when its headline has it, else "Overall"."""
+        from streamspatial.bench.registry import ADAPTERS
+
+        adapter = ADAPTERS.get(str((self.meta.get("benchmark") or {}).get("format")))
+        own = adapter.headline_metric if adapter is not None else "Overall"
+        return own if own in headline(self.table) else "Overall"
+
+    @property
     def not_applicable(self) -> dict[str, Any] | None:
         """What the run left out because its model cannot answer it (random: numbers)."""
         return (self.meta.get("benchmark") or {}).get("not_applicable")
@@ -72,9 +82,16 @@ class RunReport:
         return f"{note.sentence()}, left out of every row{tasks}"
 
     @property
+    def clips(self) -> str:
+        """``official`` when the run showed the benchmark's official clips, which may end
+        after the query time (``run --clips official``), else ``prefix``."""
+        return str((self.meta.get("benchmark") or {}).get("clips") or "prefix")
+
+    @property
     def label(self) -> str:
         cfg = self.meta.get("config", {})
         tag = f"{cfg.get('model')} · {cfg.get('agent', 'policy')}:{cfg.get('policy')}"
+        tag += " (official clips)" if self.clips == "official" else ""
         return tag + (" (offline)" if self.offline else "")
 
     @property
@@ -97,6 +114,7 @@ class RunReport:
             "policy": cfg.get("policy"),
             "offline": self.offline,
             "scorer": self.scorer,
+            "clips": self.clips,
             "official_code": (self.meta.get("benchmark") or {}).get("official"),
             "other_scorer": self.compared,
             "config_hash": self.meta.get("config_hash"),
@@ -130,6 +148,12 @@ class RunReport:
             f"{c['errors']} with errors · {c['invalid']} invalid",
             f"- scorer: `{self.scorer}` ({self.scorer_line})",
         ]
+        if self.clips == "official":
+            lines.append(
+                "- clips: `official` — **each query was shown the benchmark's official clip, "
+                "which may end after its query time (OVO-Bench's forward probes: up to ⌈t⌉); "
+                "not a streaming result**"
+            )
         if self.not_applicable_line():
             lines.append(f"- {self.not_applicable_line()}")
         lines += [
@@ -156,15 +180,98 @@ class RunReport:
         ]
         pct = {k: "accuracy" for k in keys}
         shown = [{c: (fmt_cell(pct[c], r[c]) if c in pct else r[c]) for c in r} for r in rows]
-        return "\n".join(
-            [
-                "### Scorers compared",
-                "",
-                markdown(["scorer", *keys], shown, align_right=pct),
-                "",
-                "*the same responses under both scorers; docs/reproducing.md says what differs*",
+        lines = [
+            "### Scorers compared",
+            "",
+            markdown(["scorer", *keys], shown, align_right=pct),
+        ]
+        other = self.compared["scorer"]
+        per_row = compare_rows(self.table, Table(**self.compared["table"]), other)
+        if per_row:
+            scores = (self.scorer, other)
+            cells = [
+                {c: fmt_cell("accuracy", v) if c in scores else v for c, v in r.items()}
+                for r in per_row
             ]
-        )
+            table = markdown(list(per_row[0]), cells, align_right=scores)
+            lines += ["", "Rows where they differ:", "", table]
+        lines += [
+            "",
+            table_markdown(self.table),
+        ]
+        if self.compared is not None:
+            lines += ["", self._comparison_markdown()]
+        if self.sources is not None:
+            lines += ["", table_markdown(self.sources)]
+        if self.diagnostics is not None:
+            lines += ["", table_markdown(self.diagnostics)]
+        if self.blind is not None:
+            lines += ["", table_markdown(self.blind), f"*blind scores: `{self.blind_source}`*"]
+        return "\n".join(lines) + "\n"
+
+    def _comparison_markdown(self) -> str:
+        assert self.compared is not None
+        mine, other = headline(self.table), self.compared["headline"]
+        keys = list(dict.fromkeys([*mine, *other]))
+        rows = [
+            {"scorer": self.scorer, **{k: mine.get(k) for k in keys}},
+            {"scorer": self.compared["scorer"], **{k: other.get(k) for k in keys}},
+        ]
+        pct = {k: "accuracy" for k in keys}
+        shown = [{c: (fmt_cell(pct[c], r[c]) if c in pct else r[c]) for c in r} for r in rows]
+        lines = [
+            "### Scorers compared",
+            "",
+            markdown(["scorer", *keys], shown, align_right=pct),
+        ]
+        other_name = self.compared["scorer"]
+        per_row = compare_rows(self.table, Table(**self.compared["table"]), other_name)
+        if per_row:
+            scores = (self.scorer, other_name)
+            cells = [
+                {c: fmt_cell("accuracy", v) if c in scores else v for c, v in r.items()}
+                for r in per_row
+            ]
+            table = markdown(list(per_row[0]), cells, align_right=scores)
+            lines += ["", "Rows where they differ:", "", table]
+        lines += [
+            "",
+            "*the same responses under both scorers; docs/reproducing.md says what differs*",
+        ]
+        return "\n".join(lines)
+
+
+_METRICS = ("accuracy", "score", "gpa")
+
+
+def compare_rows(mine: Table, other: Table, other_name: str) -> list[dict[str, Any]]:
+    """Rows present in both tables whose main metric differs: the row's label columns, then
+    this table's value and the other scorer's (the report's per-task comparison)."""
+    metric = next((c for c in _METRICS if c in mine.columns and c in other.columns), None)
+    if metric is None:
+        return []
+    labels = [
+        c
+        for c in mine.columns
+        if c in other.columns and c != metric and all(_is_label(r.get(c)) for r in mine.rows)
+    ]
+
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(row.get(c) for c in labels)
+
+    theirs = {key(r): r.get(metric) for r in other.rows}
+    out = []
+    for r in mine.rows:
+        if key(r) in theirs and theirs[key(r)] != r.get(metric):
+            mine_name = "official" if other_name == "paper" else "paper"
+            row = {c: r.get(c) for c in labels}
+            out.append({**row, mine_name: r.get(metric), other_name: theirs[key(r)]})
+    return out
+
+
+def _is_label(value: Any) -> bool:
+    """A cell naming a row (text, or nothing) rather than counting or scoring it."""
+    return value is None or isinstance(value, str)
 
 
 def _table_for(meta: dict[str, Any]) -> str:
@@ -273,6 +380,7 @@ def leaderboard(
                 "run": rep.run_dir.name,
                 "model": cfg.get("model"),
                 "policy": f"{cfg.get('agent', 'policy')}:{cfg.get('policy')}"
+                + (" (official clips)" if rep.clips == "official" else "")
                 + (" (offline)" if rep.offline else ""),
                 "scorer": rep.scorer,
                 "n": rep.counts["records"],
@@ -281,7 +389,8 @@ def leaderboard(
                 **head,
             }
         )
-    key = "Overall" if "Overall" in metric_cols else (metric_cols[0] if metric_cols else None)
+    main = reports[0].main_metric if reports else "Overall"
+    key = main if main in metric_cols else (metric_cols[0] if metric_cols else None)
 
     def order(row: dict[str, Any]) -> tuple[int, float]:
         v = row.get(key) if key else None

@@ -94,10 +94,11 @@ def run_labels(reports: Sequence[RunReport]) -> dict[Path, str]:
 
 
 def main_metric(rep: RunReport) -> tuple[str | None, float | None]:
-    """The headline number a grid cell shows: Overall, else the table's first headline."""
+    """The headline number a grid cell shows: the benchmark's main one (Overall, OVO-Bench's
+    Total Avg., …), else the table's first headline."""
     head = headline(rep.table)
-    if "Overall" in head:
-        return "Overall", head["Overall"]
+    if rep.main_metric in head:
+        return rep.main_metric, head[rep.main_metric]
     if head:
         key = next(iter(head))
         return key, head[key]

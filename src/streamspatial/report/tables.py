@@ -17,7 +17,7 @@ from streamspatial.scoring.vcbench_tables import METRIC_NAMES as VCBENCH_METRICS
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
 PERCENT_COLUMNS = frozenset(
-    {"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er"}
+    {"accuracy", "score", "gpa", "moc", "uda", "invalid_rate", "cr", "er", "time_accuracy"}
     | {"blind", "chance", "vision_gap"}  # the vision–blind gap (report.blind)
 )
 

@@ -34,6 +34,7 @@ from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _natural, _records
 from streamspatial.scoring.metrics import mean
 from streamspatial.scoring.paper_tables import ucs_table
+from streamspatial.scoring.stream_tables import streamingbench_official_table
 from streamspatial.scoring.vcbench_tables import vcbench_table
 
 VSI_DIRECTION_PARTS = (
@@ -200,6 +201,7 @@ def vsibench_official_table(records: Iterable[Record]) -> Table:
 
 
 OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
+    "streamingbench": streamingbench_official_table,
     "ovos": ovos_official_table,
     "vcbench": vcbench_official_table,
     "ucs": ucs_official_table,

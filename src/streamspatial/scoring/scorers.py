@@ -22,8 +22,8 @@ benchmark file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, is_dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, is_dataclass
 from typing import Any, Protocol
 
 from streamspatial.bench.base import BenchmarkAdapter
@@ -36,28 +36,10 @@ from streamspatial.scoring import official
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.scoring.metrics import score_prediction
 from streamspatial.scoring.numbers import extract_number
+from streamspatial.scoring.stream_rules import OFFICIAL_RULES, PAPER_RULES
+from streamspatial.scoring.verdict import Rule, Scored
 
 SCORERS = ("official", "paper")
-
-
-@dataclass(frozen=True)
-class Scored:
-    """One scorer's verdict on one response.
-
-    ``score`` None leaves the point out of the metric (VCBench's invalid answers); ``rule``
-    names the rule set, so tables can apply that rule's averaging.
-    """
-
-    extracted: str | float | None
-    score: float | None
-    valid: bool
-    rule: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-Rule = Callable[[Item, QueryPoint, str], Scored]
 
 
 # --- paper ---------------------------------------------------------------------------------
@@ -128,7 +110,10 @@ _OFFICIAL: dict[str, Rule] = {
     "vcbench": vcbench_official,
     "ucs": ucs_official,
     "vsibench": vsibench_official,
+    **OFFICIAL_RULES,
 }
+# Rules that read a failed call (None) themselves; every other rule reads it as "".
+_READS_FAILURES = frozenset([*OFFICIAL_RULES.values(), *PAPER_RULES.values()])
 
 
 def direction_rule(item: Item, query: QueryPoint, text: str) -> Scored:
@@ -148,15 +133,19 @@ def rule_for(item: Item, scorer: str) -> Rule:
         return direction_rule
     if scorer == "official":
         return _OFFICIAL.get(item.benchmark, paper_rule)
-    return paper_rule
+    return PAPER_RULES.get(item.benchmark, paper_rule)
 
 
-def score_response(item: Item, query: QueryPoint, text: str, scorer: str) -> Scored:
-    return rule_for(item, scorer)(item, query, text)
+def score_response(item: Item, query: QueryPoint, text: str | None, scorer: str) -> Scored:
+    """``scorer``'s verdict on ``text``; None is a call that failed."""
+    rule = rule_for(item, scorer)
+    if text is None and rule not in _READS_FAILURES:
+        text = ""
+    return rule(item, query, text)  # type: ignore[arg-type]
 
 
-def score_all(item: Item, query: QueryPoint, text: str) -> dict[str, Scored]:
-    """Every scorer's verdict on one response (what a record stores)."""
+def score_all(item: Item, query: QueryPoint, text: str | None) -> dict[str, Scored]:
+    """Every scorer's verdict on one response (what a record stores); None: the call failed."""
     return {name: score_response(item, query, text, name) for name in SCORERS}
 
 

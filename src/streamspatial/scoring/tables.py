@@ -11,14 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamspatial.bench.ostbench import OSTBenchAdapter
+from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.s3 import S3Adapter
+from streamspatial.bench.streamingbench import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter
+from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.scoring.aggregate import Record, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.stream_tables import (
+    ostbench_headline,
+    ostbench_table,
+    ovobench_headline,
+    ovobench_table,
+    streamingbench_headline,
+    streamingbench_table,
+    vsisuper_headline,
+    vsisuper_table,
+)
 from streamspatial.scoring.vcbench_tables import METRIC_NAMES, vcbench_table
 
 TABLES: dict[str, Callable[..., Table]] = {
@@ -28,6 +42,10 @@ TABLES: dict[str, Callable[..., Table]] = {
     "ucs": ucs_table,
     "s3": s3_table,
     "vsibench": vsibench_table,
+    "ovobench": ovobench_table,
+    "streamingbench": streamingbench_table,
+    "ostbench": ostbench_table,
+    "vsisuper": vsisuper_table,
 }
 
 
@@ -101,6 +119,10 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     VCBenchAdapter.title: _vcbench,
     UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
+    OVOBenchAdapter.title: ovobench_headline,
+    StreamingBenchAdapter.title: streamingbench_headline,
+    OSTBenchAdapter.title: ostbench_headline,
+    VSISuperAdapter.title: vsisuper_headline,
 }
 
 

@@ -33,6 +33,7 @@ from streamspatial.video.frames import Frame, FrameSource
 
 __all__ = [
     "FrameFolderSource",
+    "ImageSequenceSource",
     "PyAVSource",
     "VideoInfo",
     "file_content_id",
@@ -290,47 +291,23 @@ def _validated(indices: Sequence[int], n_frames: int, uri: str) -> list[int]:
 _NUMBER = re.compile(r"(\d+)(?!.*\d)")
 
 
-class FrameFolderSource:
-    """A folder of pre-extracted frames (UCS-Bench App. C: numbered JPEGs at 1 fps).
+class ImageSequenceSource:
+    """An ordered list of image files shown one per ``1 / fps`` seconds: frame ``i`` is the
+    ``i``-th file.  A benchmark that releases still images instead of video (OST-Bench's
+    per-turn observations) is streamed through this, in the order its items show them."""
 
-    Files are ordered by the last number in their name; numbering must be contiguous, since a
-    gap would silently shift every later frame's time.  Frame ``i`` is the ``i``-th file.
-    """
-
-    def __init__(self, directory: str | Path, *, fps: float = 1.0):
-        self.path = Path(directory)
+    def __init__(self, files: Sequence[str | Path], *, fps: float = 1.0, uri: str | None = None):
+        self.files: list[Path] = [Path(f) for f in files]
+        self.path = Path(uri) if uri is not None else (self.files[0].parent if files else Path())
         self.uri = str(self.path)
         if fps <= 0:
-            raise _problem(self.path, f"frame-folder fps must be > 0, got {fps}")
+            raise _problem(self.path, f"image-sequence fps must be > 0, got {fps}")
         self.fps = float(fps)
-        if not self.path.is_dir():
-            raise _problem(self.path, "frame folder not found")
-        numbered: dict[int, Path] = {}
-        for entry in self.path.iterdir():
-            if entry.name.startswith(".") or entry.suffix.lower() not in IMAGE_SUFFIXES:
-                continue  # hidden files (e.g. macOS "._0001.jpg") are not frames
-            if not entry.is_file():
-                continue
-            m = _NUMBER.search(entry.stem)
-            if m is None:
-                raise _problem(entry, "frame file name has no frame number")
-            number = int(m.group(1))
-            if number in numbered:
-                raise _problem(
-                    self.path,
-                    f"frame number {number} appears twice ({numbered[number].name}, {entry.name})",
-                )
-            numbered[number] = entry
-        if not numbered:
-            raise _problem(self.path, f"no frame images ({', '.join(IMAGE_SUFFIXES)}) in folder")
-        numbers = sorted(numbered)
-        missing = sorted(set(range(numbers[0], numbers[-1] + 1)) - set(numbers))
-        if missing:
-            shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
-            raise _problem(
-                self.path, f"gap in frame numbering: {len(missing)} missing (numbers {shown})"
-            )
-        self.files: list[Path] = [numbered[n] for n in numbers]
+        if not self.files:
+            raise _problem(self.path, "no frame images")
+        for f in self.files:
+            if not f.is_file():
+                raise _problem(f, "image not found")
         self.n_frames = len(self.files)
         self.decoded_frames = 0
         self._content_id: str | None = None
@@ -343,7 +320,7 @@ class FrameFolderSource:
         return index / self.fps
 
     def content_id(self) -> str:
-        """SHA-1 over the sorted file names and their bytes (each file's id is memoised)."""
+        """SHA-1 over the file names in order and their bytes (each file's id is memoised)."""
         if self._content_id is None:
             digest = hashlib.sha1()
             for f in self.files:
@@ -362,6 +339,47 @@ class FrameFolderSource:
             yield Frame(index=index, time=self.frame_time(index), image=image)
 
 
+class FrameFolderSource(ImageSequenceSource):
+    """A folder of pre-extracted frames (UCS-Bench App. C: numbered JPEGs at 1 fps).
+
+    Files are ordered by the last number in their name; numbering must be contiguous, since a
+    gap would silently shift every later frame's time.  Frame ``i`` is the ``i``-th file.
+    """
+
+    def __init__(self, directory: str | Path, *, fps: float = 1.0):
+        path = Path(directory)
+        if fps <= 0:
+            raise _problem(path, f"frame-folder fps must be > 0, got {fps}")
+        if not path.is_dir():
+            raise _problem(path, "frame folder not found")
+        numbered: dict[int, Path] = {}
+        for entry in path.iterdir():
+            if entry.name.startswith(".") or entry.suffix.lower() not in IMAGE_SUFFIXES:
+                continue  # hidden files (e.g. macOS "._0001.jpg") are not frames
+            if not entry.is_file():
+                continue
+            m = _NUMBER.search(entry.stem)
+            if m is None:
+                raise _problem(entry, "frame file name has no frame number")
+            number = int(m.group(1))
+            if number in numbered:
+                raise _problem(
+                    path,
+                    f"frame number {number} appears twice ({numbered[number].name}, {entry.name})",
+                )
+            numbered[number] = entry
+        if not numbered:
+            raise _problem(path, f"no frame images ({', '.join(IMAGE_SUFFIXES)}) in folder")
+        numbers = sorted(numbered)
+        missing = sorted(set(range(numbers[0], numbers[-1] + 1)) - set(numbers))
+        if missing:
+            shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
+            raise _problem(
+                path, f"gap in frame numbering: {len(missing)} missing (numbers {shown})"
+            )
+        super().__init__([numbered[n] for n in numbers], fps=fps, uri=str(path))
+
+
 # --------------------------------------------------------------------------- dispatch
 
 
@@ -371,8 +389,10 @@ def open_source(
     fps: float | None = None,
     info: VideoInfo | None = None,
     cache: Any = None,
+    files: Sequence[str | Path] | None = None,
 ) -> FrameSource:
-    """A :class:`FrameFolderSource` for a folder (``fps`` defaults to 1), else a
+    """A :class:`FrameFolderSource` for a folder (``fps`` defaults to 1), an
+    :class:`ImageSequenceSource` when ``files`` lists the images (``path`` names it), else a
     :class:`PyAVSource` (its fps comes from the file; a different ``fps`` is an error).
 
     With a :class:`~streamspatial.video.cache.FrameCache`, a video's content id (by what
@@ -380,6 +400,8 @@ def open_source(
     whose frames are all cached neither reads the file to hash it nor opens the container.
     """
     path = Path(path)
+    if files is not None:
+        return ImageSequenceSource(files, fps=1.0 if fps is None else fps, uri=str(path))
     if not path.exists():
         raise _problem(path, "video not found (expected a video file or a frame folder)")
     if path.is_dir():

@@ -1,0 +1,237 @@
+"""Both scorers' rules for OVO-Bench, StreamingBench, OST-Bench and VSI-SUPER.
+
+``official`` applies each benchmark's scoring code (:mod:`.stream_official`); ``paper`` is the
+corrected reading the issue of every quirk calls for: the answer's *leading* letter (case and
+brackets aside, else the G.7 cascade), a yes/no as the reply's first word, counts as the first
+number, MRA with ``<=`` and a tolerance for float error, and an empty or failed reply counted
+wrong, never dropped.  Rules take the reply's text, or None for a call that failed (some
+official code reads that as the string "None").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from streamspatial.bench.ostbench import SCORED
+from streamspatial.bench.streamingbench import PROACTIVE, SQA
+from streamspatial.bench.vsisuper import RECALL, STREAMING
+from streamspatial.core.schema import AnswerType, Item, QueryPoint
+from streamspatial.scoring import official, stream_official
+from streamspatial.scoring.extract import extract_choice
+from streamspatial.scoring.metrics import mean_relative_accuracy
+from streamspatial.scoring.numbers import extract_number
+from streamspatial.scoring.thinking import strip_thinking
+from streamspatial.scoring.verdict import Rule, Scored
+
+# --- paper readings ------------------------------------------------------------------------
+
+_LEADING = re.compile(r"^[\s(\[\"'*]*([A-Za-z])(?:$|[\s]*[.):\]\"'*,]|\s*$)")
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def leading_letter(text: str | None, letters: str) -> str | None:
+    """The reply's leading option letter, whatever its case or brackets (" B", "(a)", "b."),
+    else the G.7 cascade's letter."""
+    if not text:
+        return None
+    body = strip_thinking(text)[0]
+    m = _LEADING.match(body)
+    if m and m.group(1).upper() in letters:
+        return m.group(1).upper()
+    return extract_choice(text, letters)
+
+
+def yes_no(text: str | None) -> str | None:
+    """ "A" (yes) or "B" (no) from the reply's first word, any case ("Y"/"N" too)."""
+    if not text:
+        return None
+    m = _FIRST_WORD.search(strip_thinking(text)[0])
+    word = m.group(0).lower() if m else ""
+    return "A" if word in ("yes", "y") else "B" if word in ("no", "n") else None
+
+
+def _letter_verdict(letter: str | None, answer: Any, rule: str) -> Scored:
+    if letter is None:
+        return Scored(None, 0.0, False, rule)
+    return Scored(letter, 1.0 if letter == answer else 0.0, True, rule)
+
+
+def _number_verdict(value: float | None, answer: float, rule: str, metric: str) -> Scored:
+    if value is None:
+        return Scored(None, 0.0, False, rule)
+    if metric == "exact":
+        return Scored(value, 1.0 if value == answer else 0.0, True, rule)
+    return Scored(value, mean_relative_accuracy(value, answer), True, rule)
+
+
+# --- OVO-Bench -----------------------------------------------------------------------------
+
+
+def ovobench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    task, rule = item.task.task, "ovobench-score"
+    if task == "REC":
+        ok = stream_official.ovobench_rec(text, int(float(query.answer)))
+        digits = "".join(re.findall(r"\d+", text or ""))
+        return Scored(digits or None, float(ok), bool(digits), rule)
+    if task in ("SSR", "CRR"):
+        ok = stream_official.ovobench_yes_no(text, query.answer == "A")
+    else:
+        ok = stream_official.ovobench_choice(text, str(query.answer))
+    # The official code finds no answer: it asks whether the right one appears.
+    return Scored(str(query.answer) if ok else None, float(ok), bool(text), rule)
+
+
+def ovobench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    task = item.task.task
+    if task == "REC":
+        value = extract_number(text or "")
+        return _number_verdict(value, float(query.answer), "paper", "exact")
+    if task in ("SSR", "CRR"):
+        return _letter_verdict(yes_no(text), query.answer, "paper")
+    return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+
+
+# --- StreamingBench ------------------------------------------------------------------------
+
+
+def streamingbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    if item.task.level == PROACTIVE:
+        last = stream_official.streamingbench_poll(text or "")
+        if last is None:  # count.py raises on a dialogue without a poll
+            return Scored(None, 0.0, False, "streamingbench-proactive")
+        _, answer_ok = stream_official.streamingbench_proactive(
+            last, float(query.answer), str(item.meta["output"])
+        )
+        return Scored(last[0], float(answer_ok), True, "streamingbench-proactive")
+    first = stream_official.streamingbench_first_char(text)
+    if first is None:  # SQA leaves an empty reply out; real/omni's counter would raise on it
+        score = None if item.task.level == SQA else 0.0
+        return Scored(None, score, False, "streamingbench-count")
+    return Scored(first, 1.0 if first == query.answer else 0.0, True, "streamingbench-count")
+
+
+def streamingbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    if item.task.level == PROACTIVE:
+        record = _poll_record(text)
+        answered = record.get("answered") if record else None
+        if not record or answered in (None, False):
+            return Scored(None, 0.0, record is not None, "paper")
+        last = str(record["dialog_history"][-1]["content"])
+        time_ok = abs(float(answered) - float(query.answer)) <= 2
+        ok = time_ok and str(item.meta["output"]).lower() in last.lower()
+        return Scored(float(answered), float(ok), True, "paper")
+    return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+
+
+def _poll_record(text: str | None) -> dict[str, Any] | None:
+    try:
+        record = json.loads(text or "")
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and record.get("dialog_history") else None
+
+
+# --- OST-Bench -----------------------------------------------------------------------------
+
+UNSCORED = "ost-unscored"
+
+
+def ostbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    rule = "ost-evaluator"
+    if not item.meta.get(SCORED, True):
+        return Scored(None, None, True, UNSCORED)
+    response = "None" if text is None else text  # str(None): a failed request
+    if not response:  # no pred: the evaluator leaves the turn out
+        return Scored(None, None, False, rule)
+    pred = stream_official.ost_process_answer(response)
+    fmt = item.task.subcategory
+    if fmt == "Judgement":
+        texts = [o.text or "" for o in item.options]
+        chosen = item.options[stream_official.ost_judgement(pred, texts)]
+        return Scored(chosen.letter, float(chosen.letter == query.answer), True, rule)
+    if fmt == "Estimation":
+        score = stream_official.ost_estimation(pred, float(query.answer))
+        return Scored(pred, score if score is not None else 0.0, score is not None, rule)
+    return Scored(pred, stream_official.ost_enumeration(pred, float(query.answer)), True, rule)
+
+
+def ost_answer_field(text: str) -> str:
+    """The ``answer`` of the reply's JSON object, else the evaluator's reading of the text."""
+    for m in re.finditer(r"\{.*?\}", strip_thinking(text)[0], re.DOTALL):
+        try:
+            obj = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and "answer" in obj:
+            return str(obj["answer"])
+    return stream_official.ost_process_answer(strip_thinking(text)[0])
+
+
+def ostbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    if not item.meta.get(SCORED, True):
+        return Scored(None, None, True, UNSCORED)
+    if not text:
+        return Scored(None, 0.0, False, "paper")
+    pred = ost_answer_field(text).strip()
+    fmt = item.task.subcategory
+    if fmt == "Judgement":
+        texts = [o.text or "" for o in item.options]
+        exact = [k for k, o in enumerate(texts) if o.strip().lower() == pred.lower()]
+        k = exact[0] if exact else stream_official.ost_judgement(pred, texts)
+        return _letter_verdict(item.options[k].letter, query.answer, "paper")
+    value = extract_number(pred)
+    metric = "mra" if fmt == "Estimation" else "exact"
+    return _number_verdict(value, float(query.answer), "paper", metric)
+
+
+# --- VSI-SUPER -----------------------------------------------------------------------------
+
+
+def vsisuper_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    rule = "vsisuper-utils"
+    reply = text or ""
+    if item.task.category == RECALL:
+        token = official.vsi_first_token(reply)
+        score = official.vsi_exact_match(token, str(query.answer))
+        return Scored(token or None, score, token.upper() in item.letters, rule)
+    if item.task.task.endswith(STREAMING):
+        value = stream_official.vsisuper_stream_value(reply)
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        score = stream_official.vsisuper_stream(value, float(query.answer))
+        return Scored(float(value) if number else None, score, number, rule)
+    score = stream_official.vsisuper_count(reply, float(query.answer))
+    if score is None:  # the task's float() or its division by a zero truth raises
+        return Scored(None, 0.0, False, rule)
+    return Scored(float(reply), score, True, rule)
+
+
+def vsisuper_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
+    if item.answer_type is AnswerType.CHOICE:
+        return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+    value = extract_number(text or "", item.question)
+    return _number_verdict(value, float(query.answer), "paper", "mra")
+
+
+OFFICIAL_RULES: dict[str, Rule] = {
+    "ovobench": ovobench_official,
+    "streamingbench": streamingbench_official,
+    "ostbench": ostbench_official,
+    "vsisuper": vsisuper_official,
+}
+PAPER_RULES: dict[str, Rule] = {
+    "ovobench": ovobench_paper,
+    "streamingbench": streamingbench_paper,
+    "ostbench": ostbench_paper,
+    "vsisuper": vsisuper_paper,
+}
+
+__all__ = [
+    "OFFICIAL_RULES",
+    "PAPER_RULES",
+    "UNSCORED",
+    "leading_letter",
+    "ost_answer_field",
+    "yes_no",
+]
