@@ -283,6 +283,18 @@ def test_object_place_edge_follows_the_voted_scene():
     assert by == {"bed": "bedroom", "stove": "kitchen"}
 
 
+def test_a_held_jump_of_a_node_merged_away_is_counted_as_an_outlier():
+    # Track 2 jumps 3 m and is held for judging; track 1 then lands on track 2's node, which
+    # merges into it: the held sighting must be accounted for, not lost with the node.
+    m = SceneGraphMemory()
+    stream = [((0, 0), 2), ((0, 2), 2), ((0, 4), 2), ((0, 1), 1)]
+    for i, ((x, y), track) in enumerate(stream):
+        m.ingest(obs(i, [det("l0", (x, y, 0.5), track)]))
+    (node,) = m.objects.values()
+    assert (node.count, m.dropped, m.outliers, m.merges) == (3, 1, 1, 1)
+    assert node.track_ids == {1, 2}
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(

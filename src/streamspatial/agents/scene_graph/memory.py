@@ -357,6 +357,10 @@ class SceneGraphMemory:
             for key, v in src.items():
                 dst[key] = dst.get(key, 0.0) + v
         keep._label = None  # votes combined: the winner is found again when next read
+        if gone._far:  # a jump held for judging against a node that no longer stands alone
+            self.outliers += len(gone._far)
+            self.dropped += len(gone._far)
+            gone._far.clear()
         for t in gone.track_ids:
             self._by_track[t] = keep.node_id
         keep.track_ids |= gone.track_ids
