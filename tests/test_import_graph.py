@@ -158,7 +158,7 @@ def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:
     mod.write_text(
         '"""streamspatial.eval.runner in a docstring is not an import."""\n'
         "def f():\n    from ..eval import runner\n    return runner\n"
-        'TARGETS = {"a": "streamspatial.sim.env:ExploreEnv"}\n'
+        'TARGETS = {"a": "streamspatial.sim.explore.env:ExploreEnv"}\n'
     )
     global ROOT
     old, ROOT = ROOT, tmp_path / "streamspatial"
@@ -166,7 +166,7 @@ def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:
         got = imported(mod)
     finally:
         ROOT = old
-    assert "streamspatial.eval" in got and "streamspatial.sim.env" in got
+    assert "streamspatial.eval" in got and "streamspatial.sim.explore.env" in got
     assert "streamspatial.eval.runner" in got  # `from ..eval import runner`
     assert not any("docstring" in g for g in got)
 

@@ -6,7 +6,7 @@ environment to the camera pose recorded at t_q, executes the action, appends the
 produced and asks again, up to ``max_steps`` actions.
 
 The environment is reached through :class:`ExplorationWorld`, an interface this module
-defines and the simulator implements (``streamspatial.sim.exploration.EpisodeWorld``); the
+defines and the simulator implements (``streamspatial.sim.explore.world.EpisodeWorld``); the
 agents never import the simulator, and a different world (a real robot, another renderer)
 plugs in the same way.
 

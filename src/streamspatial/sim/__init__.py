@@ -37,7 +37,7 @@ def _register_env() -> None:
     except ImportError:  # the [sim] extra is not installed: nothing to register
         return
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="streamspatial.sim.env:ExploreEnv")
+        gymnasium.register(id=ENV_ID, entry_point="streamspatial.sim.explore.env:ExploreEnv")
 
 
 _register_env()

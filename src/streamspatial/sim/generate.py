@@ -27,7 +27,7 @@ from streamspatial.sim.types import (
     meta_path_for,
 )
 
-from .export import episode_dir, export_items, video_ref, videos_dir
+from .qa.export import episode_dir, export_items, video_ref, videos_dir
 
 Split = Literal["train", "eval"]
 # Each split owns a million house seeds; eval houses can never leak into training data.
@@ -119,8 +119,8 @@ def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Traje
     It stands at a room centre from which an object of a category unique in the house is in
     sight range, so exactly one instance of that category keeps coming back into view.
     """
-    from streamspatial.sim.nav import EYE_HEIGHT, Motion, keypoints
-    from streamspatial.sim.occupancy import occupancy
+    from streamspatial.sim.walk.nav import EYE_HEIGHT, Motion, keypoints
+    from streamspatial.sim.house.occupancy import occupancy
 
     rng = np.random.default_rng([house.seed, seed, 11])
     kps = [k for k in keypoints(house, occupancy(house), rng) if k.kind == "center"]
@@ -161,7 +161,7 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark."""
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
-    import streamspatial.sim.episode  # noqa: F401
+    import streamspatial.sim.render.episode  # noqa: F401
     from streamspatial.sim.qa import QuestionGenerator
 
     cfg.check()
@@ -305,9 +305,9 @@ def _clean(item: Item) -> Item:
 
 def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
     """Build one house and render its walk (or its spin probe); returns the episode name."""
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
     name = episode_name(kind, hs)
@@ -315,7 +315,7 @@ def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) ->
     if kind == "walk":
         traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
         if cfg.events and house.style == "textured":
-            from streamspatial.sim.events import plan_events
+            from streamspatial.sim.events.plan import plan_events
 
             traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
     else:

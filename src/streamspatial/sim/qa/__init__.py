@@ -1,4 +1,9 @@
-"""Question generators over simulator ground truth: S3-Bench, OVO-S, VCBench and UCS styles.
+"""Step 5 of the pipeline: questions over simulator ground truth, written as benchmark files.
+
+In: an episode's metadata (:class:`~streamspatial.sim.types.EpisodeMeta`: house, per-frame poses
+and visibility, the schedule of a dynamic episode).  Out: :class:`~streamspatial.core.schema.Item`
+s in S3-Bench, OVO-S, VCBench and UCS styles (:class:`QuestionGenerator`), and the released
+files a benchmark adapter reads (:mod:`.export`).
 
 Every answer is computed from a causal :class:`Prefix` of the episode (frames up to the query
 time only); every item carries a structured ``intent`` (task, referenced instance ids,
