@@ -35,12 +35,19 @@ from pathlib import Path
 import numpy as np
 from _common import Report
 
-from streamspatial.sim.render.episode import render_episode  # first: sets MUJOCO_GL
 from streamspatial.sim.events.plan import plan_events
 from streamspatial.sim.generate import BENCHMARK_SIZE
 from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.episode import render_episode  # first: sets MUJOCO_GL
+from streamspatial.sim.render.realism import (
+    FIGURES,
+    LABELS,
+    Figures,
+    mean_figures,
+    meets,
+    video_frames,
+)
 from streamspatial.sim.walk.nav import plan_trajectory
-from streamspatial.sim.render.realism import FIGURES, LABELS, Figures, mean_figures, meets, video_frames
 
 REAL = {"walk-through": "scannet_walk_panel.mp4", "bedroom": "bedroom.mp4"}
 

@@ -20,10 +20,10 @@ from streamspatial.perception.noise import NoiseModel
 from streamspatial.scoring.extract import extract_choice, extract_number
 from streamspatial.scoring.metrics import score_prediction
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.walk.nav import plan_trajectory
 from streamspatial.sim.qa.build import QuestionGenerator
 from streamspatial.sim.render.process import RenderProcess
 from streamspatial.sim.types import EpisodeMeta, FrameRecord
+from streamspatial.sim.walk.nav import plan_trajectory
 
 FAMILIES = {
     "direction": ["ovos.behind_camera", "s3.relative_orientation", "ucs.ego_position"],

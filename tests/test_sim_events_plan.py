@@ -12,6 +12,7 @@ import pytest
 from streamspatial.sim.events.carries import _set_down_side, carry_view, plan_carries, wanted_side
 from streamspatial.sim.events.changes import glance_target, open_spots
 from streamspatial.sim.events.holds import Ctx
+from streamspatial.sim.events.lights_doors import PASS_RADIUS
 from streamspatial.sim.events.params import (
     DOOR_PASS_GUARD,
     DOOR_VIEW_DIST,
@@ -19,15 +20,14 @@ from streamspatial.sim.events.params import (
     GLANCE_OPEN,
     PROP_SPACING,
 )
-from streamspatial.sim.events.scene import Surface, surfaces
-from streamspatial.sim.events.lights_doors import PASS_RADIUS
 from streamspatial.sim.events.plan import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
+from streamspatial.sim.events.scene import Surface, surfaces
+from streamspatial.sim.events.sightline import open_distance, visible, visible_many, wall_rects
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.walk.nav import plan_trajectory
 from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.schedule import ACTOR_ID_BASE
-from streamspatial.sim.events.sightline import open_distance, visible, visible_many, wall_rects
 from streamspatial.sim.types import CameraPose
+from streamspatial.sim.walk.nav import plan_trajectory
 
 SEEDS = (3, 8, 9, 10)
 

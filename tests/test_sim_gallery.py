@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from streamspatial.report.html import _footage_section
+from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.episode import render_episode
 from streamspatial.sim.render.gallery import END, START, Shot, make_gallery, markdown, update_doc
-from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.walk.nav import plan_trajectory
 
 

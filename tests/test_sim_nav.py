@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.walk.nav import Motion, _loop_door, astar, keypoints, plan_trajectory
 from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.types import MOTIONS, Trajectory, wrap_angle
+from streamspatial.sim.walk.nav import Motion, _loop_door, astar, keypoints, plan_trajectory
 
 
 @pytest.fixture(scope="module")

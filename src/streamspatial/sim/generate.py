@@ -119,8 +119,8 @@ def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Traje
     It stands at a room centre from which an object of a category unique in the house is in
     sight range, so exactly one instance of that category keeps coming back into view.
     """
-    from streamspatial.sim.walk.nav import EYE_HEIGHT, Motion, keypoints
     from streamspatial.sim.house.occupancy import occupancy
+    from streamspatial.sim.walk.nav import EYE_HEIGHT, Motion, keypoints
 
     rng = np.random.default_rng([house.seed, seed, 11])
     kps = [k for k in keypoints(house, occupancy(house), rng) if k.kind == "center"]
@@ -305,8 +305,8 @@ def _clean(item: Item) -> Item:
 
 def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
     """Build one house and render its walk (or its spin probe); returns the episode name."""
-    from streamspatial.sim.render.episode import render_episode
     from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.render.episode import render_episode
     from streamspatial.sim.walk.nav import plan_trajectory
 
     house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from streamspatial.sim.events.holds import Content, Ctx, _at
+from streamspatial.sim.events.manoeuvres import Segment, glance_back
 from streamspatial.sim.events.params import (
     AMPLITUDE,
     CHANGE_OPS,
@@ -33,9 +34,8 @@ from streamspatial.sim.events.params import (
     UNCHANGED_PROB,
 )
 from streamspatial.sim.events.scene import Surface
-from streamspatial.sim.events.manoeuvres import Segment, glance_back
-from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
 from streamspatial.sim.events.sightline import open_distance
+from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
 from streamspatial.sim.types import CameraPose, wrap_angle
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height

@@ -34,9 +34,9 @@ from streamspatial.sim.events.params import (
     VFOV_DEG,
 )
 from streamspatial.sim.events.scene import Surface, free_at, line_points
+from streamspatial.sim.events.sightline import visible_many
 from streamspatial.sim.house.occupancy import Occupancy
 from streamspatial.sim.schedule import Event, Waypoint
-from streamspatial.sim.events.sightline import visible_many
 from streamspatial.sim.types import CameraPose, House
 
 PERSON_Z = PERSON_SIZE[2] / 2  # the person's box centre

@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 
-from streamspatial.sim.render.door_leaf import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
 from streamspatial.sim.events.params import (
     DOOR_CLOSED,
     DOOR_PASS_GUARD,
@@ -23,8 +22,14 @@ from streamspatial.sim.events.params import (
     LIGHT_OFF,
     LIGHT_PAIRS,
 )
-from streamspatial.sim.schedule import Actor, Event, LightSwitch
 from streamspatial.sim.events.sightline import visible
+from streamspatial.sim.render.door_leaf import (
+    DOOR_OPEN,
+    door_hinge,
+    door_leaf_actor,
+    door_leaf_track,
+)
+from streamspatial.sim.schedule import Actor, Event, LightSwitch
 from streamspatial.sim.types import House, Trajectory
 
 PASS_RADIUS = 0.9  # m: the camera within this of a door's centre is going through it

@@ -35,6 +35,8 @@ from streamspatial.sim.events.holds import (
     plan_crossings,
     plan_movers,
 )
+from streamspatial.sim.events.lights_doors import plan_doors, plan_lights
+from streamspatial.sim.events.manoeuvres import Segment, choose, splice, watch
 from streamspatial.sim.events.params import (
     ASPECT,
     BALL_SIZE,
@@ -53,11 +55,9 @@ from streamspatial.sim.events.params import (
     WATCH_PITCH,
 )
 from streamspatial.sim.events.scene import free_at, gapped_track, surfaces
-from streamspatial.sim.events.lights_doors import plan_doors, plan_lights
-from streamspatial.sim.events.manoeuvres import Segment, choose, splice, watch
+from streamspatial.sim.events.sightline import wall_rects
 from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.schedule import ACTOR_ID_BASE, Actor, Event, Schedule
-from streamspatial.sim.events.sightline import wall_rects
 from streamspatial.sim.types import CameraPose, House, Trajectory
 
 YAWS = 12  # headings tried for a watch hold

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from streamspatial.sim.house import catalog
 from streamspatial.sim.events.params import PROP_GAP, SURFACE_TOP
+from streamspatial.sim.house import catalog
 from streamspatial.sim.house.occupancy import Occupancy
 from streamspatial.sim.schedule import Waypoint
 from streamspatial.sim.types import House, SceneObject

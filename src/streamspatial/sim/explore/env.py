@@ -23,11 +23,11 @@ from gymnasium import spaces
 from streamspatial.core.errors import InputError
 from streamspatial.sim.explore.actions import ACTIONS, MAX_DISTANCE, Action, parse_action
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.walk.nav import Motion, keypoints
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
-from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.render.process import RenderProcess
+from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.types import CameraPose, FrameRecord, House, wrap_angle
+from streamspatial.sim.walk.nav import Motion, keypoints
 
 _STEP = 0.02  # collision check resolution along a move (m)
 _SCAN = (45.0, 22.5, 0.0, -22.5, -45.0, 0.0)  # yaw offsets (deg) of scan_forward's frames

@@ -80,6 +80,8 @@ TINTS: dict[str, tuple[str, ...]] = {
     "pot": ("", "green", "teal"),  # plants: the leaves are most of what is seen
     "none": ("",),
 }
+# The window curtains the structure hangs (drawn per window by name, not by a category's policy).
+CURTAIN_TINTS = ("", "beige", "white", "navy", "red", "teal", "gray", "green", "orange")
 
 
 _SOFA = _c("sofa", (1.5, 0.70, 0.75), (2.4, 1.0, 1.0), ["fabric", "leather"])

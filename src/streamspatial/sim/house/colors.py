@@ -181,7 +181,6 @@ def _measure(model_key: str) -> tuple[str, tuple[float, float, float]]:
 def every_key() -> list[str]:
     """Every model key the simulator can draw: each model with each tint its categories allow."""
     from streamspatial.sim.house.assets.manifest import manifest
-    from streamspatial.sim.render.structure import CURTAIN_TINTS
 
     policy = {c.name: c.tints for group in catalog.FURNITURE.values() for c in group}
     policy.update({c.name: c.tints for c in catalog.SMALL})
@@ -189,7 +188,7 @@ def every_key() -> list[str]:
     for cat, ids in manifest()["categories"].items():
         tints = set(catalog.TINTS[policy[cat]]) if cat in policy else {""}
         if cat == "curtain":
-            tints = set(CURTAIN_TINTS)
+            tints = set(catalog.CURTAIN_TINTS)
         for mid in ids:
             tints_of.setdefault(mid, set()).update(tints)
     return sorted(f"{m}|{t}" if t else m for m, ts in tints_of.items() for t in ts)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import itertools
 import random
 
-from streamspatial.sim.walk.posture import LOWERED
 from streamspatial.sim.types import Visible
+from streamspatial.sim.walk.posture import LOWERED
 
 from .balance import draw_class
 from .common import intent, name, nameable

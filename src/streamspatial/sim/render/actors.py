@@ -41,7 +41,12 @@ import mujoco
 import numpy as np
 
 from streamspatial.sim.house import catalog
-from streamspatial.sim.render.door_leaf import DOOR_OPEN, LEAF_HEIGHT, LEAF_THICKNESS, door_leaf_actor
+from streamspatial.sim.render.door_leaf import (
+    DOOR_OPEN,
+    LEAF_HEIGHT,
+    LEAF_THICKNESS,
+    door_leaf_actor,
+)
 from streamspatial.sim.schedule import Actor, ActorPose, SceneState
 
 PENDULUM_BASE = 0.3  # share of a pendulum's height taken by its base block

@@ -1,8 +1,8 @@
 """Rooms whose lights are off, made visibly dark in the rendered frame.
 
 Switching a room's lamp off in GL changes little: the rooms' textures carry the lamp light
-baked in (:mod:`streamspatial.sim.render.structure`) and the headlight and ambient light every surface
-alike.  So a dark room is made dark where it is seen: every pixel whose surface is lit by a
+baked in (:mod:`streamspatial.sim.house.baking`) and the headlight and ambient light every
+surface alike.  So a dark room is made dark where it is seen: every pixel whose surface is lit by a
 switched-off room's lights is scaled by :data:`LIGHTS_OFF_GAIN`, found through the
 segmentation pass the renderer draws anyway.  A dark room seen through a door from a lit room
 is dark, the lit room seen from a dark one stays lit, and the view out of a window keeps its

@@ -21,8 +21,8 @@ import numpy as np
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.render.camera import CameraLook
-from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.render.process import RenderProcess
+from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.schedule import Schedule
 from streamspatial.sim.types import (
     EpisodeMeta,

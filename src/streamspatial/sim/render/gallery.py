@@ -29,9 +29,9 @@ class Shot:
 
 
 def _best_view(house, room, renderer, rng):
-    from streamspatial.sim.walk.nav import keypoints
     from streamspatial.sim.house.occupancy import occupancy
     from streamspatial.sim.types import CameraPose
+    from streamspatial.sim.walk.nav import keypoints
 
     occ = occupancy(house)
     kps = [k for k in keypoints(house, occ, rng) if k.room_id == room.room_id]

@@ -12,12 +12,12 @@ choose in a user's process.  So every frame the project renders is drawn in a se
 interpreter that imports nothing but MuJoCo, NumPy and the simulator: the process that
 evaluates, trains or imports torch never maps a GL driver at all.
 
-:class:`RenderProcess` has the interface of :class:`~streamspatial.sim.render.renderer.HouseRenderer`
-(``render(pose)``, ``intrinsics``, ``close()``, a context manager) plus :meth:`render_many`,
-which keeps a few requests in flight so the child draws the next frame while the caller
-encodes this one.  Frames travel over a pipe as raw array bytes (pickle protocol 5,
-out-of-band buffers): about 3 MB a frame at 640×480, a few milliseconds against tens for
-the GL passes.
+:class:`RenderProcess` has the interface of
+:class:`~streamspatial.sim.render.renderer.HouseRenderer` (``render(pose)``, ``intrinsics``,
+``close()``, a context manager) plus :meth:`render_many`, which keeps a few requests in flight
+so the child draws the next frame while the caller encodes this one.  Frames travel over a pipe
+as raw array bytes (pickle protocol 5, out-of-band buffers): about 3 MB a frame at 640×480, a
+few milliseconds against tens for the GL passes.
 """
 
 from __future__ import annotations

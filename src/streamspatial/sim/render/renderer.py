@@ -147,12 +147,12 @@ def textured_model(
                 size=o.size,
             )
         else:
+            from streamspatial.sim.render.meshes import frame_box
             from streamspatial.sim.render.mjcf import grain_texture
-            from streamspatial.sim.render.structure import _frame_box
 
             grain = b.texture("grain", grain_texture())
             half = (o.size[0] / 2, o.size[1] / 2, o.size[2] / 2)
-            _frame_box(b, f"obj_{o.instance_id}_0", o.position, half, o.yaw, o.rgb, grain)
+            frame_box(b, f"obj_{o.instance_id}_0", o.position, half, o.yaw, o.rgb, grain)
     b.add_camera(vfov_deg)
     if rig is not None:
         rig.build(b.spec)

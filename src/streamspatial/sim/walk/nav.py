@@ -29,8 +29,8 @@ from scipy import interpolate
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
-from streamspatial.sim.walk.posture import SEED_TAG, eye_heights
 from streamspatial.sim.types import CameraPose, House, Trajectory, wrap_angle
+from streamspatial.sim.walk.posture import SEED_TAG, eye_heights
 
 EYE_HEIGHT = 1.5
 
