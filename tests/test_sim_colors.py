@@ -10,7 +10,8 @@ import pytest
 
 from streamspatial.sim.house import catalog
 from streamspatial.sim.house.colors import name_pixels, studio_color
-from streamspatial.sim.house.layout import MAX_COLOR_SHARE, generate_house
+from streamspatial.sim.house.furnish import MAX_COLOR_SHARE
+from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.renderer import HouseRenderer
 from streamspatial.sim.walk.nav import plan_trajectory
 

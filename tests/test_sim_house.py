@@ -203,7 +203,7 @@ def test_some_tops_stay_clear_and_the_others_keep_their_objects(monkeypatch):
     drawn from a stream of its own: every other top, and everything else in the house, is
     what it would be with no top cleared (but for tints: the house's colour shares are
     evened out over what it holds)."""
-    import streamspatial.sim.house.layout as house_mod
+    import streamspatial.sim.house.furnish as house_mod
     from streamspatial.sim.house import catalog
 
     support = {c.name for cats in catalog.FURNITURE.values() for c in cats if c.support}

@@ -14,7 +14,8 @@ from streamspatial.core.errors import InputError
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.types import MOTIONS, Trajectory, wrap_angle
-from streamspatial.sim.walk.nav import Motion, _loop_door, astar, keypoints, plan_trajectory
+from streamspatial.sim.walk.nav import Motion, _loop_door, keypoints, plan_trajectory
+from streamspatial.sim.walk.route import astar
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +152,7 @@ def test_astar_is_optimal_against_dijkstra(seed):
 
 def test_smoothing_keeps_endpoints_and_free_space():
     from streamspatial.sim.house.layout import single_room_house
-    from streamspatial.sim.walk.nav import smooth_path
+    from streamspatial.sim.walk.route import smooth_path
 
     h = single_room_house(6.0, 4.0)
     occ = occupancy(h)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 
-SEED_TAG = 23  # the planner's own random stream: np.random.default_rng([house seed, seed, 23])
-
 # --------------------------------------------------------------------------- the camera
 VFOV_DEG = 60.0  # sim.render.DEFAULT_VFOV: the renderer's vertical field of view
 ASPECT = 4 / 3  # BENCHMARK_SIZE 640x480; plan_events takes the real one

@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from streamspatial.sim import streams
 from streamspatial.sim.events.carries import carry_spots, carry_view, plan_carries
 from streamspatial.sim.events.changes import place_pendulum, plan_glance
 from streamspatial.sim.events.holds import (
@@ -50,7 +51,6 @@ from streamspatial.sim.events.params import (
     PERSON_SIZE,
     PROP_CATEGORIES,
     PROP_COLORS,
-    SEED_TAG,
     WATCH_HOLD,
     WATCH_PITCH,
 )
@@ -261,7 +261,7 @@ def plan_events(
     The trajectory keeps its number of poses and times ``i / fps``.  ``report``, when given,
     receives the manoeuvres placed (kind, first pose, length) and the frames they took.
     """
-    rng = np.random.default_rng([house.seed, seed, SEED_TAG])
+    rng = np.random.default_rng([house.seed, seed, streams.EVENTS])
     fps, n = trajectory.fps, len(trajectory.poses)
     used = {o.category for o in house.objects}
     ctx = Ctx(

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+WALL_THICKNESS = 0.1  # m, every wall of the plan
+WALL_HEIGHT = 2.6  # m
+
 OUTSIDE = -2
 FREE = -1
 _DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # (drow, dcol): north, south, east, west

@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from streamspatial.sim import streams
+
 FLOOR_PPM = 100  # texels per metre on floors (1 cm)
 WALL_PPM = 64  # on walls and ceilings
 MAX_SIDE = 2048
@@ -54,7 +56,7 @@ CEILING = (0.93, 0.93, 0.91)
 @lru_cache(maxsize=1)
 def _noise_bank() -> tuple[np.ndarray, ...]:
     """Three 1024² zero-mean unit-variance noise fields: fine, medium, coarse (tileable)."""
-    rng = np.random.default_rng(2024)
+    rng = np.random.default_rng(streams.NOISE_BANK)
     n = 1024
     f = np.fft.fftfreq(n)
     fx, fy = np.meshgrid(f, f)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from streamspatial.sim import streams
 from streamspatial.sim.house import materials as mat
 from streamspatial.sim.house.occupancy import FLAT
 from streamspatial.sim.render.meshes import box_mesh, frame_box
@@ -128,7 +129,7 @@ def house_leaf(b: SceneBuilder, house: House, door, grain) -> None:
     centre = np.array(door.center)
     hw = door.width / 2
     leaf = door.width - 2 * LEAF_INSET
-    rng = np.random.default_rng([house.seed, 91, door.door_id])
+    rng = np.random.default_rng([house.seed, streams.DOOR_LEAF, door.door_id])
     options = [(a, s) for a in (1, -1) for s in (1, -1)]
     rng.shuffle(options)
     for side_across, side_along in options:

@@ -19,6 +19,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 import mujoco
 import numpy as np
 
+from streamspatial.sim import streams
 from streamspatial.sim.house import catalog
 from streamspatial.sim.house.assets.convert import Model, Part, load_model
 
@@ -84,7 +85,7 @@ def tinted(model: Model, tint: str) -> Model:
 @lru_cache(maxsize=1)
 def grain_texture() -> np.ndarray:
     """A tileable, seeded fabric/wood-like grain (grey around 0.9), 128×128."""
-    rng = np.random.default_rng(12345)
+    rng = np.random.default_rng(streams.GRAIN)
     n = 128
     f = np.fft.fftfreq(n)
     fx, fy = np.meshgrid(f, f)

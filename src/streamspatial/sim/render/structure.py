@@ -17,6 +17,7 @@ import zlib
 
 import numpy as np
 
+from streamspatial.sim import streams
 from streamspatial.sim.house import catalog
 from streamspatial.sim.house import materials as mat
 from streamspatial.sim.house.baking import (
@@ -54,7 +55,7 @@ LAMP_DROP = 0.15  # lamp light sits this far below the ceiling
 
 def build_structure(b: SceneBuilder, house: House) -> Lighting:
     """Add every room's surfaces, frames, windows and lamps to ``b``; returns the lights."""
-    rng = np.random.default_rng([house.seed, 77])
+    rng = np.random.default_rng([house.seed, streams.STRUCTURE])
     looks = {r.room_id: mat.room_look(rng, r.room_type) for r in house.rooms}
     light = Lighting()
     faces = {r.room_id: room_faces(house, r) for r in house.rooms}
@@ -74,7 +75,7 @@ def build_structure(b: SceneBuilder, house: House) -> Lighting:
                 light.windows.append((r.room_id, c, f.normal, s1 - s0))
     grain = b.texture("grain", grain_texture())
     outside = b.texture("outside", outside_image(rng))
-    skin = b.texture("skin", skin_image(np.random.default_rng([house.seed, 78])))
+    skin = b.texture("skin", skin_image(np.random.default_rng([house.seed, streams.SKIN])))
     for r in house.rooms:
         k = r.room_id
         look = looks[k]

@@ -19,18 +19,19 @@ camera stands, so the walk stays on free floor.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import interpolate
 
 from streamspatial.core.errors import InputError
+from streamspatial.sim import streams
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
 from streamspatial.sim.types import CameraPose, House, Trajectory, wrap_angle
-from streamspatial.sim.walk.posture import SEED_TAG, eye_heights
+from streamspatial.sim.walk.head import head_motion
+from streamspatial.sim.walk.posture import eye_heights
+from streamspatial.sim.walk.route import astar, path_free, smooth_path
 
 EYE_HEIGHT = 1.5
 
@@ -154,142 +155,6 @@ def _door_stop(
 LOOP_STEP = 0.7  # m from a doorway's centre: past the door leaf, clear of the frame
 
 
-# ----------------------------------------------------------------------------- A*
-
-
-_NEIGH = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
-
-
-def astar(free: np.ndarray, start: tuple[int, int], goal: tuple[int, int]) -> list[tuple[int, int]]:
-    """Shortest 8-connected path over free cells; diagonals may not cut a blocked corner.
-
-    Returns the list of cells from start to goal, or ``[]`` when the goal is unreachable.
-    """
-    rows, cols = free.shape
-    if not (free[start] and free[goal]):
-        return []
-    g = {start: 0.0}
-    came: dict[tuple[int, int], tuple[int, int]] = {}
-    heap = [(0.0, 0, start)]
-    tie = 0
-    closed = set()
-    while heap:
-        _, _, cur = heapq.heappop(heap)
-        if cur == goal:
-            path = [cur]
-            while cur in came:
-                cur = came[cur]
-                path.append(cur)
-            return path[::-1]
-        if cur in closed:
-            continue
-        closed.add(cur)
-        r, c = cur
-        for dr, dc in _NEIGH:
-            nr, nc = r + dr, c + dc
-            if not (0 <= nr < rows and 0 <= nc < cols) or not free[nr, nc]:
-                continue
-            if dr and dc and not (free[r + dr, c] and free[r, c + dc]):
-                continue
-            ng = g[cur] + (math.sqrt(2) if dr and dc else 1.0)
-            if ng < g.get((nr, nc), math.inf):
-                g[(nr, nc)] = ng
-                came[(nr, nc)] = cur
-                h = math.hypot(goal[0] - nr, goal[1] - nc)
-                tie += 1
-                heapq.heappush(heap, (ng + h, tie, (nr, nc)))
-    return []
-
-
-def _path_free(occ: Occupancy, pts: np.ndarray, step: float) -> bool:
-    """All points, and points every ``step`` metres between consecutive ones, are free."""
-    for a, b in itertools.pairwise(pts):
-        n = max(1, math.ceil(float(np.hypot(*(b - a))) / step))
-        for t in np.linspace(0.0, 1.0, n + 1):
-            p = a + (b - a) * t
-            if not occ.is_free(float(p[0]), float(p[1])):
-                return False
-    return True
-
-
-def smooth_path(occ: Occupancy, cells: list[tuple[int, int]]) -> np.ndarray:
-    """World-space polyline (N, 2) for an A* cell path, B-spline smoothed when that stays free."""
-    pts = np.array([occ.to_world(r, c) for r, c in cells], dtype=float)
-    if len(pts) < 5:
-        return pts
-    ctrl = pts[::3]
-    if not np.array_equal(ctrl[-1], pts[-1]):
-        ctrl = np.vstack([ctrl, pts[-1]])
-    if len(ctrl) >= 4:
-        try:
-            tck, _ = interpolate.splprep([ctrl[:, 0], ctrl[:, 1]], s=len(ctrl) * 0.01, k=3)
-            length = float(np.sum(np.hypot(*np.diff(pts, axis=0).T)))
-            u = np.linspace(0.0, 1.0, max(8, math.ceil(length / 0.05)))
-            sx, sy = interpolate.splev(u, tck)
-            smooth = np.stack([sx, sy], axis=1)
-            smooth[0], smooth[-1] = pts[0], pts[-1]
-            # Checked every centimetre: the walk samples its own points on the chords between
-            # the spline's, and a chord can clip the corner of a blocked cell.
-            if _path_free(occ, smooth, occ.resolution / 10):
-                return smooth
-        except (ValueError, TypeError):  # degenerate control points: fall back
-            pass
-    return pts
-
-
-# ----------------------------------------------------------------------------- the head
-
-
-def _smooth_noise(rng: np.random.Generator, n: int, fps: float, seconds: float) -> np.ndarray:
-    """Unit-variance noise low-passed to a correlation time of ``seconds``."""
-    k = max(1, round(seconds * fps))
-    raw = rng.normal(size=n + 4 * k)
-    win = np.hanning(4 * k + 1)
-    out = np.convolve(raw, win / win.sum(), mode="same")[2 * k : 2 * k + n]
-    return out / max(float(out.std()), 1e-9)
-
-
-def _head(poses, motion: Motion, fps: float, rng: np.random.Generator):
-    """Eye height, yaw offset and pitch offset per pose: bob, glances, look-downs, drift."""
-    n = len(poses)
-    moving = np.array([p[3] == "move" for p in poses], dtype=float)
-    # Bob: a step-rate sine whose amplitude follows walking (eased in and out over ~0.3 s).
-    ease = np.convolve(
-        moving, np.ones(max(1, round(0.3 * fps))) / max(1, round(0.3 * fps)), mode="same"
-    )
-    phase = np.cumsum(moving) / fps * 2 * math.pi * motion.bob_hz
-    z = (
-        motion.eye_height
-        + motion.bob_amplitude * ease * np.abs(np.sin(phase / 2)) * 2
-        - (motion.bob_amplitude * ease)
-    )
-    dyaw = motion.drift * _smooth_noise(rng, n, fps, 1.5) if n > 1 else np.zeros(n)
-    dpitch = motion.drift * _smooth_noise(rng, n, fps, 2.0) if n > 1 else np.zeros(n)
-    # Glances: raised-cosine turns of the head, only while walking.
-    i = 0
-    while i < n:
-        if moving[i] and rng.random() < motion.glance_rate / fps:
-            length = max(2, round(float(rng.uniform(1.5, 2.5)) * fps))
-            amp = float(rng.uniform(0.4, 1.0)) * motion.glance_angle * rng.choice([-1.0, 1.0])
-            j = np.arange(min(length, n - i))
-            dyaw[i : i + len(j)] += amp * 0.5 * (1 - np.cos(2 * math.pi * j / length))
-            i += length
-        i += 1
-    # Look-downs: at a stop, now and then, at what stands on the furniture.
-    still = np.array([p[3] in ("still", "sweep") for p in poses])
-    i = 0
-    while i < n:
-        if still[i] and rng.random() < 0.3 / fps:
-            length = max(2, round(float(rng.uniform(1.5, 3.0)) * fps))
-            j = np.arange(min(length, n - i))
-            dpitch[i : i + len(j)] -= (
-                math.radians(15) * 0.5 * (1 - np.cos(2 * math.pi * j / length))
-            )
-            i += length
-        i += 1
-    return z, dyaw, dpitch
-
-
 # ----------------------------------------------------------------------------- the walk
 
 
@@ -307,7 +172,7 @@ def plan_trajectory(
         raise InputError(f"duration and fps must be positive, got {duration} and {fps}")
     motion = motion or Motion()
     occ = occ or occupancy(house)
-    rng = np.random.default_rng([house.seed, seed, 7])
+    rng = np.random.default_rng([house.seed, seed, streams.WALK])
     kps = keypoints(house, occ, rng)
     if not kps:
         raise InputError(f"house {house.house_id} has no walkable floor")
@@ -424,7 +289,7 @@ def plan_trajectory(
             continue
         path = smooth_path(occ, cells)
         here = np.array([cur.x, cur.y])
-        if _path_free(occ, np.stack([here, path[1]]), occ.resolution / 2):
+        if path_free(occ, np.stack([here, path[1]]), occ.resolution / 2):
             path[0] = here
         else:  # the straight line from the stop would cut a blocked corner: via its cell
             path = np.vstack([here, path])
@@ -440,13 +305,13 @@ def plan_trajectory(
         cur = Keypoint(float(path[-1][0]), float(path[-1][1]), nxt.room_id, nxt.kind)
 
     poses = poses[:n_frames]
-    z, dyaw, dpitch = _head(poses, motion, fps, rng)
+    z, dyaw, dpitch = head_motion(poses, motion, fps, rng)
     if motion.postures:  # its own random stream: the rest of the walk is unchanged
         base, _ = eye_heights(
             [p[3] for p in poses],
             motion.eye_height,
             fps,
-            np.random.default_rng([house.seed, seed, SEED_TAG]),
+            np.random.default_rng([house.seed, seed, streams.POSTURE]),
         )
         z = z - motion.eye_height + base
     out = []

@@ -32,7 +32,6 @@ TRANSITION_S = (1.0, 1.5)  # going down or getting up: never faster than a secon
 HOLD_S = (2.0, 5.0)  # "several seconds" held low
 LOWER_PROB = 0.6  # share of long-enough stops at which the person lowers the camera
 STOP_MOTIONS = ("still", "sweep", "turn")  # standing in place (turns are on the spot)
-SEED_TAG = 13  # the schedule's own random stream: [house seed, walk seed, SEED_TAG]
 
 
 def _stops(motions: Sequence[str]) -> list[tuple[int, int]]:
@@ -91,4 +90,4 @@ def eye_heights(
     return z, names
 
 
-__all__ = ["HOLD_S", "LOWERED", "LOWER_PROB", "SEED_TAG", "TRANSITION_S", "eye_heights"]
+__all__ = ["HOLD_S", "LOWERED", "LOWER_PROB", "TRANSITION_S", "eye_heights"]
