@@ -13,7 +13,7 @@ pytest.importorskip("mujoco")
 
 from agent_helpers import decide
 from streamspatial.agents import Answer
-from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
+from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel

@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from streamspatial.bench.conventions import VISIT_GAP_S
 from streamspatial.core.errors import CausalityError
 from streamspatial.perception.types import EgoPose, Observation, wrap
 
 from .dynamic import DynamicLog
 from .nodes import (
-    VISIT_GAP_S,
     InView,
     Keyframe,
     MemoryConfig,

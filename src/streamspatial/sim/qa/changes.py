@@ -19,6 +19,8 @@ import itertools
 import math
 import random
 
+from streamspatial.bench.conventions import FLOOR_Z, REST_M
+
 from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
@@ -47,12 +49,10 @@ SIDE_MIN_DEG = 8.0
 # The carried prop is seen resting (in two consecutive frames, unmoved) on the surface it is
 # lifted from within this long before the lift, and on the one it is set down on within this
 # long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
-REST_SEEN_S = 3.0
-REST_M = 0.01
-# The floor as a place: a prop resting with its centre this low (and on no furniture) lies on
-# it (the planner's props are 4-26 cm tall: centres at 2-13 cm).
+REST_SEEN_S = 3.0  # (resting: moved less than conventions.REST_M between the two frames)
+# The floor as a place: a prop resting with its centre below conventions.FLOOR_Z (and on no
+# furniture) lies on it (the planner's props are 4-26 cm tall: centres at 2-13 cm).
 FLOOR = -1
-FLOOR_Z = 0.2
 
 
 def ucs(key: str, category: str, sub: str, **kw):

@@ -16,6 +16,7 @@ import random
 from collections import deque
 from collections.abc import Callable, Iterable
 
+from streamspatial.bench.conventions import CARDINALS, COMPASS8, SAME_STAY_RATIO
 from streamspatial.bench.tasks import OVOS_TASKS as TASKS
 from streamspatial.core.schema import TaskLabels
 
@@ -433,7 +434,7 @@ def _durations(p: Prefix, rng: random.Random) -> tuple[str, tuple[int, int]] | N
     a, b = rng.sample(rooms, 2)  # the question names a first
     ta, tb = time_in[a], time_in[b]
     hi, lo = max(ta, tb), min(ta, tb)
-    if hi <= 1.15 * lo:
+    if hi <= SAME_STAY_RATIO * lo:
         return SAME, (a, b)
     if hi >= 1.6 * lo and hi - lo >= p.frames_back(3.0):
         return ("first" if ta > tb else "second"), (a, b)
@@ -585,17 +586,6 @@ def reachability(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 # -- L4: the allocentric map ---------------------------------------------------------------
 
-CARDINALS = ("North", "East", "South", "West")
-COMPASS8 = (
-    "north",
-    "north-east",
-    "east",
-    "south-east",
-    "south",
-    "south-west",
-    "west",
-    "north-west",
-)
 
 
 def compass_deg(house_north_yaw: float, yaw: float) -> float:

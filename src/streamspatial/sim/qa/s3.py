@@ -15,6 +15,7 @@ import random
 
 import numpy as np
 
+from streamspatial.bench.conventions import AREA_SHARE, COVER_RADIUS
 from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
@@ -26,8 +27,6 @@ from .prefix import Prefix, object_distance
 from .registry import Episode, family
 
 EGO, REL, TEMP = "Ego-centric", "Spatial Relation", "Temporal Dependency"
-AREA_VISIT_THRESHOLD = 0.3  # share of a room's floor cells passed within COVER_RADIUS
-COVER_RADIUS = 1.5  # m
 MIN_ORDER_GAP_S = 1.0  # first sightings closer than this are not asked to be ordered
 
 
@@ -251,11 +250,11 @@ def room_visit_ratios(p: Prefix) -> dict[int, float]:
 
 
 def area(p: Prefix, rng: random.Random) -> Draft | None:
-    """Total area of the rooms visited so far (visit ratio ≥ AREA_VISIT_THRESHOLD)."""
+    """Total area of the rooms visited so far (visit ratio ≥ AREA_SHARE)."""
     ratios = room_visit_ratios(p)
-    if any(abs(r - AREA_VISIT_THRESHOLD) < 0.1 for r in ratios.values()):
+    if any(abs(r - AREA_SHARE) < 0.1 for r in ratios.values()):
         return None  # a room on the fence: its inclusion would be arbitrary
-    rooms = [r for r, v in ratios.items() if v >= AREA_VISIT_THRESHOLD]
+    rooms = [r for r, v in ratios.items() if v >= AREA_SHARE]
     if not rooms:
         return None
     frames = [i for i, f in enumerate(p.frames) if f.room_id in rooms]
@@ -265,7 +264,7 @@ def area(p: Prefix, rng: random.Random) -> Draft | None:
         "What is the total area of the rooms visited so far? Answer in square meters.",
         sum(p.house.room(r).area for r in rooms),
         p.spans(frames),
-        intent("area", rooms=sorted(rooms), threshold=AREA_VISIT_THRESHOLD),
+        intent("area", rooms=sorted(rooms), threshold=AREA_SHARE),
     )
 
 

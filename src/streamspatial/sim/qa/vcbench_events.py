@@ -20,7 +20,7 @@ Seen in full, per kind (the evidence rule; docs/families.md):
   the event starts to the first frame after it ends (in none: off screen; in some: in part);
 * lights: the camera stands in the room in the last frame before the switch and the first
   frame after it (``FrameRecord.lit`` is the camera's room's lighting);
-* a person: exactly one run of sightings (gaps shorter than ``GAP_S`` merged) overlaps the
+* a person: exactly one run of sightings (gaps shorter than ``SIGHTING_GAP_S`` merged) overlaps the
   episode (none: off screen; two, or a run shared with another episode: in part), and a run
   of sightings that belongs to no episode (the person doing something else in view) stops the
   query points too: a viewer could not tell it from a walk-through.
@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from streamspatial.bench.conventions import OPEN_RAD, SHUT_RAD, SIGHTING_GAP_S
 from streamspatial.core.schema import TaskLabels
 from streamspatial.sim.schedule import Event
 
@@ -52,7 +53,6 @@ MARGIN_S = 0.5
 CYCLE_MARGIN_S = 0.25  # pendulum cycles follow each other back to back: a tighter margin
 # Sightings of a person closer than this merge into one run (a brief occlusion by a door
 # frame or a chair is not a second walk-through); the rule merges the same way.
-GAP_S = 0.5
 # The last query point sits this far before the prefix's end, so that an event in progress at
 # the query point (doors < 1 s, cycles ~1-2 s) has ended by then and is known to the prefix.
 TAIL_S = 3.0
@@ -62,10 +62,8 @@ N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 3.0  # the earliest query point
 FROM_START = 0.5  # share of items whose query window opens at the stream's start
 FEW_EVENTS_MIN = 2  # E1-Action, E1-Transit, E2-Episode: the last point counts at least this many
-# How a door leaf reads (the same thresholds as agents/rules_events.py): shut within 0.2 rad of
-# its frame, open past 1 rad (the planner's open leaf stands at 1.6 rad).
-SHUT_RAD = 0.2
-OPEN_RAD = 1.0
+# How a door leaf reads: conventions.SHUT_RAD and OPEN_RAD (the planner's open leaf stands at
+# 1.6 rad).
 LOOK_S = 1.0  # a leaf seen this close to an unseen swing shows its change: "in part"
 
 
@@ -158,10 +156,10 @@ def light_seen(p: Prefix, e: Event) -> Seen:
 
 
 def merged_runs(p: Prefix, actor_id: int) -> list[Run]:
-    """The actor's sighting runs with gaps shorter than ``GAP_S`` merged."""
+    """The actor's sighting runs with gaps shorter than ``SIGHTING_GAP_S`` merged."""
     out: list[Run] = []
     for r in p.dynamic_runs(actor_id):
-        if out and p.t(r.start) - p.t(out[-1].end) < GAP_S - 1e-6:
+        if out and p.t(r.start) - p.t(out[-1].end) < SIGHTING_GAP_S - 1e-6:
             out[-1] = Run(actor_id, out[-1].start, r.end)
         else:
             out.append(r)
@@ -453,9 +451,9 @@ def _episode_plan(p: Prefix, events: list[Event]) -> Plan | None:
                 horizon = min(horizon, p.t(r.start) - MARGIN_S)
     kept = [e for e in events if e in spans and min(e.start, spans[e][0]) - MARGIN_S < horizon]
     blocked = [
-        (min(e.start, spans[e][0]) - MARGIN_S, max(e.end, spans[e][1]) + GAP_S + MARGIN_S)
+        (min(e.start, spans[e][0]) - MARGIN_S, max(e.end, spans[e][1]) + SIGHTING_GAP_S + MARGIN_S)
         for e in kept
-    ] + [(e.start - MARGIN_S, e.end + GAP_S + MARGIN_S) for e in off]
+    ] + [(e.start - MARGIN_S, e.end + SIGHTING_GAP_S + MARGIN_S) for e in off]
     return Plan(kept, horizon, blocked, spans)
 
 

@@ -1,7 +1,8 @@
 """What one query's rules may look at, and how a rule's conclusion picks an option.
 
-Shared by the rule modules of the scene-graph reasoner (:mod:`.scene_graph_rules` and the
-rule families registered from :mod:`.rules_space` and :mod:`.rules_time`).
+Every rule of the reasoner is a function of one :class:`RuleContext` — the memory as it stood
+at t_q, the question and its options, the perception's vocabulary — returning an
+:data:`Answer`: an option's letter, a number, or ``None`` when the memory cannot say.
 """
 
 from __future__ import annotations
@@ -85,9 +86,6 @@ class RuleContext:
             return float(v)
         m = re.search(r"(\d+(?:\.\d+)?)\s*seconds?", self.item.question.lower())
         return float(m.group(1)) if m else default
-
-
-# -- choosing among options ----------------------------------------------------------------------
 
 
 def nearest_number_option(ctx: RuleContext, value: float) -> str | None:

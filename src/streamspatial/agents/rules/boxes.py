@@ -7,29 +7,24 @@ latest frame is ``memory.in_view`` (each node's image box and depth as last perc
 * support: which box's top the object rests on (or the floor), and "is X on top of Y";
 * occlusion: the nearer object whose image box covers most of X's, or nothing;
 * left-to-right order of objects in the frame (image box centres);
-* viewpoint height: the latest pose's height above the floor (the world's z = 0), matched to
-  the option naming the nearest height (none when the perception has no floor);
+* whether an object is within reach (its box, horizontally, within ``REACH_M``);
 * turned 90°, does X fit the gap between Y and Z; with X removed, is the floor path to Y
-  free; could X stand on Y; with a walked doorway blocked, the first room of the new route.
+  free; could X stand on Y.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
 
-from streamspatial.agents.rule_context import (
-    Answer,
-    RuleContext,
-    best_option,
-    nearest_number_option,
-    scenes_in,
-    text_option,
-)
+from streamspatial.agents.rules.context import Answer, RuleContext, best_option, text_option
 from streamspatial.agents.scene_graph import ObjectNode, find_mentions
 
 Box = tuple[tuple[float, float, float], tuple[float, float, float]]
+
 REST_M = 0.08  # an object rests on a surface its bottom is this close to
+
 NEARER_M = 0.3  # an occluder is this much nearer than what it hides
+
 OCCLUDED = 0.1  # share of X's image box a nearer object must cover to count as blocking
 
 
@@ -191,56 +186,15 @@ def _feasibility(ctx: RuleContext) -> Answer:
     return text_option(ctx, "Yes" if all(n < t for n, t in zip(need, top, strict=True)) else "No")
 
 
-def _rerouting(ctx: RuleContext) -> Answer:
-    tags = scenes_in(ctx, ctx.question)
-    here = ctx.memory.scene
-    if len(tags) < 3 or here is None:
-        return None
-    a, b, target = tags[0], tags[1], tags[-1]
-    graph = {k: set(v) for k, v in ctx.memory.adjacency.items()}
-    graph.get(a, set()).discard(b)
-    graph.get(b, set()).discard(a)
-    parent: dict[str, str | None] = {here: None}
-    frontier = [here]
-    while frontier and target not in parent:
-        nxt = []
-        for cur in frontier:
-            for n in sorted(graph.get(cur, ())):
-                if n not in parent:
-                    parent[n] = cur
-                    nxt.append(n)
-        frontier = nxt
-    if target not in parent:
-        return text_option(ctx, "no other way")
-    step = target
-    while parent[step] not in (here, None):
-        step = parent[step]  # type: ignore[assignment]
-    for letter, text in ctx.options:
-        if scenes_in(ctx, text)[:1] == [step]:
-            return letter
-    return None
+REACH_M = 0.9  # between the generator's "can" (≤ 0.6 m) and "cannot" (≥ 1.2 m)
 
 
-def _viewpoint_height(ctx: RuleContext) -> Answer:
-    """The latest eye height above the floor.  A perception without a floor estimate (the
-    classical dead-reckoned pose sits at z = 0) does not know it: no answer, not "crouching"."""
+def _reachability(ctx: RuleContext) -> Answer:
+    n = ctx.node(ctx.mentions[0]) if ctx.mentions else None
     pose = ctx.memory.pose
-    if pose is None or pose.position[2] <= 0.0:
+    b = None if n is None else box(n)
+    if b is None or pose is None:
         return None
-    return nearest_number_option(ctx, pose.position[2])
-
-
-RULES: dict[str, Callable[[RuleContext], Answer]] = {
-    "relative_scale": _relative_scale,
-    "containment": _containment,
-    "support": _support,
-    "occlusion": _occlusion,
-    "local_topology": _local_topology,
-    "mental_rotation": _mental_rotation,
-    "what_if": _what_if,
-    "feasibility": _feasibility,
-    "rerouting": _rerouting,
-    "viewpoint_height": _viewpoint_height,
-}
-
-__all__ = ["RULES", "box", "rests_on"]
+    x, y = pose.position[0], pose.position[1]
+    d = math.hypot(max(b[0][0] - x, 0.0, x - b[1][0]), max(b[0][1] - y, 0.0, y - b[1][1]))
+    return text_option(ctx, "You can reach" if d <= REACH_M else "You cannot reach")

@@ -11,8 +11,10 @@
   the surface it rested on before that, and which side of the view the last one lay on when
   the prop was set down.
 
-The thresholds mirror the generator's (``streamspatial.sim.qa.motion``), which only asks where
-the classes are far apart; here the nearest class is taken.
+Where a prop is on a surface, moved or resting, and the window motion is judged over are the
+generator's own lines (:mod:`streamspatial.bench.conventions`); the speeds that split the
+classes lie between the generator's (which asks only where the classes are far apart): here
+the nearest class is taken.
 """
 
 from __future__ import annotations
@@ -20,22 +22,27 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable
 
-from streamspatial.agents.rule_context import Answer, RuleContext, text_option
-from streamspatial.agents.rules_scene import box
+from streamspatial.agents.rules.boxes import box
+from streamspatial.agents.rules.context import Answer, RuleContext, text_option
 from streamspatial.agents.scene_graph import ObjectNode, ego_relation, find_mentions
 from streamspatial.agents.scene_graph.dynamic import ActorSighting, DynamicFrame
+from streamspatial.bench.conventions import (
+    FLOOR_Z,
+    MOVED_M,
+    ON_HEIGHT_M,
+    ON_MARGIN_M,
+    REST_M,
+    WINDOW_S,
+)
 
-WINDOW_S = 1.0
 WINDOW_TOL_S = 0.15  # the sighting a second ago may be this far from exactly one second
+
 STILL_MPS = 0.15  # between the generator's "stationary" (< 0.05) and "moving" (> 0.3)
-ON_MARGIN_M = 0.05
-ON_HEIGHT_M = (-0.1, 0.4)
-MOVED_M = 0.15
-REST_M = 0.01
+
 # between the generator's "about the same" (within 1.15x) and "faster" (at least 1.6x)
 SAME_SPEED_RATIO = 1.35
+
 NOT_PLACED = frozenset(
     {"person"}
 )  # tracks never set down on a surface  # a track this still between two sightings is resting
@@ -50,13 +57,16 @@ DIRECTION_WORDS = {
     "right": "right",
     "stationary": "not moving",
 }
+
 STATE_WORDS = {"stationary": "standing still", "toward": "toward", "away": "away"}
+
 CHANGE_WORDS = {
     "added": "have appeared",
     "removed": "have disappeared",
     "moved": "has been moved",
     "unchanged": "nothing on it",
 }
+
 COUNT_WORDS = {0: "none", 1: "one", 2: "two"}
 
 
@@ -160,9 +170,6 @@ def _relative_speed(ctx: RuleContext) -> Answer:
     return None
 
 
-# -- surfaces ---------------------------------------------------------------------------
-
-
 def _on(n: ObjectNode, pos: tuple[float, float, float]) -> bool:
     b = box(n)
     if b is None:
@@ -256,7 +263,7 @@ def _quantity_change(ctx: RuleContext) -> Answer:
 
 # A rest is on a surface node, or on the floor (``FLOOR``): a still prop this low on no node.
 FLOOR = "floor"
-FLOOR_Z = 0.2  # m, the prop's centre (sim.qa.changes.FLOOR_Z)
+
 # (node id or FLOOR, the node, the rest's first frame, the prop's sighting there)
 Rest = tuple[int | str, ObjectNode | None, DynamicFrame, ActorSighting]
 
@@ -310,15 +317,3 @@ def _object_trajectory(ctx: RuleContext) -> Answer:
         if _option_places(ctx, text) == (a, b) and re.search(rf"\b{side}\b", text.lower()):
             return letter
     return None
-
-
-RULES: dict[str, Callable[[RuleContext], Answer]] = {
-    "motion_separation": _motion_separation,
-    "motion_state": _motion_state,
-    "relative_speed": _relative_speed,
-    "change_detection": _change_detection,
-    "quantity_change": _quantity_change,
-    "object_trajectory": _object_trajectory,
-}
-
-__all__ = ["RULES", "named_track"]

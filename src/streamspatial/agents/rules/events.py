@@ -12,7 +12,7 @@ event so far was seen), so with ground-truth perception the two agree.
   a dark room is not a switch);
 * E2-Periodic: a pendulum's swing angle coming back up through zero (a complete cycle), after
   a starting point was seen: the swing starting from rest, or an earlier such crossing;
-* E2-Episode: runs of sightings of a person (gaps under ``GAP_S`` merged) that have ended.
+* E2-Episode: runs of sightings of a person (gaps under ``SIGHTING_GAP_S`` merged) that have ended.
 
 Counts are answered as integers ("3"), the way VCBench's scorer reads them.
 """
@@ -20,16 +20,14 @@ Counts are answered as integers ("3"), the way VCBench's scorer reads them.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
-from streamspatial.agents.rule_context import Answer, RuleContext, nearest_number_option
+from streamspatial.agents.rules.context import Answer, RuleContext, nearest_number_option
+from streamspatial.agents.scene_graph import SceneGraphMemory
 from streamspatial.agents.scene_graph.dynamic import ActorSighting, DynamicFrame
-from streamspatial.agents.scene_graph.memory import SceneGraphMemory
+from streamspatial.bench.conventions import OPEN_RAD, SHUT_RAD, SIGHTING_GAP_S
 
-SHUT_RAD = 0.2  # a door leaf this close to its frame is shut
-OPEN_RAD = 1.0  # and this far open is open (doors swing to ~90°)
 STILL_RAD = 1e-6  # a pendulum at rest hangs straight (and sin(2πk) is zero to this)
-GAP_S = 0.5  # sightings of a person closer than this are one walk-through (brief occlusions)
 
 
 def _count(ctx: RuleContext, n: int) -> Answer:
@@ -121,17 +119,7 @@ def _walk_throughs(ctx: RuleContext) -> Answer:
     n = 0
     for sightings in _tracks(ctx):
         times = [f.time for f, _ in sightings]
-        gaps = sum(b - a >= GAP_S - 1e-6 for a, b in itertools.pairwise(times))
-        # each gap closes a run; the last run has ended once it is GAP_S old
-        n += gaps + (now - times[-1] >= GAP_S - 1e-6)
+        gaps = sum(b - a >= SIGHTING_GAP_S - 1e-6 for a, b in itertools.pairwise(times))
+        # each gap closes a run; the last run has ended once it is SIGHTING_GAP_S old
+        n += gaps + (now - times[-1] >= SIGHTING_GAP_S - 1e-6)
     return _count(ctx, n)
-
-
-RULES: dict[str, Callable[[RuleContext], Answer]] = {
-    "e1_action": _door_swings,
-    "e1_transit": _light_switches,
-    "e2_periodic": _cycles,
-    "e2_episode": _walk_throughs,
-}
-
-__all__ = ["GAP_S", "OPEN_RAD", "RULES", "SHUT_RAD"]

@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from streamspatial.agents.rule_context import Answer, RuleContext, nearest_number_option
+from streamspatial.agents.rules.context import Answer, RuleContext, nearest_number_option
 
 
 def _answer(ctx: RuleContext, n: int) -> Answer:
@@ -57,14 +55,3 @@ def _delta(ctx: RuleContext) -> Answer:
     )
     before = sum(1 for i in then if i in nodes and nodes[i].label in labels)
     return str(now - before)
-
-
-RULES: dict[str, Callable[[RuleContext], Answer]] = {
-    "o1_delta": _delta,
-    "o1_snap": _snap,
-    "o2_unique": _unique,
-    "identity_persistence": _unique,
-    "o2_gain": _gain,
-}
-
-__all__ = ["RULES"]
