@@ -6,10 +6,8 @@ ground truth, 3D-annotated captures, classical ego-motion, learned depth and det
 produces the same :class:`Observation`, so the scene-graph memory never knows where its input
 came from and the effect of imperfect perception can be measured by swapping providers.
 
-World convention (the simulator's, see :mod:`streamspatial.sim.types`): metres, ``z`` up, yaw
-counter-clockwise from ``+x``; a camera with yaw ``θ`` and pitch 0 looks along
-``(cos θ, sin θ, 0)``.  Egocentric relations are computed in the horizontal plane from the
-camera's heading, so roll and pitch never change "left" or "in front".
+World convention: :mod:`streamspatial.core.geometry` (the simulator's): metres, ``z`` up, yaw
+counter-clockwise from ``+x``.
 """
 
 from __future__ import annotations
@@ -19,50 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-Vec3 = tuple[float, float, float]
+from streamspatial.core.geometry import Pose, Vec3
 
-
-def wrap(a: float) -> float:
-    """An angle in ``[-pi, pi)``."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
-
-
-@dataclass(frozen=True)
-class EgoPose:
-    """The camera at one instant: eye position, heading (yaw) and tilt (pitch), world frame."""
-
-    time: float
-    position: Vec3
-    yaw: float
-    pitch: float = 0.0
-
-    def rotation(self) -> np.ndarray:
-        """Camera-to-world rotation in the OpenCV camera convention (x right, y down, z ahead).
-
-        Columns are the camera's right, down and forward axes expressed in the world frame.
-        """
-        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
-        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
-        forward = np.array([cp * cy, cp * sy, sp])
-        right = np.array([sy, -cy, 0.0])
-        down = np.cross(forward, right)
-        return np.stack([right, down, forward], axis=1)
-
-    def to_ego(self, point: Vec3 | np.ndarray) -> tuple[float, float, float]:
-        """``(ahead, left, up)`` metres of a world point in the horizontal egocentric frame."""
-        dx = float(point[0]) - self.position[0]
-        dy = float(point[1]) - self.position[1]
-        dz = float(point[2]) - self.position[2]
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return (c * dx + s * dy, -s * dx + c * dy, dz)
-
-    def from_camera(self, point_cam: np.ndarray) -> np.ndarray:
-        """World coordinates of points given in the OpenCV camera frame (N×3 or 3)."""
-        return np.asarray(point_cam) @ self.rotation().T + np.asarray(self.position)
-
-    def to_camera(self, point_world: np.ndarray) -> np.ndarray:
-        """OpenCV camera-frame coordinates of world points (N×3 or 3)."""
-        return (np.asarray(point_world) - np.asarray(self.position)) @ self.rotation()
+# The camera at one instant (position, heading, tilt; :class:`~streamspatial.core.geometry.Pose`).
+EgoPose = Pose
 
 
 @dataclass(frozen=True)

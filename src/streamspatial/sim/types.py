@@ -33,20 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.core.geometry import Pose, Vec3
 from streamspatial.sim.schedule import Schedule
 
 SCHEMA_VERSION = 1
 
 Vec2 = tuple[float, float]
-Vec3 = tuple[float, float, float]
-
-
-def wrap_angle(a: float) -> float:
-    """Wrap an angle to ``(-pi, pi]`` so equal headings compare equal."""
-    a = math.fmod(a + math.pi, 2 * math.pi)
-    if a <= 0:
-        a += 2 * math.pi
-    return a - math.pi
 
 
 def _f(x: Any) -> float:
@@ -393,20 +385,12 @@ MOTIONS = ("move", "turn", "sweep", "still", "watch", "glance")  # the last two:
 
 
 @dataclass(frozen=True)
-class CameraPose:
-    """The camera at one instant: eye position, heading and tilt."""
+class CameraPose(Pose):
+    """A walk's camera at one instant (:class:`~streamspatial.core.geometry.Pose`: eye position,
+    heading and tilt), with what the camera is doing there."""
 
-    time: float
-    position: Vec3
-    yaw: float
-    pitch: float = 0.0
     motion: str = "move"
     keypoint: int = -1  # index of the keypoint being swept at, -1 while travelling
-
-    @property
-    def forward(self) -> Vec3:
-        cp = math.cos(self.pitch)
-        return (cp * math.cos(self.yaw), cp * math.sin(self.yaw), math.sin(self.pitch))
 
     def to_list(self) -> list[Any]:
         x, y, z = self.position

@@ -25,7 +25,7 @@ from streamspatial.agents.rules.context import (
     text_option,
 )
 from streamspatial.bench.conventions import END_RGB, PATH_RGB, START_RGB
-from streamspatial.perception.types import wrap
+from streamspatial.core.geometry import wrap_pi
 
 
 def _ego_translation(ctx: RuleContext) -> Answer:
@@ -44,7 +44,7 @@ def _ego_rotation(ctx: RuleContext) -> Answer:
     mem = ctx.memory
     since = mem.time - ctx.seconds(1.0)
     poses = [p for p in mem.recent if p.time >= since - 1e-9]
-    turn = sum(wrap(b.yaw - a.yaw) for a, b in itertools.pairwise(poses))
+    turn = sum(wrap_pi(b.yaw - a.yaw) for a, b in itertools.pairwise(poses))
     deg = math.degrees(turn)
     if abs(deg) < 10:
         return text_option(ctx, "not panning")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamspatial.core.geometry import wrap_angle
 from streamspatial.sim.events.holds import PERSON_Z, Content, Ctx, _at
 from streamspatial.sim.events.params import (
     CARRIES,
@@ -32,7 +33,7 @@ from streamspatial.sim.events.params import (
 )
 from streamspatial.sim.events.scene import Surface, free_at, line_free, stand_points
 from streamspatial.sim.schedule import Event, Waypoint
-from streamspatial.sim.types import CameraPose, wrap_angle
+from streamspatial.sim.types import CameraPose
 
 HAND_SIDE = 0.28  # m: the prop is carried at the person's right hand
 # UCS Object Trajectory asks on which side of the view the prop was set down (8° or more off

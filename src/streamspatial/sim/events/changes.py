@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from streamspatial.core.geometry import wrap_angle
 from streamspatial.sim.events.holds import Content, Ctx, _at
 from streamspatial.sim.events.manoeuvres import Segment, glance_back
 from streamspatial.sim.events.params import (
@@ -36,7 +37,7 @@ from streamspatial.sim.events.params import (
 from streamspatial.sim.events.scene import Surface
 from streamspatial.sim.events.sightline import open_distance
 from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
-from streamspatial.sim.types import CameraPose, wrap_angle
+from streamspatial.sim.types import CameraPose
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
 # m: a metronome swings only while no mover is this close to the line of sight to it (half a

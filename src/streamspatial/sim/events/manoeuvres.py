@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from streamspatial.core.geometry import wrap_angle
 from streamspatial.sim.events.params import (
     EVENT_WORTH,
     EXTRA_KINDS,
@@ -27,7 +28,7 @@ from streamspatial.sim.events.params import (
     MINUTE_KINDS,
     TURN_SPEED,
 )
-from streamspatial.sim.types import CameraPose, Trajectory, wrap_angle
+from streamspatial.sim.types import CameraPose, Trajectory
 
 Head = tuple[float, float, str]  # yaw, pitch, motion
 

@@ -20,13 +20,14 @@ import math
 import random
 
 from streamspatial.bench.conventions import FLOOR_Z, REST_M
+from streamspatial.core.geometry import wrap_pi
 
 from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
-from .prefix import Prefix, wrap
+from .prefix import Prefix
 from .registry import Episode, family
 from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
 
@@ -157,7 +158,7 @@ def _side(p: Prefix, place: int, at: tuple[float, float, float], i: int) -> str 
     if place == FLOOR:
         pose = p.frames[i].pose
         az = math.atan2(at[1] - pose.position[1], at[0] - pose.position[0])
-        b = math.degrees(wrap(az - pose.yaw))
+        b = math.degrees(wrap_pi(az - pose.yaw))
     else:
         b = math.degrees(p.bearing(place, i))
     return "left" if b >= SIDE_MIN_DEG else "right" if b <= -SIDE_MIN_DEG else None

@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterable
 
 from streamspatial.bench.conventions import CARDINALS, COMPASS8, SAME_STAY_RATIO
 from streamspatial.bench.tasks import OVOS_TASKS as TASKS
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
 from .common import clear_margin, count_options, intent, ladder, name, nameable
 from .draft import Draft, DraftQuery
 from .naming import plural, room_ref
-from .prefix import Prefix, object_distance, wrap
+from .prefix import Prefix, object_distance
 from .registry import Episode, family
 from .search import class_first
 
@@ -186,7 +187,7 @@ def _rotation(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
     j = p.k - p.frames_back(1.0)
     if j < 0:
         return None
-    turn = sum(wrap(p.frames[i + 1].pose.yaw - p.frames[i].pose.yaw) for i in range(j, p.k))
+    turn = sum(wrap_pi(p.frames[i + 1].pose.yaw - p.frames[i].pose.yaw) for i in range(j, p.k))
     deg = math.degrees(turn)
     if deg >= 20:
         return ROTATION[0], None  # yaw grows counter-clockwise: a left turn

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.sim.schedule import Actor, ActorPose, Event
 from streamspatial.sim.types import EpisodeMeta, FrameRecord, House, SceneObject
 
@@ -229,12 +230,7 @@ class Prefix:
         pose = self.frames[i].pose
         o = self.obj(instance_id).position
         az = math.atan2(o[1] - pose.position[1], o[0] - pose.position[0])
-        return wrap(az - pose.yaw)
-
-
-def wrap(a: float) -> float:
-    """An angle in ``[-pi, pi)``."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
+        return wrap_pi(az - pose.yaw)
 
 
 def object_distance(a: SceneObject, b: SceneObject) -> float:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import random
 
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.core.schema import TaskLabels
 
 from .common import intent
 from .draft import Draft, DraftQuery
 from .groups import pick_target
 from .naming import plural
-from .prefix import Prefix, wrap
+from .prefix import Prefix
 from .registry import Episode, family
 
 
@@ -182,7 +183,7 @@ def turn_ends(p: Prefix) -> list[int]:
     """Frames at which the camera completes each full turn (cumulative |yaw change| ≥ 2π·n)."""
     total, out = 0.0, []
     for i in range(1, len(p.frames)):
-        total += abs(wrap(p.frames[i].pose.yaw - p.frames[i - 1].pose.yaw))
+        total += abs(wrap_pi(p.frames[i].pose.yaw - p.frames[i - 1].pose.yaw))
         if total >= 2 * math.pi * (len(out) + 1):
             out.append(i)
     return out

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamspatial.core.errors import InputError
+from streamspatial.core.geometry import wrap_angle
 from streamspatial.sim import streams
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
-from streamspatial.sim.types import CameraPose, House, Trajectory, wrap_angle
+from streamspatial.sim.types import CameraPose, House, Trajectory
 from streamspatial.sim.walk.head import head_motion
 from streamspatial.sim.walk.posture import eye_heights
 from streamspatial.sim.walk.route import astar, path_free, smooth_path
