@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -85,17 +86,8 @@ def generate_house(
         )
         clear_rng = np.random.default_rng([seed, streams.CLEARED_TOPS])
         objects = furnish(rng, clear_rng, shell, plan, furniture)
-        return House(
-            house_id=shell.house_id,
-            seed=seed,
-            rooms=rooms,
-            doors=doors,
-            walls=walls,
-            objects=objects,
-            wall_height=WALL_HEIGHT,
-            cell=cell,
-            style="textured" if furniture == "catalog" else "boxes",
-        )
+        style = "textured" if furniture == "catalog" else "boxes"
+        return replace(shell, objects=objects, style=style)
     raise RuntimeError(f"no floor plan found for seed {seed}")  # pragma: no cover
 
 
@@ -238,34 +230,23 @@ def _walls(plan: Plan, doors: tuple[Door, ...]) -> tuple[WallSegment, ...]:
             p0, p1 = (line * cell, start * cell - e0), (line * cell, end * cell + e1)
         walls.append(WallSegment(p0=p0, p1=p1, thickness=t, height=WALL_HEIGHT))
 
-    for r in range(0, rows + 1):  # horizontal line y = r (between padded rows r and r+1)
-        start = None
-        for c in range(cols + 1):
-            on = (
-                c < cols
-                and g[r, c + 1] != g[r + 1, c + 1]
-                and max(g[r, c + 1], g[r + 1, c + 1]) >= 0
-                and ("x", r, c) not in door_edges
-            )
-            if on and start is None:
-                start = c
-            elif not on and start is not None:
-                flush("x", r, start, c)
-                start = None
-    for c in range(0, cols + 1):
-        start = None
-        for r in range(rows + 1):
-            on = (
-                r < rows
-                and g[r + 1, c] != g[r + 1, c + 1]
-                and max(g[r + 1, c], g[r + 1, c + 1]) >= 0
-                and ("y", c, r) not in door_edges
-            )
-            if on and start is None:
-                start = r
-            elif not on and start is not None:
-                flush("y", c, start, r)
-                start = None
+    # Horizontal lines y = r (between padded rows r and r+1), then vertical lines x = c: the
+    # same scan over the grid and over its transpose.
+    for axis, grid, lines, n in (("x", g, rows, cols), ("y", g.T, cols, rows)):
+        for line in range(lines + 1):
+            start = None
+            for pos in range(n + 1):
+                on = (
+                    pos < n
+                    and grid[line, pos + 1] != grid[line + 1, pos + 1]
+                    and max(grid[line, pos + 1], grid[line + 1, pos + 1]) >= 0
+                    and (axis, line, pos) not in door_edges
+                )
+                if on and start is None:
+                    start = pos
+                elif not on and start is not None:
+                    flush(axis, line, start, pos)
+                    start = None
     return tuple(walls)
 
 

@@ -28,8 +28,8 @@ from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
 from .prefix import Prefix
-from .registry import Episode, family
-from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
+from .registry import Episode
+from .ucs import QUANTITY, TRAJECTORY, _draft, ucs_family, whole_second
 
 # Quantity: the net change in the count of P on the surface, -2 … +2, asked only when P's
 # props were all added or all removed (or none either way; moved ones count as none).  The
@@ -56,8 +56,8 @@ REST_SEEN_S = 3.0  # (resting: moved less than conventions.REST_M between the tw
 FLOOR = -1
 
 
-def ucs(key: str, category: str, sub: str, **kw):
-    return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", dynamic=True, **kw)
+def ucs_dynamic(key: str, category: str, sub: str, **kw):
+    return ucs_family(key, category, sub, dynamic=True, **kw)
 
 
 def quantity_class(c: Change) -> str | None:
@@ -82,7 +82,7 @@ def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
     return None
 
 
-@ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
+@ucs_dynamic("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
 def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """How many props of a kind were added to or removed from a surface while I looked away."""
     want = draw_class(rng, QUANTITY_TEXT)
@@ -185,7 +185,7 @@ def _pick_foils(foils: list[str], rng: random.Random, n: int = 4) -> list[str]:
     return rng.sample(floor, k) + rng.sample(rest, n - k)
 
 
-@ucs("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
+@ucs_dynamic("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
 def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """The latest carry seen from pick-up to set-down, answered by where it went."""
     p = whole_second(ep, k)

@@ -23,7 +23,7 @@ from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
 from .common import clear_margin, count_options, intent, ladder, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft, choice_draft
 from .naming import plural, room_ref
 from .prefix import Prefix, object_distance
 from .registry import Episode, family
@@ -36,18 +36,29 @@ def labels(code: str) -> TaskLabels:
 
 
 def ovos(key: str, code: str, **kw):
+    """An OVO-S family: a choice question under subcategory ``code`` (``kw``: see ``family``)."""
     return family(f"ovos.{key}", "ovos", labels(code), "choice", **kw)
+
+
+def ovos_draft(
+    p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw
+) -> Draft:
+    """An OVO-S question asked at the prefix's last frame."""
+    return choice_draft(f"ovos.{key}", p.time, question, answer, choices, evidence, it, **kw)
 
 
 def _choice(
     p: Prefix, key: str, question: str, answer: str, choices, evidence, it, *, classes=(), cls=None
 ) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
+    """:func:`ovos_draft` of a family with fixed answer classes (the answer's, or ``cls``)."""
+    return ovos_draft(
+        p,
+        key,
+        question,
+        answer,
+        choices,
+        evidence,
+        it,
         classes=tuple(classes),
         answer_class=cls if cls is not None else (answer if classes else None),
     )
@@ -586,7 +597,6 @@ def reachability(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 
 # -- L4: the allocentric map ---------------------------------------------------------------
-
 
 
 def compass_deg(house_north_yaw: float, yaw: float) -> float:

@@ -26,10 +26,10 @@ from streamspatial.sim.walk.posture import LOWERED
 
 from .balance import draw_class
 from .common import intent, name, nameable
-from .draft import Draft, DraftQuery
-from .ovos import labels
+from .draft import Draft
+from .ovos import ovos, ovos_draft
 from .prefix import Prefix
-from .registry import Episode, family
+from .registry import Episode
 from .search import class_first
 
 YES_NO = ("Yes", "No")
@@ -60,10 +60,6 @@ HELD_S = 1.0  # the height has been held this long, so the frame at t_q shows it
 HELD_SPREAD = 0.06  # m: its range over that second (the walking bob spans 0.04 m)
 
 
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", **kw)
-
-
 def _volume(p: Prefix, i: int) -> float:
     sx, sy, sz = p.obj(i).size
     return sx * sy * sz
@@ -71,17 +67,6 @@ def _volume(p: Prefix, i: int) -> float:
 
 def _visible_records(p: Prefix) -> dict[int, Visible]:
     return {v.instance_id: v for v in p.now.visible if v.pixels >= p.min_pixels}
-
-
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
 
 
 def _height(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
@@ -110,7 +95,7 @@ def viewpoint_height(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     p, label, _ = got
     return [
-        _draft(
+        ovos_draft(
             p,
             "viewpoint_height",
             "About how high above the floor is the camera right now?",
@@ -138,7 +123,7 @@ def relative_scale(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     want = (a if va > vb else b) if larger else (a if va < vb else b)
     word = "larger" if larger else "smaller"
     return [
-        _draft(
+        ovos_draft(
             p,
             "relative_scale",
             f"Which is physically {word} — the {name(p, a)} or the {name(p, b)}?",
@@ -184,7 +169,7 @@ def containment(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             return []
         y = rng.choice(others)
     return [
-        _draft(
+        ovos_draft(
             p,
             "containment",
             f"Is the {name(p, x)} on top of the {name(p, y)} right now?",
@@ -221,7 +206,7 @@ def support(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     answer = f"The {name(p, under)}"
     return [
-        _draft(
+        ovos_draft(
             p,
             "support",
             f"In the current frame, what is directly supporting the {name(p, x)}?",
@@ -286,7 +271,7 @@ def occlusion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             # was missing (a blind forest read it off the option count: 0.52, chance 0.27)
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "occlusion",
                 f"In the current frame, which object is partly blocking your view of the "
@@ -325,7 +310,7 @@ def local_topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         perms = [" – ".join(name(p, i) for i in perm) for perm in itertools.permutations(order)]
         listed = ", ".join(f"the {name(p, i)}" for i in group)
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "local_topology",
                 f"From left to right in the current frame, in what order are {listed}?",

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from .balance import draw_class
 from .common import intent, name
-from .draft import Draft, DraftQuery
+from .draft import Draft
 from .motion import (
     DIRECTIONS,
     MOVERS,
@@ -39,9 +39,9 @@ from .motion import (
 )
 from .motion import motions as find_motions
 from .naming import category_text, plural
-from .ovos import labels
+from .ovos import ovos, ovos_draft
 from .prefix import Prefix
-from .registry import Episode, family
+from .registry import Episode
 
 T = TypeVar("T")
 
@@ -72,8 +72,8 @@ CHANGE_TEXT = {
 }
 
 
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", dynamic=True, **kw)
+def ovos_dynamic(key: str, code: str, **kw):
+    return ovos(key, code, dynamic=True, **kw)
 
 
 def latest(
@@ -102,23 +102,12 @@ def changes_at(ep: Episode, k: int) -> list[Change]:
     return ep.derived("changes", k, all_changes)
 
 
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
-
-
 def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) -> Motion | None:
     cands = [m for m in ms if ok(m)]
     return rng.choice(cands) if cands else None
 
 
-@ovos("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
+@ovos_dynamic("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
 def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which way a named mover is going over the last second, the camera holding still."""
     want = draw_class(rng, DIRECTIONS)
@@ -128,7 +117,7 @@ def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p, m = got
     who = actor_ref(p, m.actor_id)
     return [
-        _draft(
+        ovos_draft(
             p,
             "motion_separation",
             f"Which way is the {who} moving right now?",
@@ -151,7 +140,7 @@ def _is_person(m: Motion, want: str) -> bool:
     return m.kind == "person" and _state(m) == want
 
 
-@ovos("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
+@ovos_dynamic("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
 def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Whether the person stands still or walks, and which way relative to the camera."""
     want = draw_class(rng, STATE_TEXT)
@@ -161,7 +150,7 @@ def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p, m = got
     who = actor_ref(p, m.actor_id)
     return [
-        _draft(
+        ovos_draft(
             p,
             "motion_state",
             f"Is the {who} currently stationary or walking?",
@@ -204,7 +193,7 @@ def speed_class(sa: float, sb: float) -> str | None:
     return None
 
 
-@ovos("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
+@ovos_dynamic("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
 def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which moved faster over the last second, the person or another mover in view, or about
     the same.
@@ -241,7 +230,7 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     choices = [op, oo, SAME_TEXT]
     rng.shuffle(choices)
     return [
-        _draft(
+        ovos_draft(
             p,
             "relative_speed",
             f"Over the last second, which was moving faster: the {n1} or the {n2}?",
@@ -260,7 +249,7 @@ def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | Non
     return rng.choice(cands) if cands else None
 
 
-@ovos("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
+@ovos_dynamic("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
 def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """What changed on a surface between its previous visit and the one in view now."""
     want = draw_class(rng, CHANGE_TEXT)
@@ -271,7 +260,7 @@ def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     cat, cats = category_text(c.category), plural(c.category)
     choices = [t.format(cat=cat, cats=cats) for t in CHANGE_TEXT.values()]
     return [
-        _draft(
+        ovos_draft(
             p,
             "change_detection",
             f"Compared with the previous time you saw the {name(p, c.surface)}, what has "

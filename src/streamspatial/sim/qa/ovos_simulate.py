@@ -21,31 +21,15 @@ from streamspatial.sim.types import SceneObject
 
 from .balance import draw_class
 from .common import intent, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft
 from .naming import room_ref
-from .ovos import _graph_evidence, explored_graph, labels, shortest_paths
-from .prefix import Prefix
-from .registry import Episode, family
+from .ovos import _graph_evidence, explored_graph, ovos, ovos_draft, shortest_paths
+from .registry import Episode
 from .sweep import boxes_of
 
 YES_NO = ("Yes", "No")
 MARGIN = 0.1  # m between a size and the space it is compared with
 NO_ROUTE = "There is no other way"
-
-
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", **kw)
-
-
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
 
 
 def box(o: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -99,7 +83,7 @@ def mental_rotation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "mental_rotation",
                 f"Imagine turning the {name(p, x)} by 90° and sliding it into the gap between "
@@ -150,7 +134,7 @@ def what_if(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "what_if",
                 f"If the {name(p, x)} were removed, would the straight path across the floor "
@@ -207,7 +191,7 @@ def feasibility(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "feasibility",
                 f"Could the {name(p, x)} be set down on top of the {name(p, y)} without "
@@ -249,7 +233,7 @@ def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if len(set(choices)) < 3:
             continue  # always three options, else their number tells whether NO_ROUTE is right
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "rerouting",
                 f"Suppose the doorway between the {room_ref(p.house, a)} and the "

@@ -124,7 +124,7 @@ class Prefix:
     def visible_runs(self, instance_id: int) -> list[Run]:
         """Stretches of frames in which the instance counted as seen."""
         idx = [i for i, f in enumerate(self.frames) if instance_id in self.seen_ids(f)]
-        return _runs(instance_id, idx)
+        return runs_of(instance_id, idx)
 
     # -- dynamic episodes (sim.schedule): only what has happened by the query time ------------
     @property
@@ -162,7 +162,7 @@ class Prefix:
     def dynamic_runs(self, actor_id: int) -> list[Run]:
         """Stretches of prefix frames in which the actor counted as seen."""
         idx = [i for i, f in enumerate(self.frames) if actor_id in self.dynamic_seen(f)]
-        return _runs(actor_id, idx)
+        return runs_of(actor_id, idx)
 
     def evidence(
         self, instance_ids: Iterable[int], *, limit: int = 8
@@ -178,7 +178,7 @@ class Prefix:
     def spans(
         self, frame_indexes: Iterable[int], *, limit: int = 8
     ) -> tuple[tuple[float, float], ...]:
-        runs = _runs(0, sorted(frame_indexes))
+        runs = runs_of(0, sorted(frame_indexes))
         return tuple((self.t(r.start), self.t(r.end)) for r in runs[-limit:])
 
     # -- rooms and the camera --------------------------------------------------------------
@@ -237,7 +237,8 @@ def object_distance(a: SceneObject, b: SceneObject) -> float:
     return math.dist(a.position, b.position)
 
 
-def _runs(key: int, idx: list[int]) -> list[Run]:
+def runs_of(key: int, idx: list[int]) -> list[Run]:
+    """The runs of consecutive frame indexes in ``idx`` (sorted), each tagged ``key``."""
     out: list[Run] = []
     for i in idx:
         if out and out[-1].end == i - 1:

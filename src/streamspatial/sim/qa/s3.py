@@ -20,7 +20,7 @@ from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
 from .common import clear_margin, intent, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft, DraftQuery, choice_draft
 from .groups import pick_target
 from .naming import category_text
 from .prefix import Prefix, object_distance
@@ -147,12 +147,14 @@ def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] |
     n_foils = len({p.obj(o).category for o in foils})
     group = [best, *foils]
     return (
-        Draft(
-            family="s3.identification_closest",
-            question="Which object is currently spatially closest to the camera?",
-            queries=[DraftQuery(p.time, name(p, best), p.evidence(group))],
-            intent=intent("identification_closest", group),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.identification_closest",
+            p.time,
+            "Which object is currently spatially closest to the camera?",
+            name(p, best),
+            [name(p, o) for o in group],
+            p.evidence(group),
+            intent("identification_closest", group),
             n_options=rng.randint(2, min(4, n_foils + 1)),
             option_keys={name(p, o): p.obj(o).category for o in group},
             choice_instances=tuple(group),
@@ -176,12 +178,14 @@ def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | N
         return None
     group = [best, *rng.sample(ranked[1:], min(3, len(ranked) - 1))]
     return (
-        Draft(
-            family="s3.camera_motion_target",
-            question="Which object did the camera approach the most over the last 3 seconds?",
-            queries=[DraftQuery(p.time, name(p, best), ((p.t(j), p.t(p.k)),))],
-            intent=intent("camera_motion_target", group, seconds=3),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.camera_motion_target",
+            p.time,
+            "Which object did the camera approach the most over the last 3 seconds?",
+            name(p, best),
+            [name(p, o) for o in group],
+            ((p.t(j), p.t(p.k)),),
+            intent("camera_motion_target", group, seconds=3),
         ),
         best,
     )
@@ -206,13 +210,17 @@ def attribute(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+def _same_room(p: Prefix, n: int) -> tuple[dict[int, list[int]], list[int]]:
+    """Seen nameable objects by room, and the rooms (sorted) holding at least ``n`` of them."""
+    by_room: dict[int, list[int]] = {}
+    for o in nameable(p, p.seen):
+        by_room.setdefault(p.obj(o).room_id, []).append(o)
+    return by_room, [r for r, v in sorted(by_room.items()) if len(v) >= n]
+
+
 def spatial_distance(p: Prefix, rng: random.Random) -> Draft | None:
     """Centre distance between two seen objects of the same room."""
-    cands = nameable(p, p.seen)
-    by_room: dict[int, list[int]] = {}
-    for o in cands:
-        by_room.setdefault(p.obj(o).room_id, []).append(o)
-    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 2]
+    by_room, rooms = _same_room(p, 2)
     if not rooms:
         return None
     a, b = rng.sample(by_room[rng.choice(rooms)], 2)
@@ -314,13 +322,15 @@ def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     wrong = rng.sample(perms[1:], 3)
     text = [" → ".join(name(p, o) for o in perm) for perm in [order, *wrong]]
     listed = ", ".join(name(p, o) for o in group)  # question lists them in random order
-    return Draft(
-        family="s3.sequence",
-        question=f"Identify the correct chronological order in which these objects first "
+    return choice_draft(
+        "s3.sequence",
+        p.time,
+        f"Identify the correct chronological order in which these objects first "
         f"appeared: {listed}.",
-        queries=[DraftQuery(p.time, text[0], p.evidence(group))],
-        intent=intent("sequence", group),
-        choices=text,
+        text[0],
+        text,
+        p.evidence(group),
+        intent("sequence", group),
     )
 
 
@@ -353,12 +363,14 @@ def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
     far = [c for c in ranked[1:] if nearest[c] >= best_d + max(0.3, 0.2 * best_d)]
     if len(far) < 3:
         return None
-    return Draft(
-        family="s3.spatial_proximity",
-        question=f"Which object category is spatially closest to the {name(p, a)}?",
-        queries=[DraftQuery(p.time, category_text(best), p.evidence([a, closest_obj.instance_id]))],
-        intent=intent("spatial_proximity", [a, closest_obj.instance_id]),
-        choices=[category_text(c) for c in [best, *far]],
+    return choice_draft(
+        "s3.spatial_proximity",
+        p.time,
+        f"Which object category is spatially closest to the {name(p, a)}?",
+        category_text(best),
+        [category_text(c) for c in [best, *far]],
+        p.evidence([a, closest_obj.instance_id]),
+        intent("spatial_proximity", [a, closest_obj.instance_id]),
         n_options=4,  # foils drawn as answers fall (balance.pick_distractors)
     )
 
@@ -382,11 +394,7 @@ def orientation_of(
 
 def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
     """Observer at A facing B: is C to the left, right or back (> 135°)? Same-room objects."""
-    cands = nameable(p, p.seen)
-    by_room: dict[int, list[int]] = {}
-    for o in cands:
-        by_room.setdefault(p.obj(o).room_id, []).append(o)
-    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 3]
+    by_room, rooms = _same_room(p, 3)
     if not rooms:
         return None
     want = draw_class(rng, ORIENTATIONS)  # choose the class first: answers stay balanced
@@ -398,13 +406,15 @@ def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
         got, ang = orientation_of(pa, pb, pc)
         if got != want or abs(ang - 135) < 10 or ang < 15:
             continue
-        return Draft(
-            family="s3.relative_orientation",
-            question=f"If you stand at the {name(p, a)} facing the {name(p, b)}, in which "
+        return choice_draft(
+            "s3.relative_orientation",
+            p.time,
+            f"If you stand at the {name(p, a)} facing the {name(p, b)}, in which "
             f"direction is the {name(p, c)} located?",
-            queries=[DraftQuery(p.time, got, p.evidence([a, b, c]))],
-            intent=intent("relative_orientation", [a, b, c], angle_deg=round(ang, 1)),
-            choices=list(ORIENTATIONS),
+            got,
+            list(ORIENTATIONS),
+            p.evidence([a, b, c]),
+            intent("relative_orientation", [a, b, c], angle_deg=round(ang, 1)),
             answer_class=got,
             classes=ORIENTATIONS,
         )
@@ -418,12 +428,14 @@ def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] 
         return None
     first = min(group, key=lambda o: p.first_seen[o])
     return (
-        Draft(
-            family="s3.sequence_identification",
-            question="Which of the following objects appeared first?",
-            queries=[DraftQuery(p.time, name(p, first), p.evidence(group))],
-            intent=intent("sequence_identification", group),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.sequence_identification",
+            p.time,
+            "Which of the following objects appeared first?",
+            name(p, first),
+            [name(p, o) for o in group],
+            p.evidence(group),
+            intent("sequence_identification", group),
         ),
         first,
     )

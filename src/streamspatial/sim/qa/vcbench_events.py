@@ -29,6 +29,7 @@ Seen in full, per kind (the evidence rule; docs/families.md):
 from __future__ import annotations
 
 import bisect
+import functools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ from streamspatial.sim.schedule import Event
 from .common import intent
 from .draft import Draft, DraftQuery
 from .naming import plural
-from .prefix import Prefix, Run
+from .prefix import Prefix, Run, runs_of
 from .registry import Episode, family
 
 Span = tuple[float, float]
@@ -69,6 +70,23 @@ LOOK_S = 1.0  # a leaf seen this close to an unseen swing shows its change: "in 
 
 def labels(sub: str) -> TaskLabels:
     return TaskLabels(category=sub.split("-")[0], subcategory=sub, task=sub)
+
+
+def event_family(key: str, sub: str):
+    """Register an event family (VCBench ``sub``): a count, asked only in a dynamic episode's
+    prefixes, from ``MIN_HISTORY_S + 6`` s on; the generator gets the prefix at ``k``."""
+
+    def deco(fn: Callable[[Episode, Prefix, random.Random], list[Draft]]):
+        @functools.wraps(fn)
+        def generate(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+            p = ep.prefix(k)
+            return fn(ep, p, rng) if p.dynamic else []
+
+        register = family(f"vc.{key}", "vcbench", labels(sub), "number", dynamic=True,
+                          min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+        return register(generate)
+
+    return deco
 
 
 def words(category: str) -> str:
@@ -317,13 +335,9 @@ LIGHT_KINDS = {
 }
 
 
-@family("vc.e1_action", "vcbench", labels("E1-Action"), "number", dynamic=True,
-        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
-def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@event_family("e1_action", "E1-Action")
+def e1_action(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times a door has been opened / closed / either so far."""
-    p = ep.prefix(k)
-    if not p.dynamic:
-        return []
     verb = rng.choice(sorted(DOOR_KINDS))
     kinds = DOOR_KINDS[verb]
     events = [e for e in p.events(("door_open", "door_close"))]
@@ -350,13 +364,9 @@ def e1_action(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     )
 
 
-@family("vc.e1_transit", "vcbench", labels("E1-Transit"), "number", dynamic=True,
-        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
-def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@event_family("e1_transit", "E1-Transit")
+def e1_transit(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times the lights (of one room, or anywhere) went off / on / either so far."""
-    p = ep.prefix(k)
-    if not p.dynamic:
-        return []
     events = p.events(("light_off", "light_on"))
     if not events:
         return []
@@ -385,17 +395,13 @@ def e1_transit(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     )
 
 
-@family("vc.e2_periodic", "vcbench", labels("E2-Periodic"), "number", dynamic=True,
-        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
-def e2_periodic(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@event_family("e2_periodic", "E2-Periodic")
+def e2_periodic(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many complete swings of a pendulum (of every one of its kind, together) were seen.
 
     Pendulums of one kind look alike (the planner's metronomes are all black), so the count
     is over all of them: "the metronome" while one has swung so far, "the metronomes" after.
     """
-    p = ep.prefix(k)
-    if not p.dynamic:
-        return []
     cycles = p.events(("cycle",))
     cats = sorted({p.actor(e.subject).category for e in cycles})
     if not cats:
@@ -472,29 +478,15 @@ def person_visits(p: Prefix) -> list[Event]:
         except KeyError:
             continue
         here = [i for i in range(len(p.frames)) if p.actor_pose(a, i).present]
-        for r in _runs_of(a, here):
+        for r in runs_of(a, here):
             if r.end < len(p.frames) - 1:  # gone again by the query frame
                 out.append(Event("episode", p.t(r.start), p.t(r.end), a))
     return sorted(out, key=lambda e: (e.end, e.start))
 
 
-def _runs_of(key: int, idx: list[int]) -> list[Run]:
-    out: list[Run] = []
-    for i in idx:
-        if out and out[-1].end == i - 1:
-            out[-1] = Run(key, out[-1].start, i)
-        else:
-            out.append(Run(key, i, i))
-    return out
-
-
-@family("vc.e2_episode", "vcbench", labels("E2-Episode"), "number", dynamic=True,
-        min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
-def e2_episode(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@event_family("e2_episode", "E2-Episode")
+def e2_episode(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times a person was seen walking into view and out again so far."""
-    p = ep.prefix(k)
-    if not p.dynamic:
-        return []
     visits = person_visits(p)
     if not visits:
         return []
