@@ -1,5 +1,5 @@
-"""The camera's pose in the world, and angle arithmetic: one home for the simulator, perception
-and the memory agents.
+"""The camera in the world — its pose, its pinhole intrinsics — and angle arithmetic: one home
+for the simulator, perception and the memory agents.
 
 World convention (fixed; question generators and rules depend on it): metres, ``x`` east,
 ``y`` north, ``z`` up; yaw counter-clockwise from ``+x`` in radians; pitch positive looking up.
@@ -17,7 +17,9 @@ camera facing west).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -81,4 +83,72 @@ class Pose:
         return (np.asarray(point_world) - np.asarray(self.position)) @ self.rotation()
 
 
-__all__ = ["Pose", "Vec3", "wrap_angle", "wrap_pi"]
+@dataclass(frozen=True)
+class Intrinsics:
+    """Pinhole intrinsics in pixels (principal point at the image centre by default)."""
+
+    width: int
+    height: int
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+
+    @classmethod
+    def from_hfov(cls, width: int, height: int, hfov_deg: float = 60.0) -> Intrinsics:
+        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+        return cls(width, height, f, f, width / 2, height / 2)
+
+    @classmethod
+    def from_vfov(cls, width: int, height: int, vfov_deg: float) -> Intrinsics:
+        f = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
+        return cls(width, height, f, f, width / 2, height / 2)
+
+    def matrix(self) -> np.ndarray:
+        return np.array([[self.fx, 0, self.cx], [0, self.fy, self.cy], [0, 0, 1.0]])
+
+    def backproject(self, u: np.ndarray, v: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """Pixels with metric depth (along the optical axis) to camera-frame points, N×3."""
+        z = np.asarray(depth, dtype=float)
+        x = (np.asarray(u, dtype=float) - self.cx) / self.fx * z
+        y = (np.asarray(v, dtype=float) - self.cy) / self.fy * z
+        return np.stack([x, y, z], axis=-1)
+
+    def project(self, points_cam: np.ndarray) -> np.ndarray:
+        """Camera-frame points (N×3, z > 0) to pixel coordinates, N×2."""
+        p = np.asarray(points_cam, dtype=float)
+        return np.stack(
+            [self.fx * p[:, 0] / p[:, 2] + self.cx, self.fy * p[:, 1] / p[:, 2] + self.cy], axis=1
+        )
+
+    @property
+    def vfov_deg(self) -> float:
+        return math.degrees(2 * math.atan((self.height / 2) / self.fy))
+
+    @property
+    def hfov_deg(self) -> float:
+        return math.degrees(2 * math.atan((self.width / 2) / self.fx))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "width": self.width,
+            "height": self.height,
+            "fx": float(self.fx),
+            "fy": float(self.fy),
+            "cx": float(self.cx),
+            "cy": float(self.cy),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Intrinsics:
+        return cls(
+            int(d["width"]),
+            int(d["height"]),
+            float(d["fx"]),
+            float(d["fy"]),
+            float(d["cx"]),
+            float(d["cy"]),
+        )
+
+
+__all__ = ["Intrinsics", "Pose", "Vec3", "wrap_angle", "wrap_pi"]

@@ -12,49 +12,17 @@ counter-clockwise from ``+x``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from streamspatial.core.geometry import Pose, Vec3
+from streamspatial.core.geometry import Intrinsics, Pose, Vec3
 
 # The camera at one instant (position, heading, tilt; :class:`~streamspatial.core.geometry.Pose`).
 EgoPose = Pose
 
 
-@dataclass(frozen=True)
-class CameraIntrinsics:
-    """Pinhole intrinsics in pixels (mirrors :class:`streamspatial.sim.types.Intrinsics`)."""
-
-    width: int
-    height: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-
-    @classmethod
-    def from_hfov(cls, width: int, height: int, hfov_deg: float = 60.0) -> CameraIntrinsics:
-        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
-
-    def matrix(self) -> np.ndarray:
-        return np.array([[self.fx, 0, self.cx], [0, self.fy, self.cy], [0, 0, 1.0]])
-
-    def backproject(self, u: np.ndarray, v: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """Pixels with metric depth (along the optical axis) to camera-frame points, N×3."""
-        z = np.asarray(depth, dtype=float)
-        x = (np.asarray(u, dtype=float) - self.cx) / self.fx * z
-        y = (np.asarray(v, dtype=float) - self.cy) / self.fy * z
-        return np.stack([x, y, z], axis=-1)
-
-    def project(self, points_cam: np.ndarray) -> np.ndarray:
-        """Camera-frame points (N×3, z > 0) to pixel coordinates, N×2."""
-        p = np.asarray(points_cam, dtype=float)
-        return np.stack(
-            [self.fx * p[:, 0] / p[:, 2] + self.cx, self.fy * p[:, 1] / p[:, 2] + self.cy], axis=1
-        )
+# Pinhole intrinsics in pixels (:class:`~streamspatial.core.geometry.Intrinsics`, the
+# simulator's own).
+CameraIntrinsics = Intrinsics
 
 
 @dataclass(frozen=True)

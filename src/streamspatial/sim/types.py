@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.core.geometry import Pose, Vec3
+from streamspatial.core.geometry import Intrinsics, Pose, Vec3
 from streamspatial.sim.schedule import Schedule
 
 SCHEMA_VERSION = 1
@@ -336,47 +336,6 @@ class House:
             raise InputError(
                 Problem(file=source, field=str(e), expected="a valid simulator house record")
             ) from None
-
-
-@dataclass(frozen=True)
-class Intrinsics:
-    """Pinhole intrinsics in pixels (principal point at the image centre by default)."""
-
-    width: int
-    height: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-
-    @classmethod
-    def from_vfov(cls, width: int, height: int, vfov_deg: float) -> Intrinsics:
-        f = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
-
-    @property
-    def vfov_deg(self) -> float:
-        return math.degrees(2 * math.atan((self.height / 2) / self.fy))
-
-    @property
-    def hfov_deg(self) -> float:
-        return math.degrees(2 * math.atan((self.width / 2) / self.fx))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "width": self.width,
-            "height": self.height,
-            "fx": float(self.fx),
-            "fy": float(self.fy),
-            "cx": float(self.cx),
-            "cy": float(self.cy),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Intrinsics:
-        return cls(
-            int(d["width"]), int(d["height"]), _f(d["fx"]), _f(d["fy"]), _f(d["cx"]), _f(d["cy"])
-        )
 
 
 # What the camera is doing at a pose; question generators pick e.g. "move" frames for

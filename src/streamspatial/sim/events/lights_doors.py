@@ -154,36 +154,18 @@ def plan_doors(
             elif not reopen:
                 i += 1
                 continue
-            t0 = i / fps
-            swings.append((t0, t0 + DOOR_SWING, DOOR_OPEN, 0.0))
-            room = _room(house, traj, i, door)
-            events.append(
-                Event(
-                    "door_close",
-                    t0,
-                    round(t0 + DOOR_SWING, 5),
-                    leaf_id,
-                    room,
-                    {"door": door.door_id},
+            # the leaf shuts from frame i on, and (unless left shut) opens again from frame j on
+            turns = [(i, "door_close", DOOR_OPEN, 0.0), (j, "door_open", 0.0, DOOR_OPEN)]
+            for frame, kind, a0, a1 in turns[: 1 if reopen is None else 2]:
+                t = frame / fps
+                swings.append((t, t + DOOR_SWING, a0, a1))
+                room = _room(house, traj, frame, door)
+                events.append(
+                    Event(kind, t, round(t + DOOR_SWING, 5), leaf_id, room, {"door": door.door_id})
                 )
-            )
-            made += 1
+                made += 1
             if reopen is None:
                 break
-            t1 = j / fps
-            swings.append((t1, t1 + DOOR_SWING, 0.0, DOOR_OPEN))
-            room = _room(house, traj, j, door)
-            events.append(
-                Event(
-                    "door_open",
-                    t1,
-                    round(t1 + DOOR_SWING, 5),
-                    leaf_id,
-                    room,
-                    {"door": door.door_id},
-                )
-            )
-            made += 1
             i = j + swing_frames + round(float(rng.uniform(1.0, 4.0)) * fps)
         track = door_leaf_track(hinge, yaw, swings, start_angle=DOOR_OPEN)
         actors.append(door_leaf_actor(door, leaf_id, house=house, into_room=into, track=track))

@@ -101,18 +101,24 @@ def line_free(occ: Occupancy, a, b) -> bool:
     return bool(free_at(occ, line_points(a, b)).all())
 
 
-def stand_points(
-    occ: Occupancy, surf: Surface, reach: float, k: int = 10
-) -> list[tuple[float, float]]:
-    """Up to ``k`` free floor points within ``reach`` of the surface's edge, nearest first,
-    spread around it (where a person stands to put something on it or take it)."""
+def _free_cells_from_edge(occ: Occupancy, surf: Surface):
+    """Every free cell (rows, columns, world x, world y) and its floor distance to the
+    surface's footprint."""
     (ax, ay, _), (bx, by, _) = surf.obj.aabb()
     rr, cc = np.nonzero(occ.free)
     wx = occ.origin[0] + (cc + 0.5) * occ.resolution
     wy = occ.origin[1] + (rr + 0.5) * occ.resolution
     dx = np.maximum(np.maximum(ax - wx, wx - bx), 0.0)
     dy = np.maximum(np.maximum(ay - wy, wy - by), 0.0)
-    edge = np.hypot(dx, dy)
+    return rr, cc, wx, wy, np.hypot(dx, dy)
+
+
+def stand_points(
+    occ: Occupancy, surf: Surface, reach: float, k: int = 10
+) -> list[tuple[float, float]]:
+    """Up to ``k`` free floor points within ``reach`` of the surface's edge, nearest first,
+    spread around it (where a person stands to put something on it or take it)."""
+    _, _, wx, wy, edge = _free_cells_from_edge(occ, surf)
     idx = np.flatnonzero(edge <= reach)
     idx = idx[np.argsort(edge[idx], kind="stable")]
     step = max(1, len(idx) // k)
@@ -121,13 +127,7 @@ def stand_points(
 
 def stand_point(occ: Occupancy, surf: Surface, reach: float) -> tuple[float, float] | None:
     """The free floor point nearest the surface's centre, within ``reach`` of its edge."""
-    (ax, ay, _), (bx, by, _) = surf.obj.aabb()
-    rr, cc = np.nonzero(occ.free)
-    wx = occ.origin[0] + (cc + 0.5) * occ.resolution
-    wy = occ.origin[1] + (rr + 0.5) * occ.resolution
-    dx = np.maximum(np.maximum(ax - wx, wx - bx), 0.0)
-    dy = np.maximum(np.maximum(ay - wy, wy - by), 0.0)
-    edge = np.hypot(dx, dy)
+    rr, cc, wx, wy, edge = _free_cells_from_edge(occ, surf)
     ok = (edge <= reach) & (occ.room[rr, cc] == surf.obj.room_id)
     if not ok.any():
         return None

@@ -277,149 +277,44 @@ def _program(*types: str) -> tuple[tuple[str, float], ...]:
     return tuple(out)
 
 
-# Larger homes (benchmark scale): a hub, then private rooms; two layouts per size.
+# Larger homes (benchmark scale): a hub, then private rooms; two layouts per size, each the
+# room types in the order their rooms are grown.
 _LARGE = {
     6: (
-        ("hallway", "living_room", "kitchen", "bedroom", "bedroom", "bathroom"),
-        ("living_room", "dining_room", "kitchen", "study", "bedroom", "bathroom"),
+        "hallway living_room kitchen bedroom bedroom bathroom",
+        "living_room dining_room kitchen study bedroom bathroom",
     ),
     7: (
-        ("hallway", "living_room", "kitchen", "dining_room", "bedroom", "bedroom", "bathroom"),
-        ("living_room", "kitchen", "study", "bedroom", "bedroom", "bathroom", "bathroom"),
+        "hallway living_room kitchen dining_room bedroom bedroom bathroom",
+        "living_room kitchen study bedroom bedroom bathroom bathroom",
     ),
     8: (
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-        ),
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-        ),
+        "hallway living_room kitchen dining_room study bedroom bedroom bathroom",
+        "hallway living_room kitchen bedroom bedroom bedroom bathroom bathroom",
     ),
     9: (
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-        ),
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "hallway",
-        ),
+        "hallway living_room kitchen dining_room study bedroom bedroom bathroom bathroom",
+        "hallway living_room kitchen dining_room bedroom bedroom bedroom bathroom hallway",
     ),
     10: (
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-        ),
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "bedroom",
-            "bedroom",
-            "study",
-            "bathroom",
-            "hallway",
-            "bathroom",
-        ),
+        "hallway living_room kitchen dining_room study bedroom bedroom bedroom bathroom bathroom",
+        "hallway living_room kitchen dining_room bedroom bedroom study bathroom hallway bathroom",
     ),
     11: (
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-            "hallway",
-        ),
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-        ),
+        "hallway living_room kitchen dining_room study "
+        "bedroom bedroom bedroom bathroom bathroom hallway",
+        "hallway living_room kitchen dining_room study "
+        "study bedroom bedroom bedroom bathroom bathroom",
     ),
     12: (
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-            "hallway",
-        ),
-        (
-            "hallway",
-            "living_room",
-            "kitchen",
-            "dining_room",
-            "living_room",
-            "study",
-            "bedroom",
-            "bedroom",
-            "bedroom",
-            "bathroom",
-            "bathroom",
-            "bathroom",
-        ),
+        "hallway living_room kitchen dining_room study bedroom "
+        "bedroom bedroom bedroom bathroom bathroom hallway",
+        "hallway living_room kitchen dining_room living_room study "
+        "bedroom bedroom bedroom bathroom bathroom bathroom",
     ),
 }
 for _n, _layouts in _LARGE.items():
-    PROGRAMS[_n] = tuple(_program(*t) for t in _layouts)
+    PROGRAMS[_n] = tuple(_program(*t.split()) for t in _layouts)
 
 DEFAULT_ROOMS = (4, 12)  # rooms per house when not given: drawn uniformly from this range
 

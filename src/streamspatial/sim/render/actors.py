@@ -278,19 +278,10 @@ class ActorRig:
 
 
 def _grain(spec: mujoco.MjSpec) -> str:
-    from streamspatial.sim.render.mjcf import grain_texture
+    from streamspatial.sim.render.mjcf import add_texture, grain_texture
 
-    name = "actor_grain"
-    img = np.ascontiguousarray(grain_texture()[::-1])
-    t = spec.add_texture(
-        name=name,
-        type=mujoco.mjtTexture.mjTEXTURE_2D,
-        width=img.shape[1],
-        height=img.shape[0],
-        nchannel=3,
-    )
-    t.data = img.tobytes()
-    return name
+    add_texture(spec, "actor_grain", grain_texture())
+    return "actor_grain"
 
 
 def _catalogue_prop(spec: mujoco.MjSpec, body, actor: Actor) -> int:

@@ -82,6 +82,19 @@ def tinted(model: Model, tint: str) -> Model:
     return Model(f"{model.id}|{tint}", model.size, tuple(parts), tuple(textures))
 
 
+def add_texture(spec: mujoco.MjSpec, name: str, image: np.ndarray) -> None:
+    """Add an (H, W, 3) uint8 image to ``spec`` as the 2D texture ``name``."""
+    img = np.ascontiguousarray(image[::-1])  # GL rows run bottom-up
+    t = spec.add_texture(
+        name=name,
+        type=mujoco.mjtTexture.mjTEXTURE_2D,
+        width=img.shape[1],
+        height=img.shape[0],
+        nchannel=3,
+    )
+    t.data = img.tobytes()
+
+
 @lru_cache(maxsize=1)
 def grain_texture() -> np.ndarray:
     """A tileable, seeded fabric/wood-like grain (grey around 0.9), 128×128."""
@@ -150,15 +163,7 @@ class SceneBuilder:
         """Register an (H, W, 3) uint8 image once under ``key``; returns its name."""
         if key not in self._textures:
             name = f"tex{len(self._textures)}"
-            img = np.ascontiguousarray(image[::-1])  # GL rows run bottom-up
-            t = self.spec.add_texture(
-                name=name,
-                type=mujoco.mjtTexture.mjTEXTURE_2D,
-                width=img.shape[1],
-                height=img.shape[0],
-                nchannel=3,
-            )
-            t.data = img.tobytes()
+            add_texture(self.spec, name, image)
             self._textures[key] = name
         return self._textures[key]
 
