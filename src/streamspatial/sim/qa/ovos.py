@@ -11,6 +11,7 @@ in the level order of the paper's appendix; splitting them would scatter one tab
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import deque
@@ -82,13 +83,36 @@ def out_of_view(p: Prefix) -> list[int]:
 LADDER_RANGE = (0.3, 7.0)
 
 
-@ovos("absolute_distance", "1.1.1")
-def absolute_distance(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    cands = nameable(p, sorted(p.visible_now))
-    if len(cands) < 2:
-        return []
-    a, b = rng.sample(cands, 2)
+def pair_in_view(key: str, code: str, **kw):
+    """Register an OVO-S family about two nameable objects in view now, drawn at random: the
+    generator gets (prefix, a, b, rng)."""
+
+    def deco(fn: Callable[[Prefix, int, int, random.Random], list[Draft]]):
+        @functools.wraps(fn)
+        def generate(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+            p = ep.prefix(k)
+            cands = nameable(p, sorted(p.visible_now))
+            if len(cands) < 2:
+                return []
+            a, b = rng.sample(cands, 2)
+            return fn(p, a, b, rng)
+
+        return ovos(key, code, **kw)(generate)
+
+    return deco
+
+
+def which_of_two(
+    p: Prefix, key: str, question: str, a: int, b: int, want: int, it, **kw
+) -> list[Draft]:
+    """An OVO-S question whose options are the two objects, ``want`` the right one."""
+    pair = [name(p, a), name(p, b)]
+    evidence = p.evidence([a, b], limit=1)
+    return [ovos_draft(p, key, question, name(p, want), pair, evidence, it, **kw)]
+
+
+@pair_in_view("absolute_distance", "1.1.1")
+def absolute_distance(p: Prefix, a: int, b: int, rng: random.Random) -> list[Draft]:
     d = object_distance(p.obj(a), p.obj(b))
     if d < 0.5:
         return []
@@ -112,30 +136,17 @@ def absolute_distance(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     return [draft]
 
 
-@ovos("depth_ordering", "1.1.3")
-def depth_ordering(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    cands = nameable(p, sorted(p.visible_now))
-    if len(cands) < 2:
-        return []
-    a, b = rng.sample(cands, 2)
+@pair_in_view("depth_ordering", "1.1.3")
+def depth_ordering(p: Prefix, a: int, b: int, rng: random.Random) -> list[Draft]:
     da, db = p.cam_distance(a), p.cam_distance(b)
     if not clear_margin([da, db], absolute=0.4, relative=0.2):
         return []
     closer = rng.random() < 0.5
     want = (a if da < db else b) if closer else (a if da > db else b)
     word = "closer to" if closer else "farther from"
-    return [
-        _choice(
-            p,
-            "depth_ordering",
-            f"Which is {word} you right now — the {name(p, a)} or the {name(p, b)}?",
-            name(p, want),
-            [name(p, a), name(p, b)],
-            p.evidence([a, b], limit=1),
-            intent("depth_ordering", [a, b], ask=word),
-        )
-    ]
+    question = f"Which is {word} you right now — the {name(p, a)} or the {name(p, b)}?"
+    it = intent("depth_ordering", [a, b], ask=word)
+    return which_of_two(p, "depth_ordering", question, a, b, want, it)
 
 
 # The walks never step backwards: offering "Moving backward" would give a blind model a free
@@ -527,13 +538,24 @@ def _graph_evidence(p: Prefix) -> tuple[tuple[float, float], ...]:
     return p.spans(frames)
 
 
-@ovos("optimal_path", "3.3.1", min_history_s=10.0)
-def optimal_path(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    here = p.current_room
-    if here is None:
-        return []
-    g = explored_graph(p)
+def from_here(key: str, code: str, **kw):
+    """Register an OVO-S family about the rooms as walked, asked where the camera stands in a
+    room: the generator gets (prefix, that room, the walked room graph, rng)."""
+
+    def deco(fn: Callable[[Prefix, int, dict[int, set[int]], random.Random], list[Draft]]):
+        @functools.wraps(fn)
+        def generate(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+            p = ep.prefix(k)
+            here = p.current_room
+            return [] if here is None else fn(p, here, explored_graph(p), rng)
+
+        return ovos(key, code, **kw)(generate)
+
+    return deco
+
+
+@from_here("optimal_path", "3.3.1", min_history_s=10.0)
+def optimal_path(p: Prefix, here: int, g: dict[int, set[int]], rng: random.Random) -> list[Draft]:
     targets = []
     for t in sorted(g):
         paths = shortest_paths(g, here, t)

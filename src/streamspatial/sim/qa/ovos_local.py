@@ -27,7 +27,7 @@ from streamspatial.sim.walk.posture import LOWERED
 from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
-from .ovos import ovos, ovos_draft
+from .ovos import ovos, ovos_draft, pair_in_view, which_of_two
 from .prefix import Prefix
 from .registry import Episode
 from .search import class_first
@@ -109,32 +109,20 @@ def viewpoint_height(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-@ovos("relative_scale", "1.1.2")
-def relative_scale(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    cands = nameable(p, sorted(p.visible_now))
-    if len(cands) < 2:
-        return []
-    a, b = rng.sample(cands, 2)
+@pair_in_view("relative_scale", "1.1.2")
+def relative_scale(p: Prefix, a: int, b: int, rng: random.Random) -> list[Draft]:
     va, vb = _volume(p, a), _volume(p, b)
     if max(va, vb) < SCALE_RATIO * min(va, vb):
         return []
     larger = rng.random() < 0.5
     want = (a if va > vb else b) if larger else (a if va < vb else b)
     word = "larger" if larger else "smaller"
-    return [
-        ovos_draft(
-            p,
-            "relative_scale",
-            f"Which is physically {word} — the {name(p, a)} or the {name(p, b)}?",
-            name(p, want),
-            [name(p, a), name(p, b)],
-            p.evidence([a, b], limit=1),
-            intent("relative_scale", [a, b], ask=word),
-            answer_class="first" if want == a else "second",
-            classes=("first", "second"),
-        )
-    ]
+    question = f"Which is physically {word} — the {name(p, a)} or the {name(p, b)}?"
+    it = intent("relative_scale", [a, b], ask=word)
+    cls = "first" if want == a else "second"
+    return which_of_two(
+        p, "relative_scale", question, a, b, want, it, answer_class=cls, classes=("first", "second")
+    )
 
 
 def _supported(p: Prefix) -> list[tuple[int, int]]:

@@ -107,29 +107,47 @@ def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) ->
     return rng.choice(cands) if cands else None
 
 
+def _mover_question(
+    ep: Episode,
+    k: int,
+    rng: random.Random,
+    key: str,
+    ok: Callable[[Motion], bool],
+    question: str,
+    texts: dict[str, str],
+    want: str,
+    **kw,
+) -> list[Draft]:
+    """A question about the latest mover ``ok`` accepts (its class ``want``), asked over the
+    stretch it has moved so; ``question`` names it as ``{who}``."""
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), ok))
+    if got is None:
+        return []
+    p, m = got
+    return [
+        ovos_draft(
+            p,
+            key,
+            question.format(who=actor_ref(p, m.actor_id)),
+            texts[want],
+            list(texts.values()),
+            p.spans(range(m.start, p.k + 1)),
+            intent(key, window_s=p.t(p.k) - p.t(m.start)),
+            answer_class=want,
+            **kw,
+        )
+    ]
+
+
 @ovos_dynamic("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
 def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which way a named mover is going over the last second, the camera holding still."""
     want = draw_class(rng, DIRECTIONS)
-    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: m.cls == want))
-    if got is None:
-        return []
-    p, m = got
-    who = actor_ref(p, m.actor_id)
-    return [
-        ovos_draft(
-            p,
-            "motion_separation",
-            f"Which way is the {who} moving right now?",
-            DIRECTION_TEXT[m.cls],
-            list(DIRECTION_TEXT.values()),
-            p.spans(range(m.start, p.k + 1)),
-            intent("motion_separation", window_s=p.t(p.k) - p.t(m.start)),
-            answer_class=m.cls,
-            classes=DIRECTIONS,
-            n_options=4,
-        )
-    ]
+    question = "Which way is the {who} moving right now?"
+    return _mover_question(
+        ep, k, rng, "motion_separation", lambda m: m.cls == want, question, DIRECTION_TEXT, want,
+        classes=DIRECTIONS, n_options=4,
+    )  # fmt: skip
 
 
 def _state(m: Motion) -> str:
@@ -144,24 +162,11 @@ def _is_person(m: Motion, want: str) -> bool:
 def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Whether the person stands still or walks, and which way relative to the camera."""
     want = draw_class(rng, STATE_TEXT)
-    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: _is_person(m, want)))
-    if got is None:
-        return []
-    p, m = got
-    who = actor_ref(p, m.actor_id)
-    return [
-        ovos_draft(
-            p,
-            "motion_state",
-            f"Is the {who} currently stationary or walking?",
-            STATE_TEXT[want],
-            list(STATE_TEXT.values()),
-            p.spans(range(m.start, p.k + 1)),
-            intent("motion_state", window_s=p.t(p.k) - p.t(m.start)),
-            answer_class=want,
-            classes=tuple(STATE_TEXT),
-        )
-    ]
+    question = "Is the {who} currently stationary or walking?"
+    return _mover_question(
+        ep, k, rng, "motion_state", lambda m: _is_person(m, want), question, STATE_TEXT, want,
+        classes=tuple(STATE_TEXT),
+    )  # fmt: skip
 
 
 def speed_pairs(p: Prefix) -> list[tuple[int, int, float, float, int]]:

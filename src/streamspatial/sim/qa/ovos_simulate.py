@@ -23,7 +23,8 @@ from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
 from .naming import room_ref
-from .ovos import _graph_evidence, explored_graph, ovos, ovos_draft, shortest_paths
+from .ovos import _graph_evidence, from_here, ovos, ovos_draft, shortest_paths
+from .prefix import Prefix
 from .registry import Episode
 from .sweep import boxes_of
 
@@ -207,13 +208,8 @@ def feasibility(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     return []
 
 
-@ovos("rerouting", "3.3.2", min_history_s=10.0)
-def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    here = p.current_room
-    if here is None:
-        return []
-    g = explored_graph(p)
+@from_here("rerouting", "3.3.2", min_history_s=10.0)
+def rerouting(p: Prefix, here: int, g: dict[int, set[int]], rng: random.Random) -> list[Draft]:
     for t in rng.sample(sorted(g), len(g)):
         paths = shortest_paths(g, here, t)
         if not paths or len(paths[0]) < 2:

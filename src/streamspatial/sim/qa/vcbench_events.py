@@ -89,6 +89,12 @@ def event_family(key: str, sub: str):
     return deco
 
 
+def _one_category(p: Prefix, events: list[Event]) -> str | None:
+    """The category every event's subject is of; None without events or with several."""
+    cats = {p.actor(e.subject).category for e in events}
+    return cats.pop() if len(cats) == 1 else None
+
+
 def words(category: str) -> str:
     return category.replace("_", " ")
 
@@ -341,12 +347,9 @@ def e1_action(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     verb = rng.choice(sorted(DOOR_KINDS))
     kinds = DOOR_KINDS[verb]
     events = [e for e in p.events(("door_open", "door_close"))]
-    if not events:
+    cat = _one_category(p, events)
+    if cat is None:
         return []
-    cats = {p.actor(e.subject).category for e in events}
-    if len(cats) != 1:
-        return []
-    cat = cats.pop()
     # events of the other direction still block query points (a swing in progress)
     pl = plan(p, events, door_seen)
     counted = Plan([e for e in pl.events if e.kind in kinds], pl.horizon, pl.blocked, pl.spans)
@@ -488,12 +491,9 @@ def person_visits(p: Prefix) -> list[Event]:
 def e2_episode(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times a person was seen walking into view and out again so far."""
     visits = person_visits(p)
-    if not visits:
+    cat = _one_category(p, visits)
+    if cat is None:
         return []
-    cats = {p.actor(e.subject).category for e in visits}
-    if len(cats) != 1:
-        return []
-    cat = cats.pop()
     pl = _episode_plan(p, visits)
     if pl is None:
         return []
