@@ -43,6 +43,21 @@ def _num(p: Prefix, family_key: str, question: str, value: float, evidence, it) 
     )
 
 
+def s3_family(domain: str, fmt: str, *, keyed: bool = False):
+    """Register a single-turn S3 family named as the decorated generator (a draft from a
+    prefix, or None), asked at every frame it is tried at; ``keyed``: answers capped per
+    option key (``balance.Balancer.keys_allow``), so more candidate frames are tried."""
+
+    def deco(fn):
+        answer = "number" if fmt == "Num" else "choice"
+        register = family(f"s3.{fn.__name__}", "s3", labels(domain, fn.__name__, fmt), answer,
+                          balanced=keyed)  # fmt: skip
+        register(_one(fn))
+        return fn
+
+    return deco
+
+
 def _one(fn):
     """Adapt a single-prefix generator ``(Prefix, rng) -> Draft | None`` to the registry."""
 
@@ -58,6 +73,7 @@ def _one(fn):
 # -- Ego-centric ---------------------------------------------------------------------------
 
 
+@s3_family(EGO, "Num")
 def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
     """Straight-line distance between the camera now and N seconds ago (N = 2–6).
 
@@ -82,6 +98,7 @@ def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(EGO, "Num")
 def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
     """Area of the room the camera stands in at the query frame."""
     room = p.current_room
@@ -100,6 +117,7 @@ def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(EGO, "Num")
 def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
     """Distance from the camera now to an object visible now (box centre)."""
     cands = nameable(p, sorted(p.visible_now))
@@ -119,6 +137,7 @@ def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
 CLOSEST_MARGIN = (0.3, 0.15)  # m and share: every foil is this much farther than the answer
 
 
+@s3_family(EGO, "MC", keyed=True)
 def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """Which of 2–4 objects visible now is closest to the camera.
 
@@ -163,6 +182,7 @@ def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] |
     )
 
 
+@s3_family(EGO, "MC")
 def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """The object whose distance to the camera shrank most over the last 3 s."""
     j = p.k - p.frames_back(3.0)
@@ -194,6 +214,7 @@ def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | N
 # -- Spatial relation ----------------------------------------------------------------------
 
 
+@s3_family(REL, "Num")
 def attribute(p: Prefix, rng: random.Random) -> Draft | None:
     """Longest edge of a seen object's 3D box."""
     cands = nameable(p, p.seen)
@@ -218,6 +239,7 @@ def _same_room(p: Prefix, n: int) -> tuple[dict[int, list[int]], list[int]]:
     return by_room, [r for r, v in sorted(by_room.items()) if len(v) >= n]
 
 
+@s3_family(REL, "Num")
 def spatial_distance(p: Prefix, rng: random.Random) -> Draft | None:
     """Centre distance between two seen objects of the same room."""
     by_room, rooms = _same_room(p, 2)
@@ -257,6 +279,7 @@ def room_visit_ratios(p: Prefix) -> dict[int, float]:
     return out
 
 
+@s3_family(REL, "Num")
 def area(p: Prefix, rng: random.Random) -> Draft | None:
     """Total area of the rooms visited so far (visit ratio ≥ AREA_SHARE)."""
     ratios = room_visit_ratios(p)
@@ -276,6 +299,7 @@ def area(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(REL, "Num")
 def count(p: Prefix, rng: random.Random) -> Draft | None:
     """Distinct instances seen so far of a category seen more than once, or of a group
     (``groups.pick_target``)."""
@@ -312,6 +336,7 @@ def _ordered_group(p: Prefix, rng: random.Random, n: int) -> list[int] | None:
     return None
 
 
+@s3_family(REL, "MC")
 def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     """Chronological order of first appearance of three objects; wrong permutations as options."""
     group = _ordered_group(p, rng, 3)
@@ -334,6 +359,7 @@ def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(REL, "MC")
 def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
     """Category of the object nearest to a seen anchor; farther or unseen categories as foils."""
     anchors = nameable(p, p.seen)
@@ -392,6 +418,7 @@ def orientation_of(
     return ("Left" if cross > 0 else "Right"), ang
 
 
+@s3_family(REL, "MC")
 def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
     """Observer at A facing B: is C to the left, right or back (> 135°)? Same-room objects."""
     by_room, rooms = _same_room(p, 3)
@@ -421,6 +448,7 @@ def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
     return None
 
 
+@s3_family(REL, "MC")
 def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """Which of 3–4 seen objects appeared first."""
     group = _ordered_group(p, rng, rng.choice((3, 4)))
@@ -439,32 +467,3 @@ def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] 
         ),
         first,
     )
-
-
-_SINGLE = {
-    "camera_displacement": (EGO, "Num", camera_displacement),
-    "current_room_area": (EGO, "Num", current_room_area),
-    "cam_obj_distance": (EGO, "Num", cam_obj_distance),
-    "identification_closest": (EGO, "MC", identification_closest),
-    "camera_motion_target": (EGO, "MC", camera_motion_target),
-    "attribute": (REL, "Num", attribute),
-    "spatial_distance": (REL, "Num", spatial_distance),
-    "area": (REL, "Num", area),
-    "count": (REL, "Num", count),
-    "sequence": (REL, "MC", sequence),
-    "spatial_proximity": (REL, "MC", spatial_proximity),
-    "relative_orientation": (REL, "MC", relative_orientation),
-    "sequence_identification": (REL, "MC", sequence_identification),
-}
-
-# answers capped per option key (balance.Balancer.keys_allow): more candidate frames are tried
-_KEYED = {"identification_closest"}
-
-for _task, (_domain, _fmt, _fn) in _SINGLE.items():
-    family(
-        f"s3.{_task}",
-        "s3",
-        labels(_domain, _task, _fmt),
-        "number" if _fmt == "Num" else "choice",
-        balanced=_task in _KEYED,
-    )(_one(_fn))
