@@ -113,24 +113,20 @@ class Row:
         return check_time(self, name, self.data[name])
 
     def list(self, name: str, *, required: bool = True) -> list[Any] | None:
-        if not self.has(name):
-            if required:
-                self._missing(name, "a list")
-            return None
-        v = decode_json_text(self.data[name], list)
-        if not isinstance(v, list):
-            self.problem(name, f"expected a list, got {_kind(v)} {_short(v)}")
-            return None
-        return v
+        return self._json(name, list, "a list", required)
 
     def dict(self, name: str, *, required: bool = True) -> dict[str, Any] | None:
+        return self._json(name, dict, "an object", required)
+
+    def _json(self, name: str, kind: type, what: str, required: bool) -> Any:
+        """A field holding a ``kind`` (list or object), or JSON text of one."""
         if not self.has(name):
             if required:
-                self._missing(name, "an object")
+                self._missing(name, what)
             return None
-        v = decode_json_text(self.data[name], dict)
-        if not isinstance(v, dict):
-            self.problem(name, f"expected an object, got {_kind(v)} {_short(v)}")
+        v = decode_json_text(self.data[name], kind)
+        if not isinstance(v, kind):
+            self.problem(name, f"expected {what}, got {_kind(v)} {_short(v)}")
             return None
         return v
 

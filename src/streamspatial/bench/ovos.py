@@ -128,10 +128,7 @@ def _level(row: Row) -> int | None:
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:
-    item_id = row.ident("id")
-    row.item_id = item_id
-    if item_id is not None:
-        ids.check(row, "id", item_id)
+    item_id = ids.item_id(row)
     level = _level(row)
     main = row.str("task_main_category")
     sub = row.str("task_subcategory")

@@ -162,10 +162,7 @@ def _load_data(path: Path, records: list[tuple[str, dict[str, Any]]], result: Lo
     ids = IdRegistry()
     for loc, rec in records:
         row = Row(rec, str(path), loc, result.problems)
-        item_id = row.ident("id")
-        row.item_id = item_id
-        if item_id is not None:
-            ids.check(row, "id", item_id)
+        item_id = ids.item_id(row)
         common = _common(row)
         points = row.dict("query_points")
         times = counts = None
