@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -151,15 +151,8 @@ def offer(request: ModelRequest, left: int) -> ModelRequest:
 
 
 def _with(request: ModelRequest, parts: tuple[Part, ...], query_time: float) -> ModelRequest:
-    return ModelRequest(
-        parts=parts,
-        query_time=query_time,
-        system=request.system,
-        params=request.params,
-        choices=request.choices,
-        task_key=request.task_key,
-        item_id=request.item_id,
-    )
+    """The request with other parts, asked at ``query_time``; everything else as it was."""
+    return replace(request, parts=parts, query_time=query_time)
 
 
 def _action_text(action: dict[str, Any]) -> str:

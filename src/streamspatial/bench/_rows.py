@@ -12,28 +12,22 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamspatial.core.errors import Problem
 
 
+@dataclass(eq=False)
 class Row:
     """One raw record, its place in the file, and the problem list it reports into."""
 
-    def __init__(
-        self,
-        data: dict[str, Any],
-        file: str,
-        location: str,
-        problems: list[Problem],
-        item_id: str | None = None,
-    ):
-        self.data = data
-        self.file = file
-        self.location = location
-        self.problems = problems
-        self.item_id = item_id
-        self.ok = True
+    data: dict[str, Any]
+    file: str
+    location: str
+    problems: list[Problem]
+    item_id: str | None = None
+    ok: bool = field(default=True, init=False)  # False once a problem was reported
 
     def problem(self, field: str, expected: str) -> None:
         self.ok = False
