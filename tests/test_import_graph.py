@@ -1,4 +1,4 @@
-"""The rooms import one way: no cycle between subpackages, and the layering DESIGN.md draws.
+"""The rooms import one way: no cycle between subpackages, and the layering of docs/architecture.md.
 
 Every import in ``src/streamspatial`` counts — module level, inside functions (lazy imports),
 under ``TYPE_CHECKING`` — and so does a lazy-import target written as a string
@@ -19,7 +19,7 @@ ROOT = Path(streamspatial.__file__).parent
 PACKAGE = "streamspatial"
 _TARGET = re.compile(r"^streamspatial(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\w*)?$")
 
-# room -> rooms it must never import (DESIGN.md's "must not", and the one-way flow).
+# room -> rooms it must never import (docs/architecture.md's "must never", and the one-way flow).
 FORBIDDEN: dict[str, set[str]] = {
     "core": {"*"},
     "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception"},

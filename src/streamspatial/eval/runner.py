@@ -1,6 +1,6 @@
 """The evaluation runner: plan, stream each video once, ask, extract, score, record.
 
-Shape of a run (DESIGN.md data flow):
+Shape of a run (``docs/architecture.md``, one query point end to end):
 
 * the planner groups query points by video and orders them in time;
 * each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
