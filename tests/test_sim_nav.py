@@ -37,7 +37,7 @@ def test_length_timing_and_motion_labels(walks):
             assert p.motion in MOTIONS
             if p.motion == "move":  # walking at standing height, with the head bob
                 assert abs(p.position[2] - 1.5) <= Motion().bob_amplitude + 1e-9
-            else:  # standing in place, or crouched / kneeling (sim.posture)
+            else:  # standing in place, or crouched / kneeling (sim.walk.posture)
                 assert 0.6 <= p.position[2] <= 1.5 + Motion().bob_amplitude + 1e-9
             assert -math.pi < p.yaw <= math.pi
 

@@ -58,10 +58,10 @@ class Ctx:
     used_surfaces: set[int] = field(default_factory=set)
     reserved: set[int] = field(default_factory=set)  # tops kept for carries (not glances)
     # Per top a glance-back or a carry laid props on, every spot they ever stand on: a later
-    # glance-back may use the same top's other spots (``event_changes.open_spots``).
+    # glance-back may use the same top's other spots (``changes.open_spots``).
     glance_spots: dict[int, tuple[tuple[float, float], ...]] = field(default_factory=dict)
     # Carries planned so far by the side of the view they set down on (+1 left, -1 right):
-    # the next carry view looks for the rarer side (``event_carries.carry_view``).
+    # the next carry view looks for the rarer side (``carries.carry_view``).
     carry_sides: Counter[int] = field(default_factory=Counter)
     cache: dict = field(default_factory=dict)
 

@@ -112,7 +112,7 @@ def plan_doors(
         blocked |= np.hypot(*(cam - c).T) < DOOR_VIEW_DIST
         seen = visible(house, traj.poses, (c[0], c[1], 1.0), aspect=aspect)
         # The leaf opens into the room where its open swing keeps clearest of the camera's path
-        # (sim.door_leaf's convention: the leaf runs along yaw + angle from the hinge).
+        # (sim.render.door_leaf's convention: the leaf runs along yaw + angle from the hinge).
         best = None
         for room in (door.room_a, door.room_b):
             hinge, yaw = door_hinge(door, room, house)

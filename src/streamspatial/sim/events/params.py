@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 # --------------------------------------------------------------------------- the camera
-VFOV_DEG = 60.0  # sim.render.DEFAULT_VFOV: the renderer's vertical field of view
+VFOV_DEG = 60.0  # sim.render.renderer.DEFAULT_VFOV: the renderer's vertical field of view
 ASPECT = 4 / 3  # BENCHMARK_SIZE 640x480; plan_events takes the real one
 NEAR = 0.1  # m: points closer than this to the eye are not "seen"
 EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is barely seen
@@ -25,8 +25,8 @@ WATCH_HOLD = (6.0, 9.0)  # s, the static part of an action hold that watches mov
 # carrying holds); 10-13 s hold two, now and then three (CARRIES).
 CARRY_HOLD = (10.0, 13.0)
 CROSS_HOLD = (4.5, 7.0)  # s, a crossing hold's: 1–3 crossings of 2–4 s
-WATCH_PITCH = math.radians(-10)  # nav.Motion.pitch: the hand-held look-down
-# Turns on the spot into and out of a manoeuvre: 1.5x nav.Motion.turn_speed, the fastest
+WATCH_PITCH = math.radians(-10)  # walk.nav.Motion.pitch: the hand-held look-down
+# Turns on the spot into and out of a manoeuvre: 1.5x walk.nav.Motion.turn_speed, the fastest
 # turn nav's walk already makes (emit_walk's max_turn).
 TURN_SPEED = math.radians(45) * 1.5
 # A glance-back: look 1.2 s, turn away 150–180° quickly and stay 1.5–2.5 s, turn back, look
@@ -63,7 +63,7 @@ LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform
 LIGHT_OFF = (1.0, 2.0)
 
 # --------------------------------------------------------------------------- doors (E1-Action)
-# The leaf's geometry and its open angle are sim.door_leaf's (the renderer's convention).
+# The leaf's geometry and its open angle are sim.render.door_leaf's (the renderer's convention).
 DOOR_SWING = 0.5  # s for one swing (the brief)
 # swings per minute, uniform (close and open alternate).  At least two: E1-Action asks only
 # where two or more were seen, and with 1-6 five of twelve 3-minute walks had none to ask.

@@ -29,7 +29,7 @@ MAX_COLOR_SHARE = 0.10  # no measured colour names more than this share of a hou
 # nightstand): with 2-5 objects on every top, the tops of seed 4242's first houses kept
 # free spots on 8 of 13 and 2 of 5, mostly one to three, and the dynamic scenes' glance-backs
 # and carries (which need free spots) found a top for 0.75 of the 3 glance-backs a minute
-# asked and 0.5 carries a minute (sim.event_params).  Drawn from a stream of its own, after
+# asked and 0.5 carries a minute (sim.events.params).  Drawn from a stream of its own, after
 # the objects, so every top not cleared keeps exactly the objects it had.
 CLEAR_TOP = 0.4
 

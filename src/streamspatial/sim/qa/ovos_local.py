@@ -42,7 +42,7 @@ ORDER_GAP = 0.12  # image-width share between neighbouring box centres, left to 
 
 
 # 1.1.4: three classes with a height in each option rather than a metric ladder — the walks
-# hold three postures (sim.posture), so a ladder of clearly separated rungs over 0.6–1.7 m
+# hold three postures (sim.walk.posture), so a ladder of clearly separated rungs over 0.6–1.7 m
 # has three rungs anyway, and a rung no posture reaches would give itself away.  Each option
 # names the class's typical eye height (the middle of its range); the bands below bracket
 # the ranges the walks draw, with 0.1–0.2 m to spare, so a height in a band is unmistakable.

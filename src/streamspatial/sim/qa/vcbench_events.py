@@ -58,7 +58,7 @@ CYCLE_MARGIN_S = 0.25  # pendulum cycles follow each other back to back: a tight
 # the query point (doors < 1 s, cycles ~1-2 s) has ended by then and is known to the prefix.
 TAIL_S = 3.0
 MIN_SPACING_S = 2.0  # between query points
-CYCLE_SPACING_S = 1.0  # E2-Periodic: cycles last 0.8-1.6 s (sim.event_params.PERIOD)
+CYCLE_SPACING_S = 1.0  # E2-Periodic: cycles last 0.8-1.6 s (sim.events.params.PERIOD)
 N_QUERIES = (3, 6)  # query points per item (VCBench asks 3-8 per stream)
 MIN_HISTORY_S = 3.0  # the earliest query point
 FROM_START = 0.5  # share of items whose query window opens at the stream's start

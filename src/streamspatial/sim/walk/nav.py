@@ -61,7 +61,7 @@ class Motion:
     # second way.  Of 36 houses with a loop (seeds 24917, 38529, 777, 4242; 3-minute walks),
     # 24 walks closed one left to coverage, 32 with this.
     close_loops: bool = True
-    postures: bool = True  # crouch or kneel at some stops (see sim.posture)
+    postures: bool = True  # crouch or kneel at some stops (see .posture)
 
 
 @dataclass(frozen=True)
