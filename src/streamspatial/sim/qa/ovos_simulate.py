@@ -23,7 +23,8 @@ from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
 from .naming import room_ref
-from .ovos import _graph_evidence, from_here, ovos, ovos_draft, shortest_paths
+from .ovos import ovos, ovos_draft
+from .ovos_rooms import from_here, graph_evidence, shortest_paths
 from .prefix import Prefix
 from .registry import Episode
 from .sweep import boxes_of
@@ -238,7 +239,7 @@ def rerouting(p: Prefix, here: int, g: dict[int, set[int]], rng: random.Random) 
                 f"here to the {room_ref(p.house, t)}?",
                 answer,
                 list(dict.fromkeys(choices)),
-                _graph_evidence(p),
+                graph_evidence(p),
                 intent("rerouting", room_ids=[here, t], blocked=[a, b]),
                 n_options=3,
             )
