@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 
+from streamspatial.sim.render.camera import DEFAULT_VFOV
+
 # --------------------------------------------------------------------------- the camera
-VFOV_DEG = 60.0  # sim.render.renderer.DEFAULT_VFOV: the renderer's vertical field of view
+VFOV_DEG = DEFAULT_VFOV  # the renderer's vertical field of view
 ASPECT = 4 / 3  # BENCHMARK_SIZE 640x480; plan_events takes the real one
 NEAR = 0.1  # m: points closer than this to the eye are not "seen"
 EDGE_MARGIN = 0.9  # use 90 % of the half-angles: a point on the image border is barely seen

@@ -30,12 +30,12 @@ from scipy import ndimage
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.sim.render.actors import ActorRig
+from streamspatial.sim.render.camera import DEFAULT_VFOV
 from streamspatial.sim.render.darkness import Darkness
 from streamspatial.sim.render.scene import Box, camera_axes, scene_boxes
 from streamspatial.sim.schedule import ACTOR_ID_BASE, Schedule
 from streamspatial.sim.types import CameraPose, House, Intrinsics, Visible
 
-DEFAULT_VFOV = 60.0
 _EXTENT = 10.0
 _ZNEAR = 0.001  # × extent = 1 cm
 _ZFAR = 5.0  # × extent = 50 m
