@@ -12,12 +12,12 @@ import time
 
 import numpy as np
 
-from streamspatial.sim.render import HouseRenderer, camera_quat, visibility
+from streamspatial.sim.render.renderer import HouseRenderer, camera_quat, visibility
 
 
 def public_three_pass_fps(r: HouseRenderer, poses, size: tuple[int, int]) -> float:
     """Frames per second of three ``mujoco.Renderer`` passes + visibility over ``poses``."""
-    import mujoco  # here, after streamspatial.sim.render chose the GL backend
+    import mujoco  # here, after streamspatial.sim.render.renderer chose the GL backend
 
     model, data, lut = r.model, r.data, r._geom_instance
     model.geom_group[:] = 0

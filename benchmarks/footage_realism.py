@@ -11,7 +11,7 @@ and glance-backs twice as often as any generated video), at ``sim generate``'s d
 size unless
 ``--size`` says otherwise, H.264 at crf 23 as ``sim generate`` writes it), then
 measures 40 frames spread over all the generated video, and 40 frames of each real clip,
-all resized to 320 px wide (:mod:`streamspatial.sim.realism`).  The real clips are a ScanNet
+all resized to 320 px wide (:mod:`streamspatial.sim.render.realism`).  The real clips are a ScanNet
 walk-through (UCS-Bench's public demo) and a handheld bedroom video, read from ``--real``
 (default: the ``shared/data/real_indoor`` folder found above the repository); they are
 measured, never copied.
@@ -35,12 +35,19 @@ from pathlib import Path
 import numpy as np
 from _common import Report
 
-from streamspatial.sim.episode import render_episode  # first: sets MUJOCO_GL
-from streamspatial.sim.events import plan_events
+from streamspatial.sim.events.plan import plan_events
 from streamspatial.sim.generate import BENCHMARK_SIZE
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.realism import FIGURES, LABELS, Figures, mean_figures, meets, video_frames
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.episode import render_episode  # first: sets MUJOCO_GL
+from streamspatial.sim.render.realism import (
+    FIGURES,
+    LABELS,
+    Figures,
+    mean_figures,
+    meets,
+    video_frames,
+)
+from streamspatial.sim.walk.nav import plan_trajectory
 
 REAL = {"walk-through": "scannet_walk_panel.mp4", "bedroom": "bedroom.mp4"}
 

@@ -31,9 +31,9 @@ import time
 from _common import Report
 from _public_renderer import public_three_pass_fps
 
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.render import HouseRenderer
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.renderer import HouseRenderer
+from streamspatial.sim.walk.nav import plan_trajectory
 
 SIZES = {(320, 240): "render_320", (640, 480): "render_640"}
 

@@ -13,7 +13,7 @@ import math
 import random
 from dataclasses import replace
 
-from streamspatial.sim.house import generate_house
+from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa.naming import object_ref
 from streamspatial.sim.schedule import Actor, Event, Schedule, Waypoint
 from streamspatial.sim.types import CameraPose, EpisodeMeta, FrameRecord, Intrinsics, Visible

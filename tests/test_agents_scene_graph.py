@@ -19,6 +19,7 @@ from streamspatial.agents import (
     make_agent,
     perception_agents,
 )
+from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.agents.scene_graph import (
     MemoryConfig,
     SceneGraphAgent,
@@ -30,7 +31,6 @@ from streamspatial.agents.scene_graph import (
     resolve,
     retrieve,
 )
-from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
 from streamspatial.core.errors import CausalityError
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 from streamspatial.models.types import ImagePart
@@ -534,7 +534,7 @@ def test_property_the_kept_label_winner_is_the_vote_argmax(votes, read_every):
 
 
 def test_viewpoint_height_reads_the_latest_pose_and_needs_a_floor():
-    from streamspatial.agents.scene_graph_rules import answer
+    from streamspatial.agents.rules import answer
     from streamspatial.sim.qa.ovos_local import HEIGHTS
 
     q = item("About how high above the floor is the camera right now?", "viewpoint_height", HEIGHTS)

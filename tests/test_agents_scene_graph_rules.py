@@ -13,17 +13,17 @@ pytest.importorskip("mujoco")
 
 from agent_helpers import decide
 from streamspatial.agents import Answer
-from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
+from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
 from streamspatial.scoring.extract import extract_choice, extract_number
 from streamspatial.scoring.metrics import score_prediction
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa.build import QuestionGenerator
-from streamspatial.sim.render_process import RenderProcess
+from streamspatial.sim.render.process import RenderProcess
 from streamspatial.sim.types import EpisodeMeta, FrameRecord
+from streamspatial.sim.walk.nav import plan_trajectory
 
 FAMILIES = {
     "direction": ["ovos.behind_camera", "s3.relative_orientation", "ucs.ego_position"],
@@ -176,7 +176,7 @@ def test_end_to_end_through_the_runner_on_a_rendered_video(tmp_path):
     from streamspatial.bench.registry import get_adapter
     from streamspatial.eval.results import PredictionWriter
     from streamspatial.eval.runner import Runner
-    from streamspatial.sim.episode import render_episode
+    from streamspatial.sim.render.episode import render_episode
 
     house = generate_house(4)
     traj = plan_trajectory(house, duration=30.0, fps=5.0, seed=4)

@@ -48,11 +48,11 @@ def test_ovos_families_name_their_subcategory_as_the_paper_does() -> None:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.house.layout import generate_house
     from streamspatial.sim.qa import QuestionGenerator
+    from streamspatial.sim.render.episode import render_episode
     from streamspatial.sim.types import load_episode_meta
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     out = tmp_path_factory.mktemp("tasks")
     house = generate_house(11, n_rooms=4)

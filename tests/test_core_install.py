@@ -1,10 +1,10 @@
 """The core install is enough for the core commands: validate, run, report, compare.
 
-Heavy parts are extras (DESIGN.md conventions): a user who installs ``streamspatial`` alone must
-be able to check a benchmark and evaluate a model over HTTP.  A module-level import of an extra
-(matplotlib, torch, mujoco, …) anywhere on those paths would break that without any test
-noticing, because the test environment has every extra.  So this runs the CLI in a fresh
-interpreter where every optional module is unimportable.
+Heavy parts are extras (README: the core install and its extras): a user who installs
+``streamspatial`` alone must be able to check a benchmark and evaluate a model over HTTP.  A
+module-level import of an extra (matplotlib, torch, mujoco, …) anywhere on those paths would
+break that without any test noticing, because the test environment has every extra.  So this
+runs the CLI in a fresh interpreter where every optional module is unimportable.
 """
 
 from __future__ import annotations

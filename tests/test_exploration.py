@@ -25,11 +25,11 @@ from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_recor
 from streamspatial.eval.runner import Runner
 from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
-from streamspatial.sim.episode import render_episode
-from streamspatial.sim.exploration import EpisodeWorld
-from streamspatial.sim.house import single_room_house
-from streamspatial.sim.nav import Motion
+from streamspatial.sim.explore.world import EpisodeWorld
+from streamspatial.sim.house.layout import single_room_house
+from streamspatial.sim.render.episode import render_episode
 from streamspatial.sim.types import CameraPose, SceneObject, Trajectory, meta_path_for
+from streamspatial.sim.walk.nav import Motion
 from streamspatial.testing.openai_server import FakeOpenAIServer
 
 T_Q = 1.5

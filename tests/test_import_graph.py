@@ -1,4 +1,4 @@
-"""The rooms import one way: no cycle between subpackages, and the layering DESIGN.md draws.
+"""The rooms import one way: no cycle between subpackages, and the layering of docs/architecture.md.
 
 Every import in ``src/streamspatial`` counts — module level, inside functions (lazy imports),
 under ``TYPE_CHECKING`` — and so does a lazy-import target written as a string
@@ -19,7 +19,7 @@ ROOT = Path(streamspatial.__file__).parent
 PACKAGE = "streamspatial"
 _TARGET = re.compile(r"^streamspatial(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\w*)?$")
 
-# room -> rooms it must never import (DESIGN.md's "must not", and the one-way flow).
+# room -> rooms it must never import (docs/architecture.md's "must never", and the one-way flow).
 FORBIDDEN: dict[str, set[str]] = {
     "core": {"*"},
     "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception", "train"},
@@ -161,7 +161,7 @@ def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:
     mod.write_text(
         '"""streamspatial.eval.runner in a docstring is not an import."""\n'
         "def f():\n    from ..eval import runner\n    return runner\n"
-        'TARGETS = {"a": "streamspatial.sim.env:ExploreEnv"}\n'
+        'TARGETS = {"a": "streamspatial.sim.explore.env:ExploreEnv"}\n'
     )
     global ROOT
     old, ROOT = ROOT, tmp_path / "streamspatial"
@@ -169,7 +169,7 @@ def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:
         got = imported(mod)
     finally:
         ROOT = old
-    assert "streamspatial.eval" in got and "streamspatial.sim.env" in got
+    assert "streamspatial.eval" in got and "streamspatial.sim.explore.env" in got
     assert "streamspatial.eval.runner" in got  # `from ..eval import runner`
     assert not any("docstring" in g for g in got)
 

@@ -21,8 +21,8 @@ from streamspatial.core.errors import CausalityError
 from streamspatial.perception.classical import ClassicalEgoMotion, EgoMotionEstimator
 from streamspatial.perception.spec import open_perception
 from streamspatial.perception.types import CameraIntrinsics
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.render_process import RenderProcess
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.process import RenderProcess
 from streamspatial.sim.types import CameraPose
 
 SIZE = (256, 192)
@@ -32,7 +32,7 @@ EYE = 1.5
 @pytest.fixture(scope="module")
 def scene():
     """A renderer, its intrinsics, and a standpoint with open floor ahead (largest room)."""
-    from streamspatial.sim.occupancy import occupancy
+    from streamspatial.sim.house.occupancy import occupancy
 
     house = generate_house(11)
     room = max(house.rooms, key=lambda r: r.area)

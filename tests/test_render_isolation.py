@@ -3,7 +3,7 @@
 Mesa's software GL driver brings its own LLVM into the process's global symbol scope when the
 first GL context is made; triton's ``libtriton.so`` (imported lazily by CUDA builds of torch)
 then binds its LLVM symbols to Mesa's copy and segfaults while loading.  The project renders in
-a child process (:mod:`streamspatial.sim.render_process`), so the process that renders a
+a child process (:mod:`streamspatial.sim.render.process`), so the process that renders a
 benchmark and then imports torch never maps a GL driver.  These tests run in a fresh
 interpreter each (a crash is an exit status, not a dead test session):
 
@@ -44,9 +44,9 @@ MAPPED = f"MARKERS = {GL_DRIVER_MARKERS!r}\n" + textwrap.dedent(
 RENDER_THEN_IMPORT = MAPPED + textwrap.dedent(
     """
     import importlib.util, sys, tempfile
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     house = generate_house(3)
     walk = plan_trajectory(house, duration=2.0, fps=5, seed=0)
@@ -65,9 +65,9 @@ RENDER_THEN_IMPORT = MAPPED + textwrap.dedent(
 
 IN_PROCESS = MAPPED + textwrap.dedent(
     """
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
-    from streamspatial.sim.render import HouseRenderer
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.walk.nav import plan_trajectory
+    from streamspatial.sim.render.renderer import HouseRenderer
 
     house = generate_house(3)
     pose = plan_trajectory(house, duration=1.0, fps=2, seed=0).poses[0]

@@ -8,10 +8,15 @@ import math
 import numpy as np
 import pytest
 
-from streamspatial.sim.door_leaf import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
-from streamspatial.sim.episode import render_episode
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.render import HouseRenderer
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.door_leaf import (
+    DOOR_OPEN,
+    door_hinge,
+    door_leaf_actor,
+    door_leaf_track,
+)
+from streamspatial.sim.render.episode import render_episode
+from streamspatial.sim.render.renderer import HouseRenderer
 from streamspatial.sim.schedule import Actor, LightSwitch, Schedule, Swing, Waypoint
 from streamspatial.sim.types import CameraPose, Trajectory, load_episode_meta
 

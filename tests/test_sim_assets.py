@@ -7,11 +7,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from streamspatial.sim import catalog
-from streamspatial.sim.assets import sh3f
-from streamspatial.sim.assets.convert import load_model
-from streamspatial.sim.assets.manifest import CHOICES, manifest, models_for
-from streamspatial.sim.house import generate_house
+from streamspatial.sim.house import catalog
+from streamspatial.sim.house.assets import sh3f
+from streamspatial.sim.house.assets.convert import load_model
+from streamspatial.sim.house.assets.manifest import CHOICES, manifest, models_for
+from streamspatial.sim.house.layout import generate_house
 
 COMMON = ("sofa", "chair", "dining_table", "bed", "wardrobe", "bookshelf", "table_lamp")
 

@@ -8,11 +8,12 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from streamspatial.sim import catalog
-from streamspatial.sim.colors import name_pixels, studio_color
-from streamspatial.sim.house import MAX_COLOR_SHARE, generate_house
-from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.render import HouseRenderer
+from streamspatial.sim.house import catalog
+from streamspatial.sim.house.colors import name_pixels, studio_color
+from streamspatial.sim.house.furnish import MAX_COLOR_SHARE
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.renderer import HouseRenderer
+from streamspatial.sim.walk.nav import plan_trajectory
 
 
 def test_palette_colours_name_themselves():
@@ -70,7 +71,7 @@ def test_colours_agree_with_the_pixels_of_the_footage():
 
 
 def test_shipped_measurements_cover_every_key_and_reproduce_here():
-    from streamspatial.sim.colors import _measure, _shipped, every_key
+    from streamspatial.sim.house.colors import _measure, _shipped, every_key
 
     table = _shipped()
     keys = every_key()

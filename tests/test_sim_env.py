@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 
 import streamspatial.sim  # noqa: F401  (registers the env)
 from streamspatial.core.errors import InputError
-from streamspatial.sim.actions import ACTIONS, Action, parse_action
-from streamspatial.sim.house import single_room_house
-from streamspatial.sim.occupancy import occupancy
-from streamspatial.sim.types import SceneObject, wrap_angle
+from streamspatial.core.geometry import wrap_angle
+from streamspatial.sim.explore.actions import ACTIONS, Action, parse_action
+from streamspatial.sim.house.layout import single_room_house
+from streamspatial.sim.house.occupancy import occupancy
+from streamspatial.sim.types import SceneObject
 
 SIZE = (96, 72)
 
@@ -176,7 +177,7 @@ def test_parse_action_round_trips_every_action(name, d):
 
 @pytest.fixture(scope="module")
 def furnished():
-    from streamspatial.sim.house import generate_house
+    from streamspatial.sim.house.layout import generate_house
 
     e = gym.make("streamspatial/Explore-v0", size=(64, 48), max_steps=100)
     e.reset(seed=0, options={"house": generate_house(5)})

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.episode import VideoWriter, render_episode
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.episode import VideoWriter, render_episode
 from streamspatial.sim.types import load_episode_meta, meta_path_for
+from streamspatial.sim.walk.nav import plan_trajectory
 
 
 @pytest.fixture(scope="module")

@@ -9,25 +9,25 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from streamspatial.sim.event_carries import _set_down_side, carry_view, plan_carries, wanted_side
-from streamspatial.sim.event_changes import glance_target, open_spots
-from streamspatial.sim.event_holds import Ctx
-from streamspatial.sim.event_params import (
+from streamspatial.sim.events.carries import _set_down_side, carry_view, plan_carries, wanted_side
+from streamspatial.sim.events.changes import glance_target, open_spots
+from streamspatial.sim.events.holds import Ctx
+from streamspatial.sim.events.lights_doors import PASS_RADIUS
+from streamspatial.sim.events.params import (
     DOOR_PASS_GUARD,
     DOOR_VIEW_DIST,
     GLANCE_CATEGORIES,
     GLANCE_OPEN,
     PROP_SPACING,
 )
-from streamspatial.sim.event_scene import Surface, surfaces
-from streamspatial.sim.event_walk import PASS_RADIUS
-from streamspatial.sim.events import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.occupancy import occupancy
+from streamspatial.sim.events.plan import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
+from streamspatial.sim.events.scene import Surface, surfaces
+from streamspatial.sim.events.sightline import open_distance, visible, visible_many, wall_rects
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.schedule import ACTOR_ID_BASE
-from streamspatial.sim.sightline import open_distance, visible, visible_many, wall_rects
 from streamspatial.sim.types import CameraPose
+from streamspatial.sim.walk.nav import plan_trajectory
 
 SEEDS = (3, 8, 9, 10)
 
@@ -151,8 +151,8 @@ def test_watched_actors_are_seen_during_their_events(walks):
 
 
 def test_sightline_agrees_with_raycast():
-    from streamspatial.sim.raycast import cast
-    from streamspatial.sim.scene import scene_boxes
+    from streamspatial.sim.render.raycast import cast
+    from streamspatial.sim.render.scene import scene_boxes
     from streamspatial.sim.types import Intrinsics
 
     house = generate_house(4)

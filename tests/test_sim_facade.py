@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from streamspatial.sim import materials as mat
-from streamspatial.sim.facade import (
+from streamspatial.sim.house import materials as mat
+from streamspatial.sim.house.facade import (
     DOOR_HEIGHT,
     OUTSIDE_GAP,
     WINDOW_SILL,
@@ -20,9 +20,9 @@ from streamspatial.sim.facade import (
     split_wall,
     thickness,
 )
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.mjcf import SceneBuilder
-from streamspatial.sim.structure import build_structure
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.mjcf import SceneBuilder
+from streamspatial.sim.render.structure import build_structure
 from streamspatial.sim.types import House
 
 SEEDS = range(1000, 1024)  # 1000 (five rooms) is an L-shaped bedroom whose inside corner

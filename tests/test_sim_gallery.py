@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import pytest
 
 from streamspatial.report.html import _footage_section
-from streamspatial.sim.episode import render_episode
-from streamspatial.sim.gallery import END, START, Shot, make_gallery, markdown, update_doc
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.episode import render_episode
+from streamspatial.sim.render.gallery import END, START, Shot, make_gallery, markdown, update_doc
+from streamspatial.sim.walk.nav import plan_trajectory
 
 
 def test_gallery_block_replaces_only_what_is_between_the_markers(tmp_path: Path):

@@ -11,13 +11,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.house import (
+from streamspatial.sim.house.layout import (
     _loop_door_prob,
     generate_house,
     room_mask_area,
     single_room_house,
 )
-from streamspatial.sim.occupancy import FLAT, occupancy
+from streamspatial.sim.house.occupancy import FLAT, occupancy
 from streamspatial.sim.types import House
 
 SEEDS = range(12)
@@ -203,8 +203,8 @@ def test_some_tops_stay_clear_and_the_others_keep_their_objects(monkeypatch):
     drawn from a stream of its own: every other top, and everything else in the house, is
     what it would be with no top cleared (but for tints: the house's colour shares are
     evened out over what it holds)."""
-    import streamspatial.sim.house as house_mod
-    from streamspatial.sim import catalog
+    import streamspatial.sim.house.furnish as house_mod
+    from streamspatial.sim.house import catalog
 
     support = {c.name for cats in catalog.FURNITURE.values() for c in cats if c.support}
 

@@ -11,10 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import Motion, _loop_door, astar, keypoints, plan_trajectory
-from streamspatial.sim.occupancy import occupancy
-from streamspatial.sim.types import MOTIONS, Trajectory, wrap_angle
+from streamspatial.core.geometry import wrap_angle
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.house.occupancy import occupancy
+from streamspatial.sim.types import MOTIONS, Trajectory
+from streamspatial.sim.walk.nav import Motion, _loop_door, keypoints, plan_trajectory
+from streamspatial.sim.walk.route import astar
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,7 @@ def test_length_timing_and_motion_labels(walks):
             assert p.motion in MOTIONS
             if p.motion == "move":  # walking at standing height, with the head bob
                 assert abs(p.position[2] - 1.5) <= Motion().bob_amplitude + 1e-9
-            else:  # standing in place, or crouched / kneeling (sim.posture)
+            else:  # standing in place, or crouched / kneeling (sim.walk.posture)
                 assert 0.6 <= p.position[2] <= 1.5 + Motion().bob_amplitude + 1e-9
             assert -math.pi < p.yaw <= math.pi
 
@@ -150,8 +152,8 @@ def test_astar_is_optimal_against_dijkstra(seed):
 
 
 def test_smoothing_keeps_endpoints_and_free_space():
-    from streamspatial.sim.house import single_room_house
-    from streamspatial.sim.nav import smooth_path
+    from streamspatial.sim.house.layout import single_room_house
+    from streamspatial.sim.walk.route import smooth_path
 
     h = single_room_house(6.0, 4.0)
     occ = occupancy(h)

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import Motion, plan_trajectory
-from streamspatial.sim.posture import HOLD_S, LOWERED, TRANSITION_S, eye_heights
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.walk.nav import Motion, plan_trajectory
+from streamspatial.sim.walk.posture import HOLD_S, LOWERED, TRANSITION_S, eye_heights
 
 FPS = 10.0
 

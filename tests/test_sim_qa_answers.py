@@ -37,9 +37,9 @@ HOUSES = tuple(s + 100 * SHIFT for s in (11, 23, 37))
 
 @pytest.fixture(scope="module")
 def episodes(tmp_path_factory) -> dict[str, EpisodeMeta]:
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     out = tmp_path_factory.mktemp("qa-episodes")
     metas = {}
@@ -789,9 +789,9 @@ RARE_KEYS = {"ovos/Optimal Path Reasoning", "ovos/Revisit Counting", "s3/tem_cam
 @pytest.mark.slow
 def test_blind_frequent_baseline_is_near_chance_on_the_rare_families(tmp_path):
     """Longer walks in bigger houses, only the rare families: each gets its per-family bound."""
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     gen = QuestionGenerator(7 + SHIFT, per_family=8, families=RARE[:2])
     graph = QuestionGenerator(7 + SHIFT, per_family=2, families=GRAPH_FAMILIES)

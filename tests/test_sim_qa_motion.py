@@ -17,7 +17,7 @@ import pytest
 from agent_helpers import decide
 from motion_scenes import FPS, scene, surfaces
 from streamspatial.agents import Answer
-from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent
+from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator

@@ -8,7 +8,13 @@ import pytest
 
 from streamspatial.cli.sim import parse_size
 from streamspatial.core.errors import InputError
-from streamspatial.sim.realism import Figures, frame_figures, meets, video_figures, video_frames
+from streamspatial.sim.render.realism import (
+    Figures,
+    frame_figures,
+    meets,
+    video_figures,
+    video_frames,
+)
 
 
 def test_a_flat_frame_has_one_colour_and_no_detail():

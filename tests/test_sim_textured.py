@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from streamspatial.sim.house import generate_house
-from streamspatial.sim.nav import plan_trajectory
-from streamspatial.sim.render import HouseRenderer
-from streamspatial.sim.scene import pixel_rays
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.renderer import HouseRenderer
+from streamspatial.sim.render.scene import pixel_rays
+from streamspatial.sim.walk.nav import plan_trajectory
 
 SIZE = (160, 120)
 

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
+from streamspatial.core.geometry import wrap_angle
 from streamspatial.sim.types import (
     CameraPose,
     EpisodeMeta,
@@ -20,7 +21,6 @@ from streamspatial.sim.types import (
     SceneObject,
     Visible,
     visible_union,
-    wrap_angle,
 )
 
 finite = st.floats(min_value=-1e3, max_value=1e3, allow_nan=False)

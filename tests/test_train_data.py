@@ -21,7 +21,7 @@ from streamspatial.bench.registry import get_adapter
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import AnswerType
 from streamspatial.models.types import ImagePart, TextPart
-from streamspatial.sim.export import read_items, videos_dir
+from streamspatial.sim.qa.export import read_items, videos_dir
 from streamspatial.sim.qa.prefix import min_pixels_for
 from streamspatial.sim.types import FrameRecord, Visible, load_episode_meta
 from streamspatial.train import ExtraImage, Message, TrainingExample, read_examples

@@ -15,8 +15,8 @@ import pytest
 from agent_helpers import decide
 from event_fixtures import DOOR, KITCHEN, METRONOME, PERSON, event_meta
 from streamspatial.agents import Answer
+from streamspatial.agents.rules import SceneGraphRulesAgent, answer
 from streamspatial.agents.scene_graph import SceneGraphMemory
-from streamspatial.agents.scene_graph_rules import SceneGraphRulesAgent, answer
 from streamspatial.core.schema import Item
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator

@@ -11,9 +11,8 @@ A model answering a question at query time ``t_q`` never receives anything recor
     ss.generate("my-bench", houses=3)              # the simulator (extra ``sim``)
 
 Your own memory method is an :class:`streamspatial.agents.Agent` (``examples/custom_agent.py``).
-The rooms below import one way (``docs/architecture.md``): ``core`` ← ``video`` / ``bench`` /
-``models`` ← ``scoring`` / ``perception`` / ``sim`` ← ``agents`` ← ``eval`` ← ``report`` /
-``web`` / ``qc`` / ``analysis`` ← this API and the ``cli``.
+The subpackages below ("rooms") import one way, from ``core`` at the bottom to this API and the
+``cli`` at the top: ``docs/architecture.md`` draws the map, and tests hold the code to it.
 """
 
 from __future__ import annotations

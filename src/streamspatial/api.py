@@ -140,7 +140,7 @@ def run(
     ``config.explore_steps`` > 0.
     """
     if config.explore_steps and world is None:
-        from streamspatial.sim.exploration import EpisodeWorld
+        from streamspatial.sim.explore.world import EpisodeWorld
 
         world = EpisodeWorld()
     return execute(config, world=world, agent=agent, notify=notify)

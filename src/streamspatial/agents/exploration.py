@@ -6,7 +6,7 @@ environment to the camera pose recorded at t_q, executes the action, appends the
 produced and asks again, up to ``max_steps`` actions.
 
 The environment is reached through :class:`ExplorationWorld`, an interface this module
-defines and the simulator implements (``streamspatial.sim.exploration.EpisodeWorld``); the
+defines and the simulator implements (``streamspatial.sim.explore.world.EpisodeWorld``); the
 agents never import the simulator, and a different world (a real robot, another renderer)
 plugs in the same way.
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -151,15 +151,8 @@ def offer(request: ModelRequest, left: int) -> ModelRequest:
 
 
 def _with(request: ModelRequest, parts: tuple[Part, ...], query_time: float) -> ModelRequest:
-    return ModelRequest(
-        parts=parts,
-        query_time=query_time,
-        system=request.system,
-        params=request.params,
-        choices=request.choices,
-        task_key=request.task_key,
-        item_id=request.item_id,
-    )
+    """The request with other parts, asked at ``query_time``; everything else as it was."""
+    return replace(request, parts=parts, query_time=query_time)
 
 
 def _action_text(action: dict[str, Any]) -> str:

@@ -69,7 +69,7 @@ _BUILTIN = (
     AgentEntry("scene-graph", "streamspatial.agents.scene_graph:SceneGraphAgent", True),
     AgentEntry(
         "scene-graph-rules",
-        "streamspatial.agents.scene_graph_rules:SceneGraphRulesAgent",
+        "streamspatial.agents.rules:SceneGraphRulesAgent",
         True,
         answers_as="rules",
     ),

@@ -22,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from streamspatial.analysis.h264 import even, write_h264
 from streamspatial.core.errors import InputError, Problem
 
 
@@ -129,30 +130,16 @@ def write_loop_video(src: Path, dst: Path, plan: LoopPlan) -> int:
         raise InputError(Problem(file=str(src), field="end",
                                  expected=f"expected {plan.frames_per_cycle} frames in the "
                                           f"cycle, the video has {len(frames)}"))  # fmt: skip
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(dst.stem + ".part" + dst.suffix)
-    height, width = frames[0].shape[:2]
-    written = 0
-    with av.open(str(tmp), mode="w") as out:
-        vout = out.add_stream("h264", rate=plan.rate)
-        vout.width, vout.height = width - width % 2, height - height % 2
-        vout.pix_fmt = "yuv420p"
-        vout.codec_context.time_base = 1 / plan.rate
-        vout.options = {"preset": "veryfast", "crf": "18"}
-        for _ in range(plan.cycles):
-            for image in frames:
-                frame = av.VideoFrame.from_ndarray(
-                    image[: vout.height, : vout.width], format="rgb24"
-                )
-                frame.pts = written
-                frame.time_base = 1 / plan.rate
-                for packet in vout.encode(frame):
-                    out.mux(packet)
-                written += 1
-        for packet in vout.encode(None):
-            out.mux(packet)
-    tmp.replace(dst)
-    return written
+    width, height = even(frames[0].shape[1], frames[0].shape[0])
+
+    def cycles():
+        for i, image in enumerate(itertools.chain.from_iterable([frames] * plan.cycles)):
+            frame = av.VideoFrame.from_ndarray(image[:height, :width], format="rgb24")
+            frame.pts = i
+            frame.time_base = 1 / plan.rate
+            yield frame
+
+    return write_h264(dst, cycles(), rate=plan.rate, size=(width, height), time_base=1 / plan.rate)
 
 
 def loop_record(

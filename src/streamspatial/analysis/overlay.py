@@ -21,8 +21,10 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from streamspatial.analysis.h264 import even, write_h264
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.video.synthetic import code_bits
 
 COUNT_BITS, CHECK_BITS = 12, 4
 MAX_COUNT = (1 << COUNT_BITS) - 1
@@ -66,9 +68,7 @@ def _check(n: int) -> int:
 def _bits(n: int) -> list[int]:
     if not 0 <= n <= MAX_COUNT:
         raise ValueError(f"count {n} outside [0, {MAX_COUNT}]")
-    word = (n << CHECK_BITS) | _check(n)
-    total = COUNT_BITS + CHECK_BITS
-    return [(word >> (total - 1 - k)) & 1 for k in range(total)]
+    return code_bits(n, COUNT_BITS, CHECK_BITS, _check)
 
 
 def layout(width: int, height: int) -> tuple[int, int, int, int]:
@@ -125,30 +125,21 @@ def overlay_video(src: Path, dst: Path, ends: Sequence[float]) -> int:
     import av
 
     dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(dst.stem + ".part" + dst.suffix)
-    written = 0
-    with av.open(str(src)) as inp, av.open(str(tmp), mode="w") as out:
+    with av.open(str(src)) as inp:
         vin = inp.streams.video[0]
         rate = vin.average_rate or vin.guessed_rate or 30
-        width, height = vin.codec_context.width, vin.codec_context.height
-        stream = out.add_stream("h264", rate=rate)
-        stream.width, stream.height = width - width % 2, height - height % 2
-        stream.pix_fmt = "yuv420p"
-        stream.options = {"preset": "veryfast", "crf": "18"}
-        for frame in inp.decode(vin):
-            t = float(frame.time) if frame.time is not None else written / float(rate)
-            rgb = frame.to_ndarray(format="rgb24")[: stream.height, : stream.width]
-            drawn = draw_count(rgb, count_at(ends, t))
-            new = av.VideoFrame.from_ndarray(drawn, format="rgb24")
-            new.pts = frame.pts
-            new.time_base = frame.time_base
-            for packet in stream.encode(new):
-                out.mux(packet)
-            written += 1
-        for packet in stream.encode(None):
-            out.mux(packet)
-    tmp.replace(dst)
-    return written
+        width, height = even(vin.codec_context.width, vin.codec_context.height)
+
+        def drawn():
+            for i, frame in enumerate(inp.decode(vin)):
+                t = float(frame.time) if frame.time is not None else i / float(rate)
+                rgb = frame.to_ndarray(format="rgb24")[:height, :width]
+                new = av.VideoFrame.from_ndarray(draw_count(rgb, count_at(ends, t)), format="rgb24")
+                new.pts = frame.pts
+                new.time_base = frame.time_base
+                yield new
+
+        return write_h264(dst, drawn(), rate=rate, size=(width, height))
 
 
 def overlay_items(items: Iterable[Any]) -> tuple[list[Any], list[str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,13 @@ def _first_keys_json_array(path: Path) -> set[str]:
 
 
 # --- file readers ------------------------------------------------------------------------
+
+
+def write_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
+    """One JSON object a line, UTF-8 unescaped (the released files' own layout)."""
+    with Path(path).open("w", encoding="utf-8") as f:
+        for record in records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def read_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -174,3 +174,12 @@ class IdRegistry:
             return False
         self.seen[item_id] = row.location
         return True
+
+    def item_id(self, row: Row) -> str | None:
+        """The row's ``id`` (None when missing or malformed), checked unique; later problems
+        of the row name it."""
+        item_id = row.ident("id")
+        row.item_id = item_id
+        if item_id is not None:
+            self.check(row, "id", item_id)
+        return item_id

@@ -12,28 +12,22 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from streamspatial.core.errors import Problem
 
 
+@dataclass(eq=False)
 class Row:
     """One raw record, its place in the file, and the problem list it reports into."""
 
-    def __init__(
-        self,
-        data: dict[str, Any],
-        file: str,
-        location: str,
-        problems: list[Problem],
-        item_id: str | None = None,
-    ):
-        self.data = data
-        self.file = file
-        self.location = location
-        self.problems = problems
-        self.item_id = item_id
-        self.ok = True
+    data: dict[str, Any]
+    file: str
+    location: str
+    problems: list[Problem]
+    item_id: str | None = None
+    ok: bool = field(default=True, init=False)  # False once a problem was reported
 
     def problem(self, field: str, expected: str) -> None:
         self.ok = False
@@ -113,24 +107,20 @@ class Row:
         return check_time(self, name, self.data[name])
 
     def list(self, name: str, *, required: bool = True) -> list[Any] | None:
-        if not self.has(name):
-            if required:
-                self._missing(name, "a list")
-            return None
-        v = decode_json_text(self.data[name], list)
-        if not isinstance(v, list):
-            self.problem(name, f"expected a list, got {_kind(v)} {_short(v)}")
-            return None
-        return v
+        return self._json(name, list, "a list", required)
 
     def dict(self, name: str, *, required: bool = True) -> dict[str, Any] | None:
+        return self._json(name, dict, "an object", required)
+
+    def _json(self, name: str, kind: type, what: str, required: bool) -> Any:
+        """A field holding a ``kind`` (list or object), or JSON text of one."""
         if not self.has(name):
             if required:
-                self._missing(name, "an object")
+                self._missing(name, what)
             return None
-        v = decode_json_text(self.data[name], dict)
-        if not isinstance(v, dict):
-            self.problem(name, f"expected an object, got {_kind(v)} {_short(v)}")
+        v = decode_json_text(self.data[name], kind)
+        if not isinstance(v, kind):
+            self.problem(name, f"expected {what}, got {_kind(v)} {_short(v)}")
             return None
         return v
 

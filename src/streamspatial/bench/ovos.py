@@ -33,7 +33,7 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_json_records, read_parquet
+from ._files import first_keys, read_json_records, read_parquet, write_jsonl
 from ._items import (
     IdRegistry,
     build_item,
@@ -128,10 +128,7 @@ def _level(row: Row) -> int | None:
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:
-    item_id = row.ident("id")
-    row.item_id = item_id
-    if item_id is not None:
-        ids.check(row, "id", item_id)
+    item_id = ids.item_id(row)
     level = _level(row)
     main = row.str("task_main_category")
     sub = row.str("task_subcategory")
@@ -291,9 +288,7 @@ def _json_or(text: str) -> Any:
 
 def write_ovos_jsonl(items: Iterable[Item], path: Path) -> None:
     """Write items in the E.6 JSONL layout, so generated benchmarks load through this reader."""
-    with Path(path).open("w", encoding="utf-8") as f:
-        for item in items:
-            f.write(json.dumps(to_ovos_record(item), ensure_ascii=False) + "\n")
+    write_jsonl((to_ovos_record(item) for item in items), path)
 
 
 def to_ovos_record(item: Item) -> dict[str, Any]:

@@ -75,12 +75,17 @@ def ovos_prompt(
     question: str, options: Sequence[Option], *, cot: bool = False, text_only: bool = False
 ) -> str:
     header = OVOS_HEADER_TEXT_ONLY if text_only else OVOS_HEADER
+    return f"{header}\n{_ovos_choice(question, options, cot=cot, text_only=text_only)}"
+
+
+def _ovos_choice(question: str, options: Sequence[Option], *, cot: bool, text_only: bool) -> str:
+    """G.5's question, options and instructions (step by step with ``cot``), under a header."""
     if cot:
         instructions = OVOS_INSTRUCTIONS_COT_TEXT_ONLY if text_only else OVOS_INSTRUCTIONS_COT
     else:
         instructions = OVOS_INSTRUCTIONS_DEFAULT
     body = OVOS_BODY.format(question=question, options_text=options_text(options))
-    return f"{header}\n{body}{instructions}"
+    return f"{body}{instructions}"
 
 
 # --- OVO-S-Bench as its official repository sends it (prompts.py, option_utils.py) ---------
@@ -179,12 +184,7 @@ def ucs_prompt(
     if not options:  # an open-ended direction question (the UCS-Bench demo QA files)
         header = UCS_OPEN_HEADER_TEXT_ONLY if text_only else UCS_OPEN_HEADER
         return f"{header}\n{when}Question: {question}\n{UCS_DIRECTION_INSTRUCTIONS}"
-    if cot:
-        instructions = OVOS_INSTRUCTIONS_COT_TEXT_ONLY if text_only else OVOS_INSTRUCTIONS_COT
-    else:
-        instructions = OVOS_INSTRUCTIONS_DEFAULT
-    body = OVOS_BODY.format(question=question, options_text=options_text(options))
-    return f"{header}\n{when}{body}{instructions}"
+    return f"{header}\n{when}{_ovos_choice(question, options, cot=cot, text_only=text_only)}"
 
 
 UCS_OPEN_HEADER = (

@@ -28,7 +28,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_jsonl
+from ._files import first_keys, read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -300,9 +300,7 @@ def to_s3_record(item: Item) -> dict[str, Any]:
 
 def write_s3_jsonl(items: Iterable[Item], path: Path) -> None:
     """Write items as S3-Bench JSONL (earlier turns must come before the turns that use them)."""
-    with Path(path).open("w", encoding="utf-8") as f:
-        for item in items:
-            f.write(json.dumps(to_s3_record(item), ensure_ascii=False) + "\n")
+    write_jsonl((to_s3_record(item) for item in items), path)
 
 
 __all__ = ["CHAINS", "PREV_ANSWER", "S3Adapter", "S3Line", "write_s3_jsonl"]

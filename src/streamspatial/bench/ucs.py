@@ -36,7 +36,6 @@ from ._items import IdRegistry, build_item, evidence_before, interval, options_f
 from ._rows import Row, parse_hms
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
 
-VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".avi")
 UNKNOWN = "unknown"
 # Which released shape an item came from: the official script that reads that shape scores it.
 SHAPE = "ucs_shape"
@@ -74,6 +73,8 @@ class UCSAdapter(BenchmarkAdapter):
         return result
 
     def video_path(self, item: Item, videos: Path) -> Path:
+        from streamspatial.video.sources import VIDEO_SUFFIXES
+
         for suffix in VIDEO_SUFFIXES:
             candidate = videos / f"{item.video}{suffix}"
             if candidate.is_file():

@@ -17,7 +17,6 @@ Released query times are not always ascending; that is kept as is.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_jsonl
+from ._files import first_keys, read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, interval
 from ._rows import Row, check_number, check_time
 from .base import TRAJECTORIES, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -163,10 +162,7 @@ def _load_data(path: Path, records: list[tuple[str, dict[str, Any]]], result: Lo
     ids = IdRegistry()
     for loc, rec in records:
         row = Row(rec, str(path), loc, result.problems)
-        item_id = row.ident("id")
-        row.item_id = item_id
-        if item_id is not None:
-            ids.check(row, "id", item_id)
+        item_id = ids.item_id(row)
         common = _common(row)
         points = row.dict("query_points")
         times = counts = None
@@ -285,9 +281,7 @@ def write_vcbench_jsonl(items: Iterable[Item], path: Path) -> None:
     the evidence of the last query point: point events as a list of times, intervals as
     ``{"start": [...], "end": [...]}``.
     """
-    with Path(path).open("w", encoding="utf-8") as f:
-        for item in items:
-            f.write(json.dumps(to_vcbench_record(item), ensure_ascii=False) + "\n")
+    write_jsonl((to_vcbench_record(item) for item in items), path)
 
 
 def to_vcbench_record(item: Item) -> dict[str, Any]:

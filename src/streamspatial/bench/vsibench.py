@@ -72,10 +72,7 @@ class VSIBenchAdapter(BenchmarkAdapter):
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:
-    item_id = row.ident("id")
-    row.item_id = item_id
-    if item_id is not None:
-        ids.check(row, "id", item_id)
+    item_id = ids.item_id(row)
     dataset = row.str("dataset")
     scene = row.str("scene_name")
     qtype = row.str("question_type")

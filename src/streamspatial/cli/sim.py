@@ -210,7 +210,7 @@ def gallery(
     size: Annotated[str, typer.Option("--size", help="Frame size (as for generate).")] = "480x360",
 ) -> None:
     """Render one frame per room type and rewrite the gallery in docs/simulator.md."""
-    from streamspatial.sim.gallery import make_gallery, markdown, update_doc
+    from streamspatial.sim.render.gallery import make_gallery, markdown, update_doc
 
     shots = make_gallery(out, parse_size(size))
     console = Console()

@@ -157,37 +157,20 @@ def plan(items: Iterable[Item], *, source: str = "benchmark") -> list[VideoPlan]
             continue
         dep = by_id.get(dep_id)
         if dep is None:
-            problems.append(
-                Problem(
-                    file=source,
-                    item_id=it.id,
-                    field="depends_on",
-                    expected=f"expected the id of an item in the run, got {dep_id!r}",
-                )
+            wrong = f"expected the id of an item in the run, got {dep_id!r}"
+        elif dep.video != it.video:
+            wrong = (
+                f"expected an item on the same video {it.video!r}, but {dep_id!r} is on "
+                f"{dep.video!r}"
             )
+        elif dep.queries[-1].time > it.queries[0].time:
+            wrong = (
+                f"expected {dep_id!r} to be asked no later (t={dep.queries[-1].time}) than this "
+                f"item (t={it.queries[0].time})"
+            )
+        else:
             continue
-        if dep.video != it.video:
-            problems.append(
-                Problem(
-                    file=source,
-                    item_id=it.id,
-                    field="depends_on",
-                    expected=f"expected an item on the same video "
-                    f"{it.video!r}, but {dep_id!r} is on {dep.video!r}",
-                )
-            )
-            continue
-        if dep.queries[-1].time > it.queries[0].time:
-            problems.append(
-                Problem(
-                    file=source,
-                    item_id=it.id,
-                    field="depends_on",
-                    expected=f"expected {dep_id!r} to be asked no later "
-                    f"(t={dep.queries[-1].time}) than this item "
-                    f"(t={it.queries[0].time})",
-                )
-            )
+        problems.append(Problem(file=source, item_id=it.id, field="depends_on", expected=wrong))
     # Chain depth, detecting cycles (a cycle cannot be answered in any order).
     depth: dict[str, int] = {}
     for it in items:

@@ -36,7 +36,7 @@ from typing import Any
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.planner import VideoPlan
 from streamspatial.eval.results import PredictionWriter, Record
-from streamspatial.eval.runner import Runner, make_record
+from streamspatial.eval.runner import Runner, make_record, run_all
 from streamspatial.models.types import ModelResponse
 
 __all__ = ["RayOptions", "VideoWorker", "run_on_ray"]
@@ -330,13 +330,7 @@ async def _execute(
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
 
-    workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for w in workers:
-            w.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+    await run_all([asyncio.create_task(worker()) for _ in range(n_workers)])
 
 
 def run_on_ray(

@@ -1,6 +1,6 @@
 """The evaluation runner: plan, stream each video once, ask, extract, score, record.
 
-Shape of a run (DESIGN.md data flow):
+Shape of a run (``docs/architecture.md``, one query point end to end):
 
 * the planner groups query points by video and orders them in time;
 * each video is decoded in **one** sequential pass, in a worker thread (decoding is CPU-bound;
@@ -29,7 +29,7 @@ import asyncio
 import contextlib
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -242,16 +242,14 @@ class Runner:
                 self._tick()
 
             tasks = [asyncio.create_task(one(vp)) for vp in self.plans]
-            try:
-                await asyncio.gather(*tasks)
-            finally:
-                for t in tasks:
-                    t.cancel()
-                # Let cancelled videos unwind (their decoding threads finish) before the
-                # temporary frame folder goes away.
-                await asyncio.gather(*tasks, return_exceptions=True)
+
+            def close() -> None:
                 self._agents.close()
                 self.video.close()
+
+            # Cancelled videos unwind (their decoding threads finish) before the temporary
+            # frame folder goes away.
+            await run_all(tasks, then=close)
         return self.stats
 
     # -- per video ------------------------------------------------------------------------
@@ -547,6 +545,19 @@ class Runner:
             completed=s.queries_done,
             info=f"errors {s.errors} · {rate:.1f} q/s",
         )
+
+
+async def run_all(tasks: list[asyncio.Task], then: Callable[[], None] | None = None) -> None:
+    """Await every task; when one fails (or this is cancelled) cancel the others, and in every
+    case let them all unwind before returning (then call ``then``)."""
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if then is not None:
+            then()
 
 
 def _observe(agent: StreamingAgent, view: PrefixView, indices: list[int]) -> None:

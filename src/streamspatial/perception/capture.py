@@ -108,15 +108,7 @@ class CaptureGroundTruth(PerceptionProvider):
         if camera not in ("opencv", "opengl"):
             raise _problem(path, "camera", "expected 'opencv' or 'opengl'")
         try:
-            k = data["intrinsics"]
-            self.intrinsics = CameraIntrinsics(
-                int(k["width"]),
-                int(k["height"]),
-                float(k["fx"]),
-                float(k["fy"]),
-                float(k["cx"]),
-                float(k["cy"]),
-            )
+            self.intrinsics = CameraIntrinsics.from_dict(data["intrinsics"])
         except (KeyError, TypeError, ValueError):
             raise _problem(path, "intrinsics", "expected width, height, fx, fy, cx, cy") from None
         self._objects: dict[

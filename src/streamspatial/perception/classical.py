@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.perception.stream import PerceptionProvider
-from streamspatial.perception.types import CameraIntrinsics, EgoPose, Observation, wrap
+from streamspatial.perception.types import CameraIntrinsics, EgoPose, Observation
 
 
 def _cv2():  # imported lazily: OpenCV is the [cv] extra
@@ -214,7 +215,7 @@ class ClassicalEgoMotion(PerceptionProvider):
         motion = self.estimator.update(image, time)
         self.last_motion = motion
         if motion is not None and motion.ok:
-            self._yaw = wrap(self._yaw + motion.yaw)
+            self._yaw = wrap_pi(self._yaw + motion.yaw)
             if motion.forward:
                 self._xy = (
                     self._xy[0] + self.step * motion.forward * math.cos(self._yaw),

@@ -126,19 +126,8 @@ class SimGroundTruth(PerceptionProvider):
             o = self._objects.get(v.instance_id)
             if o is None:
                 continue
-            dets.append(
-                Detection(
-                    label=label_of(o.category),
-                    position=o.position,
-                    track_id=o.instance_id,
-                    score=1.0,
-                    attributes=(o.color,),
-                    bbox=v.bbox,
-                    visibility=float(v.pixels),
-                    depth=v.mean_depth,
-                    size=self._extent[o.instance_id],
-                )
-            )
+            extent = self._extent[o.instance_id]
+            dets.append(_detection(o.category, o.position, o.instance_id, o.color, v, extent))
         scene = self._rooms.get(rec.room_id) if rec.room_id is not None else None
         extra: dict[str, object] = (
             {"room": self._shapes[rec.room_id]} if rec.room_id is not None else {}
@@ -156,18 +145,23 @@ class SimGroundTruth(PerceptionProvider):
         return self._state.apply(obs, *self._vocabulary.at(min(index, len(self.meta.frames) - 1)))
 
 
+def _detection(category: str, position, track_id: int, color: str, v, size) -> Detection:
+    """What a perfect detector reports of one visible object or actor ``v``."""
+    return Detection(
+        label=label_of(category),
+        position=position,
+        track_id=track_id,
+        score=1.0,
+        attributes=(color,),
+        bbox=v.bbox,
+        visibility=float(v.pixels),
+        depth=v.mean_depth,
+        size=size,
+    )
+
+
 def _actor_detection(actor, pose, v) -> tuple[Detection, float]:
     return (
-        Detection(
-            label=label_of(actor.category),
-            position=pose.position,
-            track_id=actor.actor_id,
-            score=1.0,
-            attributes=(actor.color,),
-            bbox=v.bbox,
-            visibility=float(v.pixels),
-            depth=v.mean_depth,
-            size=actor.size,
-        ),
+        _detection(actor.category, pose.position, actor.actor_id, actor.color, v, actor.size),
         pose.angle,
     )

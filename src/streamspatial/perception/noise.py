@@ -37,7 +37,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from streamspatial.perception.types import Detection, EgoPose, Observation, wrap
+from streamspatial.core.geometry import wrap_pi
+from streamspatial.perception.types import Detection, EgoPose, Observation
 
 
 @dataclass(frozen=True)
@@ -236,5 +237,5 @@ class NoiseState:
             ey += rng.normal(0.0, m.pos_drift_per_m * step)
         self._true_xy, self._est_xy = xy, (ex, ey)
         return EgoPose(
-            true.time, (ex, ey, true.position[2]), wrap(true.yaw + self._drift_yaw), true.pitch
+            true.time, (ex, ey, true.position[2]), wrap_pi(true.yaw + self._drift_yaw), true.pitch
         )

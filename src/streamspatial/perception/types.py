@@ -6,97 +6,23 @@ ground truth, 3D-annotated captures, classical ego-motion, learned depth and det
 produces the same :class:`Observation`, so the scene-graph memory never knows where its input
 came from and the effect of imperfect perception can be measured by swapping providers.
 
-World convention (the simulator's, see :mod:`streamspatial.sim.types`): metres, ``z`` up, yaw
-counter-clockwise from ``+x``; a camera with yaw ``θ`` and pitch 0 looks along
-``(cos θ, sin θ, 0)``.  Egocentric relations are computed in the horizontal plane from the
-camera's heading, so roll and pitch never change "left" or "in front".
+World convention: :mod:`streamspatial.core.geometry` (the simulator's): metres, ``z`` up, yaw
+counter-clockwise from ``+x``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
+from streamspatial.core.geometry import Intrinsics, Pose, Vec3
 
-Vec3 = tuple[float, float, float]
-
-
-def wrap(a: float) -> float:
-    """An angle in ``[-pi, pi)``."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
+# The camera at one instant (position, heading, tilt; :class:`~streamspatial.core.geometry.Pose`).
+EgoPose = Pose
 
 
-@dataclass(frozen=True)
-class EgoPose:
-    """The camera at one instant: eye position, heading (yaw) and tilt (pitch), world frame."""
-
-    time: float
-    position: Vec3
-    yaw: float
-    pitch: float = 0.0
-
-    def rotation(self) -> np.ndarray:
-        """Camera-to-world rotation in the OpenCV camera convention (x right, y down, z ahead).
-
-        Columns are the camera's right, down and forward axes expressed in the world frame.
-        """
-        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
-        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
-        forward = np.array([cp * cy, cp * sy, sp])
-        right = np.array([sy, -cy, 0.0])
-        down = np.cross(forward, right)
-        return np.stack([right, down, forward], axis=1)
-
-    def to_ego(self, point: Vec3 | np.ndarray) -> tuple[float, float, float]:
-        """``(ahead, left, up)`` metres of a world point in the horizontal egocentric frame."""
-        dx = float(point[0]) - self.position[0]
-        dy = float(point[1]) - self.position[1]
-        dz = float(point[2]) - self.position[2]
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        return (c * dx + s * dy, -s * dx + c * dy, dz)
-
-    def from_camera(self, point_cam: np.ndarray) -> np.ndarray:
-        """World coordinates of points given in the OpenCV camera frame (N×3 or 3)."""
-        return np.asarray(point_cam) @ self.rotation().T + np.asarray(self.position)
-
-    def to_camera(self, point_world: np.ndarray) -> np.ndarray:
-        """OpenCV camera-frame coordinates of world points (N×3 or 3)."""
-        return (np.asarray(point_world) - np.asarray(self.position)) @ self.rotation()
-
-
-@dataclass(frozen=True)
-class CameraIntrinsics:
-    """Pinhole intrinsics in pixels (mirrors :class:`streamspatial.sim.types.Intrinsics`)."""
-
-    width: int
-    height: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-
-    @classmethod
-    def from_hfov(cls, width: int, height: int, hfov_deg: float = 60.0) -> CameraIntrinsics:
-        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
-
-    def matrix(self) -> np.ndarray:
-        return np.array([[self.fx, 0, self.cx], [0, self.fy, self.cy], [0, 0, 1.0]])
-
-    def backproject(self, u: np.ndarray, v: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """Pixels with metric depth (along the optical axis) to camera-frame points, N×3."""
-        z = np.asarray(depth, dtype=float)
-        x = (np.asarray(u, dtype=float) - self.cx) / self.fx * z
-        y = (np.asarray(v, dtype=float) - self.cy) / self.fy * z
-        return np.stack([x, y, z], axis=-1)
-
-    def project(self, points_cam: np.ndarray) -> np.ndarray:
-        """Camera-frame points (N×3, z > 0) to pixel coordinates, N×2."""
-        p = np.asarray(points_cam, dtype=float)
-        return np.stack(
-            [self.fx * p[:, 0] / p[:, 2] + self.cx, self.fy * p[:, 1] / p[:, 2] + self.cy], axis=1
-        )
+# Pinhole intrinsics in pixels (:class:`~streamspatial.core.geometry.Intrinsics`, the
+# simulator's own).
+CameraIntrinsics = Intrinsics
 
 
 @dataclass(frozen=True)

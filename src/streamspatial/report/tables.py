@@ -1,7 +1,7 @@
 """Markdown rendering of the per-paper tables.
 
-The numbers come from :mod:`streamspatial.scoring` unchanged (DESIGN: ``report`` must not
-recompute metrics differently from ``eval``), the headline numbers included
+The numbers come from :mod:`streamspatial.scoring` unchanged (``report`` never recomputes a
+metric its own way: ``docs/architecture.md``), the headline numbers included
 (:func:`streamspatial.scoring.tables.headline`); this module only lays them out: fractions
 print as percentages with two decimals, as the papers print them, and a missing cell is "–".
 """

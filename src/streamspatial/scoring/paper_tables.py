@@ -157,6 +157,13 @@ def ucs_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") ->
     )
 
 
+def _per_task(recs: list[ScoredQuery], invalid: InvalidPolicy):
+    """(task, its query points, their cell) for every task, in natural order."""
+    by_task = sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0]))
+    for task, in_task in by_task:
+        yield task, in_task, _cell(in_task, invalid)
+
+
 def _format(r: ScoredQuery) -> str:
     return "Num" if r.answer_type == "number" else "MC"
 
@@ -170,10 +177,7 @@ def s3_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> 
     """
     recs = _records(records)
     rows = []
-    for task, in_task in sorted(
-        _group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0])
-    ):
-        cell = _cell(in_task, invalid)
+    for task, in_task, cell in _per_task(recs, invalid):
         rows.append(
             {
                 "task": task,
@@ -233,10 +237,7 @@ def vsibench_table(
     recs = _records(records)
     scores: dict[str, float | None] = {}
     rows = []
-    for task, in_task in sorted(
-        _group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0])
-    ):
-        cell = _cell(in_task, invalid)
+    for task, in_task, cell in _per_task(recs, invalid):
         rows.append(
             {
                 "question_type": task,

@@ -1,5 +1,12 @@
 """Procedural indoor simulator: houses, trajectories, rendering, video export, exploration env.
 
+Laid out as its pipeline, each step a subpackage whose docstring says what goes in and what
+comes out: :mod:`.house` → :mod:`.walk` → :mod:`.events` → :mod:`.render` → :mod:`.qa`, run in
+order by :mod:`.generate`; :mod:`.explore` is the world an agent acts in.  The steps share
+three contracts: :mod:`.types` (houses, trajectories, per-frame ground truth),
+:mod:`.schedule` (what moves, as a function of time) and :mod:`.streams` (every random
+stream's number).
+
 Importing this package registers the Gymnasium environment ``streamspatial/Explore-v0`` (lazily:
 MuJoCo is imported only when the environment is made).
 """
@@ -37,7 +44,7 @@ def _register_env() -> None:
     except ImportError:  # the [sim] extra is not installed: nothing to register
         return
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="streamspatial.sim.env:ExploreEnv")
+        gymnasium.register(id=ENV_ID, entry_point="streamspatial.sim.explore.env:ExploreEnv")
 
 
 _register_env()

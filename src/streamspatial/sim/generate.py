@@ -1,4 +1,10 @@
-"""The generation pipeline: houses → trajectories → render → questions → benchmark files.
+"""The generation pipeline: houses → walks → events → render → questions → pruning → export.
+
+Each step is a subpackage with one way in and one way out: :mod:`.house` (a seed → a
+:class:`~.types.House`), :mod:`.walk` (a house → a :class:`~.types.Trajectory`), :mod:`.events`
+(a walk → the edited walk and a :class:`~.schedule.Schedule`), :mod:`.render` (→ a video and
+its ground truth), :mod:`.qa` (ground truth → items → benchmark files); bias pruning is
+:mod:`streamspatial.qc.prune`.  Random streams are numbered in :mod:`.streams`.
 
 ``--split`` picks disjoint ranges of house seeds, so the same generator produces evaluation
 benchmarks and training data at scale (S3-Train, S3-Bench §3) without a house ever appearing in
@@ -15,25 +21,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import numpy as np
-
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import (
-    CameraPose,
-    House,
-    Trajectory,
-    load_episode_meta,
-    meta_path_for,
-)
+from streamspatial.sim.types import load_episode_meta, meta_path_for
 
-from .export import episode_dir, export_items, video_ref, videos_dir
+from .qa.export import episode_dir, export_items, video_ref, videos_dir
 
 Split = Literal["train", "eval"]
 # Each split owns a million house seeds; eval houses can never leak into training data.
 SPLIT_BASE: dict[str, int] = {"eval": 0, "train": 1_000_000}
 SPLIT_SPAN = 1_000_000
-SPIN_SPEED = math.radians(60)  # rad/s for the identity-persistence probe: 6 s per turn
 # S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
@@ -113,113 +110,93 @@ def house_seeds(split: Split, seed: int, n: int) -> list[int]:
     return [base + s for s in rng.sample(range(SPLIT_SPAN), n)]
 
 
-def spin_trajectory(house: House, *, turns: int, fps: float, seed: int) -> Trajectory:
-    """A camera turning in place for ``turns`` full turns (VCBench §4.3.2).
-
-    It stands at a room centre from which an object of a category unique in the house is in
-    sight range, so exactly one instance of that category keeps coming back into view.
-    """
-    from streamspatial.sim.nav import EYE_HEIGHT, Motion, keypoints
-    from streamspatial.sim.occupancy import occupancy
-
-    rng = np.random.default_rng([house.seed, seed, 11])
-    kps = [k for k in keypoints(house, occupancy(house), rng) if k.kind == "center"]
-    counts: dict[str, int] = {}
-    for o in house.objects:
-        counts[o.category] = counts.get(o.category, 0) + 1
-    best = None
-    for k in kps:
-        for o in house.objects:
-            if counts[o.category] != 1 or o.kind != "furniture" or o.room_id != k.room_id:
-                continue
-            d = math.dist((k.x, k.y), o.position[:2])
-            if d >= 1.0 and (best is None or d < best[0]):
-                best = (d, k)
-    if best is None:
-        if not kps:
-            raise InputError(f"house {house.house_id} has no walkable room centre to spin at")
-        best = (0.0, kps[0])
-    k = best[1]
-    n = max(2, math.ceil(turns * 2 * math.pi / (SPIN_SPEED / fps)))
-    yaw0 = float(rng.uniform(-math.pi, math.pi))
-    pitch = Motion().pitch
-    poses = tuple(
-        CameraPose(
-            time=round(i / fps, 5),
-            position=(round(k.x, 4), round(k.y, 4), EYE_HEIGHT),
-            yaw=round(math.remainder(yaw0 + SPIN_SPEED * i / fps, 2 * math.pi), 5),
-            pitch=round(pitch, 5),
-            motion="sweep",
-            keypoint=0,
-        )
-        for i in range(n + 1)
-    )
-    return Trajectory(house.house_id, fps, poses, ((round(k.x, 4), round(k.y, 4)),))
-
-
 def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
-    """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark."""
+    """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark.
+
+    Each episode runs house → walk → events → render (:func:`_episode`, in worker processes
+    when it pays); then, in this process and in episode order, questions → bias pruning →
+    export.
+    """
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
-    import streamspatial.sim.episode  # noqa: F401
-    from streamspatial.sim.qa import QuestionGenerator
+    import streamspatial.sim.render.episode  # noqa: F401
+    from streamspatial.sim.walk.spin import spin_frames
 
     cfg.check()
     out = Path(cfg.out)
     frames_dir = episode_dir(out)
     frames_dir.mkdir(parents=True, exist_ok=True)
+    seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
+    jobs = [("walk", hs) for hs in seeds]
+    if cfg.identity_turns:
+        jobs.append(("spin", seeds[0]))
+    per_walk = max(1, round(cfg.minutes * 60 * cfg.fps))
+    per_spin = spin_frames(cfg.identity_turns, cfg.fps) if cfg.identity_turns else 0
+    total = per_walk * len(seeds) + per_spin
+
+    def report(stage: str, frames_done: int = total) -> None:
+        if progress is not None:
+            progress(stage, frames_done, total)
+
+    # 1-4. houses → walks → events → videos with their ground truth
+    kept = _rendered(cfg, jobs, frames_dir, per_walk, per_spin) if cfg.resume else set()
+    todo = [job for job in jobs if job not in kept]
+    if todo:
+        _render_all(cfg, todo, frames_dir, report)
+    # 5. questions, from each episode's ground truth
+    items, episodes = _questions(cfg, jobs, frames_dir, report)
+    # 6. Iterative Bias Pruning against the reserve
+    items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, frames=total)
+    # 7. the benchmark files
+    short = shortfall(items, cfg, len(seeds))
+    manifest = _manifest(cfg, seeds, episodes, pruning, short)
+    files = export_items(items, out, manifest=manifest)
+    report("done")
+    return GenerateResult(
+        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short
+    )
+
+
+def _questions(
+    cfg: GenerateConfig, jobs, frames_dir: Path, report
+) -> tuple[list[Item], list[str]]:
+    """Every episode's questions (the reserve included when pruning), in job order."""
+    from streamspatial.sim.qa import QuestionGenerator
+
     reserve = math.ceil(cfg.per_family * cfg.reserve) if cfg.prune else 0
     questions = QuestionGenerator(cfg.seed, per_family=cfg.per_family, reserve=reserve)
     items: list[Item] = []
     episodes: list[str] = []
-    seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
-    per_walk = max(1, round(cfg.minutes * 60 * cfg.fps))
-    spin_frames = (
-        math.ceil(cfg.identity_turns * 2 * math.pi / (SPIN_SPEED / cfg.fps)) + 1
-        if cfg.identity_turns
-        else 0
-    )
-    total = per_walk * len(seeds) + spin_frames
-    done = 0
-
-    def report(stage: str, frames_done: int) -> None:
-        if progress is not None:
-            progress(stage, frames_done, total)
-
-    jobs = [("walk", hs) for hs in seeds]
-    if cfg.identity_turns:
-        jobs.append(("spin", seeds[0]))
-    kept = _rendered(cfg, jobs, frames_dir, per_walk, spin_frames) if cfg.resume else set()
-    todo = [job for job in jobs if job not in kept]
-    if todo:
-        _render_all(cfg, todo, frames_dir, report)
-    names = [episode_name(*job) for job in jobs]
-    done = total
-    for (kind, _hs), name in zip(jobs, names, strict=True):
+    for kind, hs in jobs:
+        name = episode_name(kind, hs)
         meta = load_episode_meta(frames_dir / f"{name}.mp4")
         if kind == "walk":
             items += questions.items(meta, video=video_ref(name), episode_id=name)
         else:
             items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
         episodes.append(name)
-        if progress is not None:
-            progress(f"questions {name}", done, total)
-    items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, frames=total)
+        report(f"questions {name}")
+    return items, episodes
+
+
+def _manifest(
+    cfg: GenerateConfig,
+    seeds: list[int],
+    episodes: list[str],
+    pruning: dict | None,
+    short: dict[str, list[int]],
+) -> dict:
+    """What was computed, from what: the configuration (less how it was run), the house seeds,
+    the episodes, the pruning summary and any family left short."""
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
     for how in ("workers", "resume"):  # how it was computed is no part of what was computed
         manifest.pop(how)
     manifest.update(house_seeds=seeds, episodes=episodes)
     if pruning is not None:
         manifest["pruning"] = pruning
-    short = shortfall(items, cfg, len(seeds))
     if short:
         manifest["shortfall"] = short
-    files = export_items(items, out, manifest=manifest)
-    if progress is not None:
-        progress("done", total, total)
-    return GenerateResult(
-        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short
-    )
+    return manifest
 
 
 def shortfall(items: list[Item], cfg: GenerateConfig, walks: int) -> dict[str, list[int]]:
@@ -305,9 +282,9 @@ def _clean(item: Item) -> Item:
 
 def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
     """Build one house and render its walk (or its spin probe); returns the episode name."""
-    from streamspatial.sim.episode import render_episode
-    from streamspatial.sim.house import generate_house
-    from streamspatial.sim.nav import plan_trajectory
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.walk.nav import plan_trajectory
 
     house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
     name = episode_name(kind, hs)
@@ -315,10 +292,12 @@ def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) ->
     if kind == "walk":
         traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
         if cfg.events and house.style == "textured":
-            from streamspatial.sim.events import plan_events
+            from streamspatial.sim.events.plan import plan_events
 
             traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
     else:
+        from streamspatial.sim.walk.spin import spin_trajectory
+
         traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
     render_episode(
         house, traj, frames_dir, cfg.size, name=name, progress=tick(name), schedule=schedule

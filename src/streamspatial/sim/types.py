@@ -33,20 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.core.geometry import Intrinsics, Pose, Vec3
 from streamspatial.sim.schedule import Schedule
 
 SCHEMA_VERSION = 1
 
 Vec2 = tuple[float, float]
-Vec3 = tuple[float, float, float]
-
-
-def wrap_angle(a: float) -> float:
-    """Wrap an angle to ``(-pi, pi]`` so equal headings compare equal."""
-    a = math.fmod(a + math.pi, 2 * math.pi)
-    if a <= 0:
-        a += 2 * math.pi
-    return a - math.pi
 
 
 def _f(x: Any) -> float:
@@ -346,67 +338,18 @@ class House:
             ) from None
 
 
-@dataclass(frozen=True)
-class Intrinsics:
-    """Pinhole intrinsics in pixels (principal point at the image centre by default)."""
-
-    width: int
-    height: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
-
-    @classmethod
-    def from_vfov(cls, width: int, height: int, vfov_deg: float) -> Intrinsics:
-        f = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
-
-    @property
-    def vfov_deg(self) -> float:
-        return math.degrees(2 * math.atan((self.height / 2) / self.fy))
-
-    @property
-    def hfov_deg(self) -> float:
-        return math.degrees(2 * math.atan((self.width / 2) / self.fx))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "width": self.width,
-            "height": self.height,
-            "fx": float(self.fx),
-            "fy": float(self.fy),
-            "cx": float(self.cx),
-            "cy": float(self.cy),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Intrinsics:
-        return cls(
-            int(d["width"]), int(d["height"]), _f(d["fx"]), _f(d["fy"]), _f(d["cx"]), _f(d["cy"])
-        )
-
-
 # What the camera is doing at a pose; question generators pick e.g. "move" frames for
 # camera-displacement questions (S3-Bench App. 3.1, MOVE_TO_NEXT).
 MOTIONS = ("move", "turn", "sweep", "still", "watch", "glance")  # the last two: sim.events
 
 
 @dataclass(frozen=True)
-class CameraPose:
-    """The camera at one instant: eye position, heading and tilt."""
+class CameraPose(Pose):
+    """A walk's camera at one instant (:class:`~streamspatial.core.geometry.Pose`: eye position,
+    heading and tilt), with what the camera is doing there."""
 
-    time: float
-    position: Vec3
-    yaw: float
-    pitch: float = 0.0
     motion: str = "move"
     keypoint: int = -1  # index of the keypoint being swept at, -1 while travelling
-
-    @property
-    def forward(self) -> Vec3:
-        cp = math.cos(self.pitch)
-        return (cp * math.cos(self.yaw), cp * math.sin(self.yaw), math.sin(self.pitch))
 
     def to_list(self) -> list[Any]:
         x, y, z = self.position

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import Item
-from streamspatial.sim.export import episode_dir, read_items, video_ref
+from streamspatial.sim.qa.export import episode_dir, read_items, video_ref
 from streamspatial.sim.types import EpisodeMeta, load_episode_meta, meta_path_for
 
 from .folds import fold_examples

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.errors import CausalityError, InputError, Problem
-from streamspatial.sim.export import videos_dir
+from streamspatial.sim.qa.export import videos_dir
 from streamspatial.video.cache import ResizeSpec, encode_jpeg
 from streamspatial.video.policies import parse_policy, select_frames
 from streamspatial.video.prefix import query_frame_index

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from streamspatial.agents import fold_memory as fm
 from streamspatial.agents.folding import fold_window
 from streamspatial.agents.model_memory import AMF_SYSTEM
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.perception.ground_truth import SimGroundTruth, label_of
-from streamspatial.perception.types import EgoPose, Observation, wrap
+from streamspatial.perception.types import EgoPose, Observation
 from streamspatial.sim.types import EpisodeMeta
 
 from .records import Message, TrainingExample
@@ -179,7 +180,7 @@ def _memory(st: _State, t: float, since: float, since_pose: EgoPose | None) -> f
     before = since_pose or st.start
     assert before is not None
     moved_m = math.dist(before.position[:2], pose.position[:2])
-    turned = math.degrees(wrap(pose.yaw - before.yaw))
+    turned = math.degrees(wrap_pi(pose.yaw - before.yaw))
     return fm.FoldMemory(
         time=_r(t, ROUND_S),
         room=st.room,

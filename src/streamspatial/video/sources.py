@@ -32,6 +32,8 @@ from streamspatial.core.errors import InputError, Problem
 from streamspatial.video.frames import Frame, FrameSource
 
 __all__ = [
+    "IMAGE_SUFFIXES",
+    "VIDEO_SUFFIXES",
     "FrameFolderSource",
     "ImageSequenceSource",
     "PyAVSource",
@@ -43,6 +45,9 @@ __all__ = [
 ]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+# The video files the project opens, in the order a benchmark naming its videos without a
+# suffix (UCS-Bench's ``video_uid``) looks for them; the web tools list and serve exactly these.
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".m4v", ".avi", ".ogv")
 _CHUNK = 1 << 20
 
 

@@ -43,12 +43,17 @@ def _checksum(index: int) -> int:
     return ((b0 * 7 + b1 * 13 + b2 * 31 + (b0 ^ b1 ^ b2)) & 0xFF) ^ 0x5A
 
 
+def code_bits(value: int, data_bits: int, check_bits: int, checksum) -> list[int]:
+    """``value`` then its ``checksum(value)``, most significant bit first: a visual code's cells."""
+    word = (value << check_bits) | checksum(value)
+    n = data_bits + check_bits
+    return [(word >> (n - 1 - k)) & 1 for k in range(n)]
+
+
 def _bits(index: int) -> list[int]:
     if not 0 <= index <= MAX_INDEX:
         raise ValueError(f"frame index {index} outside [0, {MAX_INDEX}]")
-    word = (index << CHECK_BITS) | _checksum(index)
-    n = DATA_BITS + CHECK_BITS
-    return [(word >> (n - 1 - k)) & 1 for k in range(n)]
+    return code_bits(index, DATA_BITS, CHECK_BITS, _checksum)
 
 
 def draw_frame(index: int, size: tuple[int, int] = (320, 240)) -> np.ndarray:

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-VIDEO_SUFFIXES = (".mp4", ".webm", ".mkv", ".mov", ".m4v", ".ogv")
+from streamspatial.video.sources import VIDEO_SUFFIXES
+
 CHUNK = 256 * 1024
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
@@ -108,7 +109,6 @@ def list_videos(root: Path) -> list[str]:
 
 
 __all__ = [
-    "VIDEO_SUFFIXES",
     "MediaError",
     "iter_file",
     "list_videos",

@@ -8,7 +8,7 @@ a decimated pose chain), and its size is bounded by the distinct objects and pla
 by time.  At a query it answers from the state it has — which by construction holds nothing
 from after the last ingested frame — by rendering the relevant part of the graph in the
 *current* egocentric frame (UCS-Bench Eq. 15–16), for a model (:class:`SceneGraphAgent`) or for
-the rule reasoner (:mod:`streamspatial.agents.scene_graph_rules`).
+the rule reasoner (:mod:`streamspatial.agents.rules`).
 
 Structure (App. D.3): object nodes (tracked identity, temporally pooled world anchor, voted
 label and attributes, first/last seen, observation count, a small keyframe cache), place nodes

@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from streamspatial.bench.conventions import VISIT_GAP_S
 from streamspatial.core.errors import CausalityError
-from streamspatial.perception.types import EgoPose, Observation, wrap
+from streamspatial.core.geometry import wrap_pi
+from streamspatial.perception.types import EgoPose, Observation
 
 from .dynamic import DynamicLog
 from .nodes import (
-    VISIT_GAP_S,
     InView,
     Keyframe,
     MemoryConfig,
@@ -136,7 +137,7 @@ class SceneGraphMemory:
         if (
             last is None
             or math.dist(last.position[:2], pose.position[:2]) >= c.chain_step_m
-            or abs(wrap(pose.yaw - last.yaw)) >= c.chain_step_rad
+            or abs(wrap_pi(pose.yaw - last.yaw)) >= c.chain_step_rad
         ):
             self.chain.append(pose)
             if len(self.chain) > c.chain_max:  # decimate: keep the start and the latest pose

@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from streamspatial.bench.conventions import VISIT_GAP_S
 from streamspatial.perception.types import Observation
-
-VISIT_GAP_S = 0.6  # out of view longer than this starts a new visit (sim.qa.motion agrees)
 
 
 @dataclass

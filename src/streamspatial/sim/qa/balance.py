@@ -65,7 +65,7 @@ BINS: dict[str, tuple[float, ...]] = {
     "vc.o2_gain": (0.5, 1.5),
     "vc.o1_delta": (-1.5, -0.5, 0.5, 1.5),  # ≤ -2 | -1 | 0 | +1 | ≥ +2
     # event counts seen by the last query point: a 1-minute walk shows 2-6 door swings, 1-4
-    # light off/on pairs and 1-3 comings and goings of a person (sim.event_params), so most
+    # light off/on pairs and 1-3 comings and goings of a person (sim.events.params), so most
     # answers are 1-3; pendulums swing 2-9 whole cycles, one or two a minute.  Every bin must
     # be reachable: the cap is a share of *all* bins, so an empty one throttles the family
     # (E1-Action's last point counts two or more, and a 1 | 2 | 3+ ladder stopped it at six

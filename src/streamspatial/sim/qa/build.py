@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (register the families)
     ovos,
     ovos_local,
     ovos_motion,
+    ovos_rooms,
     ovos_simulate,
     s3,
     s3_chains,

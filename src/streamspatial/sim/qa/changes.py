@@ -19,14 +19,17 @@ import itertools
 import math
 import random
 
+from streamspatial.bench.conventions import FLOOR_Z, REST_M
+from streamspatial.core.geometry import wrap_pi
+
 from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
 from .motion import Change, actor_ref, all_changes, change_surfaces, nearest_surface
 from .naming import category_text, plural, room_ref
-from .prefix import Prefix, wrap
-from .registry import Episode, family
-from .ucs import QUANTITY, TRAJECTORY, _draft, labels, whole_second
+from .prefix import Prefix
+from .registry import Episode
+from .ucs import QUANTITY, TRAJECTORY, _draft, ucs_family, whole_second
 
 # Quantity: the net change in the count of P on the surface, -2 … +2, asked only when P's
 # props were all added or all removed (or none either way; moved ones count as none).  The
@@ -47,16 +50,14 @@ SIDE_MIN_DEG = 8.0
 # The carried prop is seen resting (in two consecutive frames, unmoved) on the surface it is
 # lifted from within this long before the lift, and on the one it is set down on within this
 # long after: a prop of 8–10 cm is often under the pixel threshold at the very instant.
-REST_SEEN_S = 3.0
-REST_M = 0.01
-# The floor as a place: a prop resting with its centre this low (and on no furniture) lies on
-# it (the planner's props are 4-26 cm tall: centres at 2-13 cm).
+REST_SEEN_S = 3.0  # (resting: moved less than conventions.REST_M between the two frames)
+# The floor as a place: a prop resting with its centre below conventions.FLOOR_Z (and on no
+# furniture) lies on it (the planner's props are 4-26 cm tall: centres at 2-13 cm).
 FLOOR = -1
-FLOOR_Z = 0.2
 
 
-def ucs(key: str, category: str, sub: str, **kw):
-    return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", dynamic=True, **kw)
+def ucs_dynamic(key: str, category: str, sub: str, **kw):
+    return ucs_family(key, category, sub, dynamic=True, **kw)
 
 
 def quantity_class(c: Change) -> str | None:
@@ -81,7 +82,7 @@ def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
     return None
 
 
-@ucs("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
+@ucs_dynamic("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
 def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """How many props of a kind were added to or removed from a surface while I looked away."""
     want = draw_class(rng, QUANTITY_TEXT)
@@ -157,7 +158,7 @@ def _side(p: Prefix, place: int, at: tuple[float, float, float], i: int) -> str 
     if place == FLOOR:
         pose = p.frames[i].pose
         az = math.atan2(at[1] - pose.position[1], at[0] - pose.position[0])
-        b = math.degrees(wrap(az - pose.yaw))
+        b = math.degrees(wrap_pi(az - pose.yaw))
     else:
         b = math.degrees(p.bearing(place, i))
     return "left" if b >= SIDE_MIN_DEG else "right" if b <= -SIDE_MIN_DEG else None
@@ -184,7 +185,7 @@ def _pick_foils(foils: list[str], rng: random.Random, n: int = 4) -> list[str]:
     return rng.sample(floor, k) + rng.sample(rest, n - k)
 
 
-@ucs("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
+@ucs_dynamic("object_trajectory", TRAJECTORY, "Object Trajectory", balanced=True, min_history_s=4.0)
 def object_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """The latest carry seen from pick-up to set-down, answered by where it went."""
     p = whole_second(ep, k)

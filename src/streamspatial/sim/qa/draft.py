@@ -68,6 +68,21 @@ class Draft:
         return bool(self.choices)
 
 
+def choice_draft(
+    family: str, at: float, question: str, answer: str, choices, evidence, it, **kw
+) -> Draft:
+    """A one-query choice question asked at ``at``: the helper every family drafts through
+    (``kw``: any other :class:`Draft` field, such as ``classes`` or ``meta``)."""
+    return Draft(
+        family=family,
+        question=question,
+        queries=[DraftQuery(at, answer, tuple(evidence))],
+        intent=it,
+        choices=list(choices),
+        **kw,
+    )
+
+
 class LetterDealer:
     """Draws the correct answer's position uniformly and independently, seeded per family.
 

@@ -19,6 +19,8 @@ import random
 
 from PIL import Image, ImageDraw
 
+from streamspatial.bench.conventions import END_RGB, PATH_RGB, START_RGB
+
 from .common import intent
 from .draft import Draft, DraftQuery
 from .ovos import labels
@@ -52,15 +54,15 @@ def draw_map(p: Prefix, rooms: list[int], path: list[Pt], frame_path: list[Pt]) 
         poly = [to_px(q) for q in p.house.room(r).polygon]
         d.polygon(poly, fill=(235, 235, 235), outline=(90, 90, 90))
     pts = [to_px(q) for q in path]
-    d.line(pts, fill=(30, 80, 200), width=3, joint="curve")
+    d.line(pts, fill=PATH_RGB, width=3, joint="curve")
     sx, sy = pts[0]
-    d.ellipse((sx - 5, sy - 5, sx + 5, sy + 5), fill=(20, 160, 40))
+    d.ellipse((sx - 5, sy - 5, sx + 5, sy + 5), fill=START_RGB)
     (ax, ay), (bx, by) = pts[max(0, len(pts) - 4)], pts[-1]
     ang = math.atan2(by - ay, bx - ax)
     tip = (bx + 7 * math.cos(ang), by + 7 * math.sin(ang))
     left = (bx + 6 * math.cos(ang + 2.5), by + 6 * math.sin(ang + 2.5))
     right = (bx + 6 * math.cos(ang - 2.5), by + 6 * math.sin(ang - 2.5))
-    d.polygon([tip, left, right], fill=(210, 30, 30))
+    d.polygon([tip, left, right], fill=END_RGB)
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=True)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()

@@ -8,7 +8,7 @@ window asked about, the surface in view at both visits a change is asked about.
 
 Classes are computed from poses rather than from ``Event.detail``: the event list only says
 where to look, so a planner's detail keys may change without changing an answer.  The rules
-(:mod:`streamspatial.agents.rules_motion`) repeat the same geometry from perceived tracks;
+(:mod:`streamspatial.agents.rules.motion`) repeat the same geometry from perceived tracks;
 the thresholds below leave a margin between classes that neither side could misjudge.
 """
 
@@ -17,12 +17,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from streamspatial.bench.conventions import (
+    MOVED_M,
+    ON_HEIGHT_M,
+    ON_MARGIN_M,
+    VISIT_GAP_S,
+    WINDOW_S,
+)
 from streamspatial.sim.types import SceneObject
 
 from .naming import category_text, object_ref
 from .prefix import Prefix, Run
 
-WINDOW_S = 1.0  # motion is judged over the last second (OVO-S L1: frames near the query)
 STILL_MPS = 0.05  # an actor slower than this is stationary
 MOVING_MPS = 0.3  # …faster than this is moving; in between, no question is asked
 AXIS_SHARE = 0.85  # toward/away: |radial| ≥ this share of the displacement; left/right: lateral
@@ -30,10 +36,6 @@ CAM_STILL_M = 0.05  # the camera moved less than this over the window…
 CAM_STILL_RAD = math.radians(3.0)  # …and turned less than this: "toward me" is unambiguous
 SPEED_RATIO = 1.6  # "faster": at least this many times the other's speed
 MOVERS = ("person", "ball", "prop")  # actor kinds that translate (door leaves and pendulums swing)
-VISIT_GAP_S = 0.6  # a surface out of view longer than this starts a new visit (rules agree)
-ON_MARGIN_M = 0.05  # a prop within the surface's footprint grown by this is on it
-ON_HEIGHT_M = (-0.1, 0.4)  # …with its centre this far above (below) the surface's top
-MOVED_M = 0.15  # a prop on the same surface that shifted further than this was moved
 
 DIRECTIONS = ("toward", "away", "left", "right", "stationary")
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 import itertools
 import random
 
-from streamspatial.sim.posture import LOWERED
 from streamspatial.sim.types import Visible
+from streamspatial.sim.walk.posture import LOWERED
 
 from .balance import draw_class
 from .common import intent, name, nameable
-from .draft import Draft, DraftQuery
-from .ovos import labels
+from .draft import Draft
+from .ovos import ovos, ovos_draft, pair_in_view, which_of_two
 from .prefix import Prefix
-from .registry import Episode, family
+from .registry import Episode
 from .search import class_first
 
 YES_NO = ("Yes", "No")
@@ -42,7 +42,7 @@ ORDER_GAP = 0.12  # image-width share between neighbouring box centres, left to 
 
 
 # 1.1.4: three classes with a height in each option rather than a metric ladder — the walks
-# hold three postures (sim.posture), so a ladder of clearly separated rungs over 0.6–1.7 m
+# hold three postures (sim.walk.posture), so a ladder of clearly separated rungs over 0.6–1.7 m
 # has three rungs anyway, and a rung no posture reaches would give itself away.  Each option
 # names the class's typical eye height (the middle of its range); the bands below bracket
 # the ranges the walks draw, with 0.1–0.2 m to spare, so a height in a band is unmistakable.
@@ -60,10 +60,6 @@ HELD_S = 1.0  # the height has been held this long, so the frame at t_q shows it
 HELD_SPREAD = 0.06  # m: its range over that second (the walking bob spans 0.04 m)
 
 
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", **kw)
-
-
 def _volume(p: Prefix, i: int) -> float:
     sx, sy, sz = p.obj(i).size
     return sx * sy * sz
@@ -71,17 +67,6 @@ def _volume(p: Prefix, i: int) -> float:
 
 def _visible_records(p: Prefix) -> dict[int, Visible]:
     return {v.instance_id: v for v in p.now.visible if v.pixels >= p.min_pixels}
-
-
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
 
 
 def _height(p: Prefix, rng: random.Random) -> tuple[str, None] | None:
@@ -110,7 +95,7 @@ def viewpoint_height(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     p, label, _ = got
     return [
-        _draft(
+        ovos_draft(
             p,
             "viewpoint_height",
             "About how high above the floor is the camera right now?",
@@ -124,32 +109,20 @@ def viewpoint_height(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-@ovos("relative_scale", "1.1.2")
-def relative_scale(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    cands = nameable(p, sorted(p.visible_now))
-    if len(cands) < 2:
-        return []
-    a, b = rng.sample(cands, 2)
+@pair_in_view("relative_scale", "1.1.2")
+def relative_scale(p: Prefix, a: int, b: int, rng: random.Random) -> list[Draft]:
     va, vb = _volume(p, a), _volume(p, b)
     if max(va, vb) < SCALE_RATIO * min(va, vb):
         return []
     larger = rng.random() < 0.5
     want = (a if va > vb else b) if larger else (a if va < vb else b)
     word = "larger" if larger else "smaller"
-    return [
-        _draft(
-            p,
-            "relative_scale",
-            f"Which is physically {word} — the {name(p, a)} or the {name(p, b)}?",
-            name(p, want),
-            [name(p, a), name(p, b)],
-            p.evidence([a, b], limit=1),
-            intent("relative_scale", [a, b], ask=word),
-            answer_class="first" if want == a else "second",
-            classes=("first", "second"),
-        )
-    ]
+    question = f"Which is physically {word} — the {name(p, a)} or the {name(p, b)}?"
+    it = intent("relative_scale", [a, b], ask=word)
+    cls = "first" if want == a else "second"
+    return which_of_two(
+        p, "relative_scale", question, a, b, want, it, answer_class=cls, classes=("first", "second")
+    )
 
 
 def _supported(p: Prefix) -> list[tuple[int, int]]:
@@ -184,7 +157,7 @@ def containment(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             return []
         y = rng.choice(others)
     return [
-        _draft(
+        ovos_draft(
             p,
             "containment",
             f"Is the {name(p, x)} on top of the {name(p, y)} right now?",
@@ -221,7 +194,7 @@ def support(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     answer = f"The {name(p, under)}"
     return [
-        _draft(
+        ovos_draft(
             p,
             "support",
             f"In the current frame, what is directly supporting the {name(p, x)}?",
@@ -286,7 +259,7 @@ def occlusion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             # was missing (a blind forest read it off the option count: 0.52, chance 0.27)
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "occlusion",
                 f"In the current frame, which object is partly blocking your view of the "
@@ -325,7 +298,7 @@ def local_topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         perms = [" – ".join(name(p, i) for i in perm) for perm in itertools.permutations(order)]
         listed = ", ".join(f"the {name(p, i)}" for i in group)
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "local_topology",
                 f"From left to right in the current frame, in what order are {listed}?",

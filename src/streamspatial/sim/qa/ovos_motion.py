@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from .balance import draw_class
 from .common import intent, name
-from .draft import Draft, DraftQuery
+from .draft import Draft
 from .motion import (
     DIRECTIONS,
     MOVERS,
@@ -39,9 +39,9 @@ from .motion import (
 )
 from .motion import motions as find_motions
 from .naming import category_text, plural
-from .ovos import labels
+from .ovos import ovos, ovos_draft
 from .prefix import Prefix
-from .registry import Episode, family
+from .registry import Episode
 
 T = TypeVar("T")
 
@@ -72,8 +72,8 @@ CHANGE_TEXT = {
 }
 
 
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", dynamic=True, **kw)
+def ovos_dynamic(key: str, code: str, **kw):
+    return ovos(key, code, dynamic=True, **kw)
 
 
 def latest(
@@ -102,45 +102,52 @@ def changes_at(ep: Episode, k: int) -> list[Change]:
     return ep.derived("changes", k, all_changes)
 
 
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
-
-
 def _pick(rng: random.Random, ms: list[Motion], ok: Callable[[Motion], bool]) -> Motion | None:
     cands = [m for m in ms if ok(m)]
     return rng.choice(cands) if cands else None
 
 
-@ovos("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
-def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """Which way a named mover is going over the last second, the camera holding still."""
-    want = draw_class(rng, DIRECTIONS)
-    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: m.cls == want))
+def _mover_question(
+    ep: Episode,
+    k: int,
+    rng: random.Random,
+    key: str,
+    ok: Callable[[Motion], bool],
+    question: str,
+    texts: dict[str, str],
+    want: str,
+    **kw,
+) -> list[Draft]:
+    """A question about the latest mover ``ok`` accepts (its class ``want``), asked over the
+    stretch it has moved so; ``question`` names it as ``{who}``."""
+    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), ok))
     if got is None:
         return []
     p, m = got
-    who = actor_ref(p, m.actor_id)
     return [
-        _draft(
+        ovos_draft(
             p,
-            "motion_separation",
-            f"Which way is the {who} moving right now?",
-            DIRECTION_TEXT[m.cls],
-            list(DIRECTION_TEXT.values()),
+            key,
+            question.format(who=actor_ref(p, m.actor_id)),
+            texts[want],
+            list(texts.values()),
             p.spans(range(m.start, p.k + 1)),
-            intent("motion_separation", window_s=p.t(p.k) - p.t(m.start)),
-            answer_class=m.cls,
-            classes=DIRECTIONS,
-            n_options=4,
+            intent(key, window_s=p.t(p.k) - p.t(m.start)),
+            answer_class=want,
+            **kw,
         )
     ]
+
+
+@ovos_dynamic("motion_separation", "1.3.3", balanced=True, min_history_s=2.0)
+def motion_separation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """Which way a named mover is going over the last second, the camera holding still."""
+    want = draw_class(rng, DIRECTIONS)
+    question = "Which way is the {who} moving right now?"
+    return _mover_question(
+        ep, k, rng, "motion_separation", lambda m: m.cls == want, question, DIRECTION_TEXT, want,
+        classes=DIRECTIONS, n_options=4,
+    )  # fmt: skip
 
 
 def _state(m: Motion) -> str:
@@ -151,28 +158,15 @@ def _is_person(m: Motion, want: str) -> bool:
     return m.kind == "person" and _state(m) == want
 
 
-@ovos("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
+@ovos_dynamic("motion_state", "1.3.5", balanced=True, min_history_s=2.0)
 def motion_state(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Whether the person stands still or walks, and which way relative to the camera."""
     want = draw_class(rng, STATE_TEXT)
-    got = latest(ep, k, lambda kk: _pick(rng, moving(ep, kk), lambda m: _is_person(m, want)))
-    if got is None:
-        return []
-    p, m = got
-    who = actor_ref(p, m.actor_id)
-    return [
-        _draft(
-            p,
-            "motion_state",
-            f"Is the {who} currently stationary or walking?",
-            STATE_TEXT[want],
-            list(STATE_TEXT.values()),
-            p.spans(range(m.start, p.k + 1)),
-            intent("motion_state", window_s=p.t(p.k) - p.t(m.start)),
-            answer_class=want,
-            classes=tuple(STATE_TEXT),
-        )
-    ]
+    question = "Is the {who} currently stationary or walking?"
+    return _mover_question(
+        ep, k, rng, "motion_state", lambda m: _is_person(m, want), question, STATE_TEXT, want,
+        classes=tuple(STATE_TEXT),
+    )  # fmt: skip
 
 
 def speed_pairs(p: Prefix) -> list[tuple[int, int, float, float, int]]:
@@ -204,7 +198,7 @@ def speed_class(sa: float, sb: float) -> str | None:
     return None
 
 
-@ovos("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
+@ovos_dynamic("relative_speed", "1.3.4", balanced=True, min_history_s=2.0)
 def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """Which moved faster over the last second, the person or another mover in view, or about
     the same.
@@ -241,7 +235,7 @@ def relative_speed(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     choices = [op, oo, SAME_TEXT]
     rng.shuffle(choices)
     return [
-        _draft(
+        ovos_draft(
             p,
             "relative_speed",
             f"Over the last second, which was moving faster: the {n1} or the {n2}?",
@@ -260,7 +254,7 @@ def _change(ep: Episode, kk: int, want: str, rng: random.Random) -> Change | Non
     return rng.choice(cands) if cands else None
 
 
-@ovos("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
+@ovos_dynamic("change_detection", "3.2.1", balanced=True, min_history_s=5.0)
 def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """What changed on a surface between its previous visit and the one in view now."""
     want = draw_class(rng, CHANGE_TEXT)
@@ -271,7 +265,7 @@ def change_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     cat, cats = category_text(c.category), plural(c.category)
     choices = [t.format(cat=cat, cats=cats) for t in CHANGE_TEXT.values()]
     return [
-        _draft(
+        ovos_draft(
             p,
             "change_detection",
             f"Compared with the previous time you saw the {name(p, c.surface)}, what has "

@@ -21,31 +21,17 @@ from streamspatial.sim.types import SceneObject
 
 from .balance import draw_class
 from .common import intent, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft
 from .naming import room_ref
-from .ovos import _graph_evidence, explored_graph, labels, shortest_paths
+from .ovos import ovos, ovos_draft
+from .ovos_rooms import from_here, graph_evidence, shortest_paths
 from .prefix import Prefix
-from .registry import Episode, family
+from .registry import Episode
 from .sweep import boxes_of
 
 YES_NO = ("Yes", "No")
 MARGIN = 0.1  # m between a size and the space it is compared with
 NO_ROUTE = "There is no other way"
-
-
-def ovos(key: str, code: str, **kw):
-    return family(f"ovos.{key}", "ovos", labels(code), "choice", **kw)
-
-
-def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
-    return Draft(
-        family=f"ovos.{key}",
-        question=question,
-        queries=[DraftQuery(p.time, answer, tuple(evidence))],
-        intent=it,
-        choices=list(choices),
-        **kw,
-    )
 
 
 def box(o: SceneObject) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -99,7 +85,7 @@ def mental_rotation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "mental_rotation",
                 f"Imagine turning the {name(p, x)} by 90° and sliding it into the gap between "
@@ -150,7 +136,7 @@ def what_if(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "what_if",
                 f"If the {name(p, x)} were removed, would the straight path across the floor "
@@ -207,7 +193,7 @@ def feasibility(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if got != want:
             continue
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "feasibility",
                 f"Could the {name(p, x)} be set down on top of the {name(p, y)} without "
@@ -223,13 +209,8 @@ def feasibility(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     return []
 
 
-@ovos("rerouting", "3.3.2", min_history_s=10.0)
-def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = ep.prefix(k)
-    here = p.current_room
-    if here is None:
-        return []
-    g = explored_graph(p)
+@from_here("rerouting", "3.3.2", min_history_s=10.0)
+def rerouting(p: Prefix, here: int, g: dict[int, set[int]], rng: random.Random) -> list[Draft]:
     for t in rng.sample(sorted(g), len(g)):
         paths = shortest_paths(g, here, t)
         if not paths or len(paths[0]) < 2:
@@ -249,7 +230,7 @@ def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         if len(set(choices)) < 3:
             continue  # always three options, else their number tells whether NO_ROUTE is right
         return [
-            _draft(
+            ovos_draft(
                 p,
                 "rerouting",
                 f"Suppose the doorway between the {room_ref(p.house, a)} and the "
@@ -258,7 +239,7 @@ def rerouting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
                 f"here to the {room_ref(p.house, t)}?",
                 answer,
                 list(dict.fromkeys(choices)),
-                _graph_evidence(p),
+                graph_evidence(p),
                 intent("rerouting", room_ids=[here, t], blocked=[a, b]),
                 n_options=3,
             )

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.sim.schedule import Actor, ActorPose, Event
 from streamspatial.sim.types import EpisodeMeta, FrameRecord, House, SceneObject
 
@@ -123,7 +124,7 @@ class Prefix:
     def visible_runs(self, instance_id: int) -> list[Run]:
         """Stretches of frames in which the instance counted as seen."""
         idx = [i for i, f in enumerate(self.frames) if instance_id in self.seen_ids(f)]
-        return _runs(instance_id, idx)
+        return runs_of(instance_id, idx)
 
     # -- dynamic episodes (sim.schedule): only what has happened by the query time ------------
     @property
@@ -161,7 +162,7 @@ class Prefix:
     def dynamic_runs(self, actor_id: int) -> list[Run]:
         """Stretches of prefix frames in which the actor counted as seen."""
         idx = [i for i, f in enumerate(self.frames) if actor_id in self.dynamic_seen(f)]
-        return _runs(actor_id, idx)
+        return runs_of(actor_id, idx)
 
     def evidence(
         self, instance_ids: Iterable[int], *, limit: int = 8
@@ -177,7 +178,7 @@ class Prefix:
     def spans(
         self, frame_indexes: Iterable[int], *, limit: int = 8
     ) -> tuple[tuple[float, float], ...]:
-        runs = _runs(0, sorted(frame_indexes))
+        runs = runs_of(0, sorted(frame_indexes))
         return tuple((self.t(r.start), self.t(r.end)) for r in runs[-limit:])
 
     # -- rooms and the camera --------------------------------------------------------------
@@ -229,19 +230,15 @@ class Prefix:
         pose = self.frames[i].pose
         o = self.obj(instance_id).position
         az = math.atan2(o[1] - pose.position[1], o[0] - pose.position[0])
-        return wrap(az - pose.yaw)
-
-
-def wrap(a: float) -> float:
-    """An angle in ``[-pi, pi)``."""
-    return (a + math.pi) % (2 * math.pi) - math.pi
+        return wrap_pi(az - pose.yaw)
 
 
 def object_distance(a: SceneObject, b: SceneObject) -> float:
     return math.dist(a.position, b.position)
 
 
-def _runs(key: int, idx: list[int]) -> list[Run]:
+def runs_of(key: int, idx: list[int]) -> list[Run]:
+    """The runs of consecutive frame indexes in ``idx`` (sorted), each tagged ``key``."""
     out: list[Run] = []
     for i in idx:
         if out and out[-1].end == i - 1:

@@ -15,19 +15,18 @@ import random
 
 import numpy as np
 
+from streamspatial.bench.conventions import AREA_SHARE, COVER_RADIUS
 from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
 from .common import clear_margin, intent, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft, DraftQuery, choice_draft
 from .groups import pick_target
 from .naming import category_text
 from .prefix import Prefix, object_distance
 from .registry import Episode, family
 
 EGO, REL, TEMP = "Ego-centric", "Spatial Relation", "Temporal Dependency"
-AREA_VISIT_THRESHOLD = 0.3  # share of a room's floor cells passed within COVER_RADIUS
-COVER_RADIUS = 1.5  # m
 MIN_ORDER_GAP_S = 1.0  # first sightings closer than this are not asked to be ordered
 
 
@@ -42,6 +41,21 @@ def _num(p: Prefix, family_key: str, question: str, value: float, evidence, it) 
         queries=[DraftQuery(p.time, round(float(value), 2), tuple(evidence))],
         intent=it,
     )
+
+
+def s3_family(domain: str, fmt: str, *, keyed: bool = False):
+    """Register a single-turn S3 family named as the decorated generator (a draft from a
+    prefix, or None), asked at every frame it is tried at; ``keyed``: answers capped per
+    option key (``balance.Balancer.keys_allow``), so more candidate frames are tried."""
+
+    def deco(fn):
+        answer = "number" if fmt == "Num" else "choice"
+        register = family(f"s3.{fn.__name__}", "s3", labels(domain, fn.__name__, fmt), answer,
+                          balanced=keyed)  # fmt: skip
+        register(_one(fn))
+        return fn
+
+    return deco
 
 
 def _one(fn):
@@ -59,6 +73,7 @@ def _one(fn):
 # -- Ego-centric ---------------------------------------------------------------------------
 
 
+@s3_family(EGO, "Num")
 def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
     """Straight-line distance between the camera now and N seconds ago (N = 2–6).
 
@@ -83,6 +98,7 @@ def camera_displacement(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(EGO, "Num")
 def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
     """Area of the room the camera stands in at the query frame."""
     room = p.current_room
@@ -101,6 +117,7 @@ def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+@s3_family(EGO, "Num")
 def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
     """Distance from the camera now to an object visible now (box centre)."""
     cands = nameable(p, sorted(p.visible_now))
@@ -120,6 +137,7 @@ def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
 CLOSEST_MARGIN = (0.3, 0.15)  # m and share: every foil is this much farther than the answer
 
 
+@s3_family(EGO, "MC", keyed=True)
 def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """Which of 2–4 objects visible now is closest to the camera.
 
@@ -148,12 +166,14 @@ def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] |
     n_foils = len({p.obj(o).category for o in foils})
     group = [best, *foils]
     return (
-        Draft(
-            family="s3.identification_closest",
-            question="Which object is currently spatially closest to the camera?",
-            queries=[DraftQuery(p.time, name(p, best), p.evidence(group))],
-            intent=intent("identification_closest", group),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.identification_closest",
+            p.time,
+            "Which object is currently spatially closest to the camera?",
+            name(p, best),
+            [name(p, o) for o in group],
+            p.evidence(group),
+            intent("identification_closest", group),
             n_options=rng.randint(2, min(4, n_foils + 1)),
             option_keys={name(p, o): p.obj(o).category for o in group},
             choice_instances=tuple(group),
@@ -162,6 +182,7 @@ def identification_closest(p: Prefix, rng: random.Random) -> tuple[Draft, int] |
     )
 
 
+@s3_family(EGO, "MC")
 def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """The object whose distance to the camera shrank most over the last 3 s."""
     j = p.k - p.frames_back(3.0)
@@ -177,12 +198,14 @@ def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | N
         return None
     group = [best, *rng.sample(ranked[1:], min(3, len(ranked) - 1))]
     return (
-        Draft(
-            family="s3.camera_motion_target",
-            question="Which object did the camera approach the most over the last 3 seconds?",
-            queries=[DraftQuery(p.time, name(p, best), ((p.t(j), p.t(p.k)),))],
-            intent=intent("camera_motion_target", group, seconds=3),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.camera_motion_target",
+            p.time,
+            "Which object did the camera approach the most over the last 3 seconds?",
+            name(p, best),
+            [name(p, o) for o in group],
+            ((p.t(j), p.t(p.k)),),
+            intent("camera_motion_target", group, seconds=3),
         ),
         best,
     )
@@ -191,6 +214,7 @@ def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | N
 # -- Spatial relation ----------------------------------------------------------------------
 
 
+@s3_family(REL, "Num")
 def attribute(p: Prefix, rng: random.Random) -> Draft | None:
     """Longest edge of a seen object's 3D box."""
     cands = nameable(p, p.seen)
@@ -207,13 +231,18 @@ def attribute(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
+def _same_room(p: Prefix, n: int) -> tuple[dict[int, list[int]], list[int]]:
+    """Seen nameable objects by room, and the rooms (sorted) holding at least ``n`` of them."""
+    by_room: dict[int, list[int]] = {}
+    for o in nameable(p, p.seen):
+        by_room.setdefault(p.obj(o).room_id, []).append(o)
+    return by_room, [r for r, v in sorted(by_room.items()) if len(v) >= n]
+
+
+@s3_family(REL, "Num")
 def spatial_distance(p: Prefix, rng: random.Random) -> Draft | None:
     """Centre distance between two seen objects of the same room."""
-    cands = nameable(p, p.seen)
-    by_room: dict[int, list[int]] = {}
-    for o in cands:
-        by_room.setdefault(p.obj(o).room_id, []).append(o)
-    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 2]
+    by_room, rooms = _same_room(p, 2)
     if not rooms:
         return None
     a, b = rng.sample(by_room[rng.choice(rooms)], 2)
@@ -250,12 +279,13 @@ def room_visit_ratios(p: Prefix) -> dict[int, float]:
     return out
 
 
+@s3_family(REL, "Num")
 def area(p: Prefix, rng: random.Random) -> Draft | None:
-    """Total area of the rooms visited so far (visit ratio ≥ AREA_VISIT_THRESHOLD)."""
+    """Total area of the rooms visited so far (visit ratio ≥ AREA_SHARE)."""
     ratios = room_visit_ratios(p)
-    if any(abs(r - AREA_VISIT_THRESHOLD) < 0.1 for r in ratios.values()):
+    if any(abs(r - AREA_SHARE) < 0.1 for r in ratios.values()):
         return None  # a room on the fence: its inclusion would be arbitrary
-    rooms = [r for r, v in ratios.items() if v >= AREA_VISIT_THRESHOLD]
+    rooms = [r for r, v in ratios.items() if v >= AREA_SHARE]
     if not rooms:
         return None
     frames = [i for i, f in enumerate(p.frames) if f.room_id in rooms]
@@ -265,10 +295,11 @@ def area(p: Prefix, rng: random.Random) -> Draft | None:
         "What is the total area of the rooms visited so far? Answer in square meters.",
         sum(p.house.room(r).area for r in rooms),
         p.spans(frames),
-        intent("area", rooms=sorted(rooms), threshold=AREA_VISIT_THRESHOLD),
+        intent("area", rooms=sorted(rooms), threshold=AREA_SHARE),
     )
 
 
+@s3_family(REL, "Num")
 def count(p: Prefix, rng: random.Random) -> Draft | None:
     """Distinct instances seen so far of a category seen more than once, or of a group
     (``groups.pick_target``)."""
@@ -305,6 +336,7 @@ def _ordered_group(p: Prefix, rng: random.Random, n: int) -> list[int] | None:
     return None
 
 
+@s3_family(REL, "MC")
 def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     """Chronological order of first appearance of three objects; wrong permutations as options."""
     group = _ordered_group(p, rng, 3)
@@ -315,16 +347,19 @@ def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     wrong = rng.sample(perms[1:], 3)
     text = [" → ".join(name(p, o) for o in perm) for perm in [order, *wrong]]
     listed = ", ".join(name(p, o) for o in group)  # question lists them in random order
-    return Draft(
-        family="s3.sequence",
-        question=f"Identify the correct chronological order in which these objects first "
+    return choice_draft(
+        "s3.sequence",
+        p.time,
+        f"Identify the correct chronological order in which these objects first "
         f"appeared: {listed}.",
-        queries=[DraftQuery(p.time, text[0], p.evidence(group))],
-        intent=intent("sequence", group),
-        choices=text,
+        text[0],
+        text,
+        p.evidence(group),
+        intent("sequence", group),
     )
 
 
+@s3_family(REL, "MC")
 def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
     """Category of the object nearest to a seen anchor; farther or unseen categories as foils."""
     anchors = nameable(p, p.seen)
@@ -354,12 +389,14 @@ def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
     far = [c for c in ranked[1:] if nearest[c] >= best_d + max(0.3, 0.2 * best_d)]
     if len(far) < 3:
         return None
-    return Draft(
-        family="s3.spatial_proximity",
-        question=f"Which object category is spatially closest to the {name(p, a)}?",
-        queries=[DraftQuery(p.time, category_text(best), p.evidence([a, closest_obj.instance_id]))],
-        intent=intent("spatial_proximity", [a, closest_obj.instance_id]),
-        choices=[category_text(c) for c in [best, *far]],
+    return choice_draft(
+        "s3.spatial_proximity",
+        p.time,
+        f"Which object category is spatially closest to the {name(p, a)}?",
+        category_text(best),
+        [category_text(c) for c in [best, *far]],
+        p.evidence([a, closest_obj.instance_id]),
+        intent("spatial_proximity", [a, closest_obj.instance_id]),
         n_options=4,  # foils drawn as answers fall (balance.pick_distractors)
     )
 
@@ -381,13 +418,10 @@ def orientation_of(
     return ("Left" if cross > 0 else "Right"), ang
 
 
+@s3_family(REL, "MC")
 def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
     """Observer at A facing B: is C to the left, right or back (> 135°)? Same-room objects."""
-    cands = nameable(p, p.seen)
-    by_room: dict[int, list[int]] = {}
-    for o in cands:
-        by_room.setdefault(p.obj(o).room_id, []).append(o)
-    rooms = [r for r, v in sorted(by_room.items()) if len(v) >= 3]
+    by_room, rooms = _same_room(p, 3)
     if not rooms:
         return None
     want = draw_class(rng, ORIENTATIONS)  # choose the class first: answers stay balanced
@@ -399,19 +433,22 @@ def relative_orientation(p: Prefix, rng: random.Random) -> Draft | None:
         got, ang = orientation_of(pa, pb, pc)
         if got != want or abs(ang - 135) < 10 or ang < 15:
             continue
-        return Draft(
-            family="s3.relative_orientation",
-            question=f"If you stand at the {name(p, a)} facing the {name(p, b)}, in which "
+        return choice_draft(
+            "s3.relative_orientation",
+            p.time,
+            f"If you stand at the {name(p, a)} facing the {name(p, b)}, in which "
             f"direction is the {name(p, c)} located?",
-            queries=[DraftQuery(p.time, got, p.evidence([a, b, c]))],
-            intent=intent("relative_orientation", [a, b, c], angle_deg=round(ang, 1)),
-            choices=list(ORIENTATIONS),
+            got,
+            list(ORIENTATIONS),
+            p.evidence([a, b, c]),
+            intent("relative_orientation", [a, b, c], angle_deg=round(ang, 1)),
             answer_class=got,
             classes=ORIENTATIONS,
         )
     return None
 
 
+@s3_family(REL, "MC")
 def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] | None:
     """Which of 3–4 seen objects appeared first."""
     group = _ordered_group(p, rng, rng.choice((3, 4)))
@@ -419,41 +456,14 @@ def sequence_identification(p: Prefix, rng: random.Random) -> tuple[Draft, int] 
         return None
     first = min(group, key=lambda o: p.first_seen[o])
     return (
-        Draft(
-            family="s3.sequence_identification",
-            question="Which of the following objects appeared first?",
-            queries=[DraftQuery(p.time, name(p, first), p.evidence(group))],
-            intent=intent("sequence_identification", group),
-            choices=[name(p, o) for o in group],
+        choice_draft(
+            "s3.sequence_identification",
+            p.time,
+            "Which of the following objects appeared first?",
+            name(p, first),
+            [name(p, o) for o in group],
+            p.evidence(group),
+            intent("sequence_identification", group),
         ),
         first,
     )
-
-
-_SINGLE = {
-    "camera_displacement": (EGO, "Num", camera_displacement),
-    "current_room_area": (EGO, "Num", current_room_area),
-    "cam_obj_distance": (EGO, "Num", cam_obj_distance),
-    "identification_closest": (EGO, "MC", identification_closest),
-    "camera_motion_target": (EGO, "MC", camera_motion_target),
-    "attribute": (REL, "Num", attribute),
-    "spatial_distance": (REL, "Num", spatial_distance),
-    "area": (REL, "Num", area),
-    "count": (REL, "Num", count),
-    "sequence": (REL, "MC", sequence),
-    "spatial_proximity": (REL, "MC", spatial_proximity),
-    "relative_orientation": (REL, "MC", relative_orientation),
-    "sequence_identification": (REL, "MC", sequence_identification),
-}
-
-# answers capped per option key (balance.Balancer.keys_allow): more candidate frames are tried
-_KEYED = {"identification_closest"}
-
-for _task, (_domain, _fmt, _fn) in _SINGLE.items():
-    family(
-        f"s3.{_task}",
-        "s3",
-        labels(_domain, _task, _fmt),
-        "number" if _fmt == "Num" else "choice",
-        balanced=_task in _KEYED,
-    )(_one(_fn))

@@ -7,8 +7,10 @@ true first-turn target.  Turn 2 is asked 3–10 s after turn 1, from the later p
 
 from __future__ import annotations
 
+import functools
 import math
 import random
+from collections.abc import Callable
 
 from .common import intent, name, nameable
 from .draft import Draft, DraftQuery
@@ -44,6 +46,30 @@ def _head(ep: Episode, k: int, rng: random.Random, fn, key: str):
     return None
 
 
+Turn2 = Callable[[Prefix, Draft, int, random.Random], Draft | None]
+
+
+def chain(task: str, fmt: str, answer: str, first: Callable, name: str):
+    """Register a chain whose turn 1 is ``first`` (an S3 generator returning (draft, target))
+    and whose turn 2 the decorated function drafts at ``k`` from (prefix, turn 1, its target,
+    rng), or declines with None."""
+
+    def deco(fn: Turn2):
+        @functools.wraps(fn)
+        def generate(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+            got = _head(ep, k, rng, first, f"{name}:{k}")
+            if got is None:
+                return []
+            head, target = got
+            tail = fn(ep.prefix(k), head, target, rng)
+            return [] if tail is None else [head, tail]
+
+        register = family(f"s3.{task}", "s3", labels(TEMP, task, fmt), answer, min_history_s=6.0)
+        return register(generate)
+
+    return deco
+
+
 def _tail(p: Prefix, family_key: str, question: str, answer, evidence, it, head: Draft, **kw):
     return Draft(
         family=family_key,
@@ -55,24 +81,13 @@ def _tail(p: Prefix, family_key: str, question: str, answer, evidence, it, head:
     )
 
 
-@family(
-    "s3.tem_horizontal_direction",
-    "s3",
-    labels(TEMP, "tem_horizontal_direction", "MC"),
-    "choice",
-    min_history_s=6.0,
-)
-def chain_chronological(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@chain("tem_horizontal_direction", "MC", "choice", sequence_identification, "chronological")
+def chain_chronological(p: Prefix, head: Draft, target: int, rng: random.Random) -> Draft | None:
     """Q1 which appeared first → Q2 in which quadrant around the camera is it now."""
-    got = _head(ep, k, rng, sequence_identification, f"chronological:{k}")
-    if got is None:
-        return []
-    head, target = got
-    p = ep.prefix(k)
     label, margin = quadrant(p.bearing(target))
     if margin < 10:
-        return []
-    tail = _tail(
+        return None
+    return _tail(
         p,
         "s3.tem_horizontal_direction",
         "You said the object that appeared first was: {prev_answer}. Is that object located "
@@ -85,31 +100,19 @@ def chain_chronological(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         answer_class=label,
         classes=QUADRANTS,
     )
-    return [head, tail]
 
 
-@family(
-    "s3.tem_spatial_distance_ref",
-    "s3",
-    labels(TEMP, "tem_spatial_distance_ref", "Num"),
-    "number",
-    min_history_s=6.0,
-)
-def chain_superlative(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@chain("tem_spatial_distance_ref", "Num", "number", identification_closest, "superlative")
+def chain_superlative(p: Prefix, head: Draft, target: int, rng: random.Random) -> Draft | None:
     """Q1 which object is closest to the camera → Q2 its distance to a newly seen reference."""
-    got = _head(ep, k, rng, identification_closest, f"superlative:{k}")
-    if got is None:
-        return []
-    head, target = got
-    p = ep.prefix(k)
     k1 = round((head.queries[0].time * p.fps) - 0.5)
     refs = [o for o in nameable(p, p.seen) if o != target]
     newer = [o for o in refs if p.first_seen[o] > k1]
     pool = newer or refs
     if not pool:
-        return []
+        return None
     ref = rng.choice(pool)
-    tail = _tail(
+    return _tail(
         p,
         "s3.tem_spatial_distance_ref",
         "You said the object closest to the camera was: {prev_answer}. What is the distance "
@@ -119,24 +122,12 @@ def chain_superlative(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         intent("tem_spatial_distance_ref", [target, ref], refers_to="previous answer"),
         head,
     )
-    return [head, tail]
 
 
-@family(
-    "s3.tem_cam_obj_distance_ref",
-    "s3",
-    labels(TEMP, "tem_cam_obj_distance_ref", "Num"),
-    "number",
-    min_history_s=6.0,
-)
-def chain_motion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+@chain("tem_cam_obj_distance_ref", "Num", "number", camera_motion_target, "motion")
+def chain_motion(p: Prefix, head: Draft, target: int, rng: random.Random) -> Draft | None:
     """Q1 which object did the camera approach → Q2 how far the camera is from it now."""
-    got = _head(ep, k, rng, camera_motion_target, f"motion:{k}")
-    if got is None:
-        return []
-    head, target = got
-    p = ep.prefix(k)
-    tail = _tail(
+    return _tail(
         p,
         "s3.tem_cam_obj_distance_ref",
         "You said the camera approached this object the most: {prev_answer}. How far (in "
@@ -146,4 +137,3 @@ def chain_motion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         intent("tem_cam_obj_distance_ref", [target], refers_to="previous answer"),
         head,
     )
-    return [head, tail]

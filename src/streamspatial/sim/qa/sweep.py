@@ -1,12 +1,13 @@
 """What a ``sweep_around`` from a recorded pose would show, computed without a GL context.
 
 Explorable questions promise that exploring can answer them, so the generator must know, at
-generation time, which objects the exploration environment's ``sweep_around`` (eight views,
-45° apart, turning in place at the pose of t_q: see :class:`~streamspatial.sim.env.ExploreEnv`)
-would put on screen.  It casts rays with the pure-NumPy reference caster
-(:mod:`streamspatial.sim.raycast`) over the very boxes the renderer draws, so occlusion by
-walls and furniture is exact, and it casts only the pixels each target's box can project to:
-a full 320×240 frame costs about half a second, a target's footprint a few milliseconds.
+generation time, which objects the exploration environment's ``sweep_around`` (eight views, 45°
+apart, turning in place at the pose of t_q: see
+:class:`~streamspatial.sim.explore.env.ExploreEnv`) would put on screen.  It casts rays with the
+pure-NumPy reference caster (:mod:`streamspatial.sim.render.raycast`) over the very boxes the
+renderer draws, so occlusion by walls and furniture is exact, and it casts only the pixels each
+target's box can project to: a full 320×240 frame costs about half a second, a target's
+footprint a few milliseconds.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from streamspatial.sim.raycast import cast
-from streamspatial.sim.scene import Box, camera_axes, scene_boxes
+from streamspatial.sim.render.raycast import cast
+from streamspatial.sim.render.scene import Box, camera_axes, scene_boxes
 from streamspatial.sim.types import CameraPose, House, Intrinsics
 
 SWEEP_VIEWS = 8  # sweep_around: eight views, one every 45°, ending at the starting heading

@@ -19,14 +19,16 @@ written next to the lettered options by the UCS exporter.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
+from collections.abc import Callable
 
 from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
 from .common import intent, name, nameable
-from .draft import Draft, DraftQuery
+from .draft import Draft, choice_draft
 from .naming import category_text, room_ref
 from .ovos import ego_direction
 from .prefix import Prefix
@@ -56,8 +58,25 @@ def labels(category: str, sub: str) -> TaskLabels:
     return TaskLabels(category=category, subcategory=sub, task=sub)
 
 
-def ucs(key: str, category: str, sub: str, **kw):
+def ucs_family(key: str, category: str, sub: str, **kw):
+    """Register a UCS family: a choice question of ``category`` / ``sub`` (``kw``: see
+    ``family``)."""
     return family(f"ucs.{key}", "ucs", labels(category, sub), "choice", **kw)
+
+
+def ucs(key: str, category: str, sub: str, **kw):
+    """Register a UCS family asked at whole seconds (UCS-Bench's timestamps are HH:MM:SS): the
+    generator gets the prefix of the whole second at or before ``k``."""
+
+    def deco(fn: Callable[[Prefix, random.Random], list[Draft]]):
+        @functools.wraps(fn)
+        def generate(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+            p = whole_second(ep, k)
+            return [] if p is None else fn(p, rng)
+
+        return ucs_family(key, category, sub, **kw)(generate)
+
+    return deco
 
 
 def whole_second(ep: Episode, k: int) -> Prefix | None:
@@ -77,15 +96,12 @@ def _before(p: Prefix, spans) -> tuple[tuple[float, float], ...]:
 
 
 def _draft(p: Prefix, key: str, question: str, answer: str, choices, evidence, it, **kw) -> Draft:
+    """A UCS question asked at the whole second, its evidence before it, its open-ended answer
+    (``open_answer``, else the option text) kept for the released file."""
     meta = {"answer": kw.pop("open_answer", answer)}
-    return Draft(
-        family=f"ucs.{key}",
-        question=question,
-        queries=[DraftQuery(asked_at(p), answer, _before(p, evidence))],
-        intent=it,
-        choices=list(choices),
-        meta=meta,
-        **kw,
+    spans = _before(p, evidence)
+    return choice_draft(
+        f"ucs.{key}", asked_at(p), question, answer, choices, spans, it, meta=meta, **kw
     )
 
 
@@ -95,10 +111,7 @@ def _sector_ok(bearing: float) -> str | None:
 
 
 @ucs("ego_position", POSITION, "Ego-centric Position", balanced=True)
-def ego_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = whole_second(ep, k)
-    if p is None:
-        return []
+def ego_position(p: Prefix, rng: random.Random) -> list[Draft]:
     want = draw_class(rng, NOW)
     cands = []
     for o in nameable(p, p.seen):
@@ -125,11 +138,8 @@ def ego_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 
 @ucs("relative_position", POSITION, "Relative Position & Orientation Memory", balanced=True)
-def relative_position(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+def relative_position(p: Prefix, rng: random.Random) -> list[Draft]:
     """Where X was, relative to the way you faced, when you first entered X's room."""
-    p = whole_second(ep, k)
-    if p is None:
-        return []
     want = draw_class(rng, THEN)
     entered: dict[int, int] = {}
     for r in p.room_runs:
@@ -167,11 +177,8 @@ def _path_text(p: Prefix, rooms: list[int]) -> str:
 
 
 @ucs("my_trajectory", TRAJECTORY, "My Trajectory", min_history_s=10.0)
-def my_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+def my_trajectory(p: Prefix, rng: random.Random) -> list[Draft]:
     """The two rooms walked into, in order, after last leaving room A."""
-    p = whole_second(ep, k)
-    if p is None:
-        return []
     stays = [r.key for r in p.room_runs]
     last_left = {room: j for j, room in enumerate(stays[:-1])}  # latest stay that was left
     cands = sorted(room for room, j in last_left.items() if j + 2 < len(stays))
@@ -207,10 +214,7 @@ def my_trajectory(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 
 @ucs("distance_comparison", PROXIMITY, "Distance Comparison Memory", balanced=True)
-def distance_comparison(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = whole_second(ep, k)
-    if p is None:
-        return []
+def distance_comparison(p: Prefix, rng: random.Random) -> list[Draft]:
     cands = nameable(p, p.seen)
     if len(cands) < 2:
         return []
@@ -246,10 +250,7 @@ def reach_distance(p: Prefix, o: int) -> float:
 
 
 @ucs("reachability", PROXIMITY, "Reachability Judgment", balanced=True)
-def reachability(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    p = whole_second(ep, k)
-    if p is None:
-        return []
+def reachability(p: Prefix, rng: random.Random) -> list[Draft]:
     want = draw_class(rng, ("can", "cannot"))
     cands = []
     for o in nameable(p, p.seen):
@@ -276,11 +277,8 @@ def reachability(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 
 
 @ucs("category_recall", QUANTITY, "Object Category Recall")
-def category_recall(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+def category_recall(p: Prefix, rng: random.Random) -> list[Draft]:
     """Which of these kinds of object did you see in room R (you have stood in R)."""
-    p = whole_second(ep, k)
-    if p is None:
-        return []
     visited = set(p.visited_rooms)
     by_room: dict[int, set[str]] = {}
     for o in p.seen:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import random
 
+from streamspatial.core.geometry import wrap_pi
 from streamspatial.core.schema import TaskLabels
 
 from .common import intent
 from .draft import Draft, DraftQuery
 from .groups import pick_target
 from .naming import plural
-from .prefix import Prefix, wrap
+from .prefix import Prefix
 from .registry import Episode, family
 
 
@@ -56,6 +57,19 @@ def _first_sightings(q: Prefix, ids: list[int]) -> tuple[tuple[float, float], ..
     return tuple(sorted(spans))
 
 
+def _count_queries(
+    ep: Episode, p: Prefix, rng: random.Random, start: int, count
+) -> list[DraftQuery]:
+    """Query points at frames drawn from ``start`` on, each answered by ``count(prefix)``: (what
+    it counts, the evidence)."""
+    queries = []
+    for kk in _query_frames(p, rng, start=start):
+        q = ep.prefix(kk)
+        ids, evidence = count(q)
+        queries.append(DraftQuery(q.time, float(len(ids)), evidence))
+    return queries
+
+
 @family("vc.o1_snap", "vcbench", labels("O1-Snap"), "number", min_history_s=12.0)
 def o1_snap(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
@@ -67,14 +81,15 @@ def o1_snap(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
     if not on_screen:
         return []
-    frames = _query_frames(p, rng, start=on_screen[0])
-    if not frames:
+    queries = _count_queries(
+        ep,
+        p,
+        rng,
+        on_screen[0],
+        lambda q: ([o for o in q.visible_now if target.test(q.obj(o))], ()),
+    )
+    if not queries:
         return []
-    queries = []
-    for kk in frames:
-        q = ep.prefix(kk)
-        now = [o for o in q.visible_now if target.test(q.obj(o))]
-        queries.append(DraftQuery(q.time, float(len(now)), ()))
     if sum(q.answer > 0 for q in queries) < len(queries) / 2:
         return []  # mostly "none in view": asking would test little
     return [
@@ -98,14 +113,14 @@ def o2_unique(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     mine = [o for o in p.seen if target.test(p.obj(o))]
     if len(mine) < 2:
         return []
-    frames = _query_frames(p, rng, start=min(p.first_seen[o] for o in mine))
-    if not frames:
-        return []
-    queries = []
-    for kk in frames:
-        q = ep.prefix(kk)
+
+    def seen_so_far(q: Prefix) -> tuple[list[int], tuple[tuple[float, float], ...]]:
         ids = [o for o in q.seen if target.test(q.obj(o))]
-        queries.append(DraftQuery(q.time, float(len(ids)), _first_sightings(q, ids)))
+        return ids, _first_sightings(q, ids)
+
+    queries = _count_queries(ep, p, rng, min(p.first_seen[o] for o in mine), seen_so_far)
+    if not queries:
+        return []
     return [
         Draft(
             family="vc.o2_unique",
@@ -182,7 +197,7 @@ def turn_ends(p: Prefix) -> list[int]:
     """Frames at which the camera completes each full turn (cumulative |yaw change| ≥ 2π·n)."""
     total, out = 0.0, []
     for i in range(1, len(p.frames)):
-        total += abs(wrap(p.frames[i].pose.yaw - p.frames[i - 1].pose.yaw))
+        total += abs(wrap_pi(p.frames[i].pose.yaw - p.frames[i - 1].pose.yaw))
         if total >= 2 * math.pi * (len(out) + 1):
             out.append(i)
     return out
