@@ -132,7 +132,7 @@ def test_ovobench_official_run(capsys, tmp_path, ovo_release) -> None:
             )
     official = ref.ovo_score(results)
     got = scores(capsys, out)
-    assert got["scorer"] == "official" and got["clips"] == "prefix"
+    assert got["scorer"] == "official" and got["clips"] == "prefix" and got["history"] == "own"
     assert got["headline"] == pytest.approx(official)
     assert set(got["headline"]) >= {"Backward Avg.", "Realtime Avg.", "Forward Avg.", "Total Avg."}
     # The paper reading differs exactly on the quirks: REC's first number, SSR/CRR's yes/no,
@@ -240,6 +240,34 @@ def test_streamingbench_real_and_sqa(capsys, tmp_path, sb_release) -> None:
     assert "Options: A. red, B. green, C. blue, D. white; Answer: B;" in sqa[1].text
     assert "At timestamp 00:00:02" in sqa[2].text and "Answer: A;" not in sqa[2].text
     assert "contextual information" not in sqa[0].text
+
+
+def test_streamingbench_sqa_official_history_only_on_request(capsys, tmp_path, sb_release):
+    """``--history official`` recounts the earlier questions as StreamingBenchSQA.py does, with
+    their ground-truth letters (A, then B), where the default shows the model's own (B, B);
+    the run is marked in scores.json, report.md and its label."""
+    with FakeOpenAIServer(sb_answer, fps=fx.FPS) as server:
+        rc, _, err = run(
+            capsys,
+            server,
+            sb_release / "questions_sqa.json",
+            sb_release,
+            tmp_path / "sqa",
+            "--policy",
+            "uniform-4",
+            "--history",
+            "official",
+        )
+        assert rc == 0, err
+        sqa = sorted(server.requests, key=lambda r: r.query_time)
+        assert_causal(sqa, tmp_path / "sqa")  # frames stay in the prefix all the same
+    assert "Options: A. red, B. green, C. blue, D. white; Answer: A;" in sqa[1].text
+    assert "Answer: B;" not in sqa[1].text
+    assert sqa[2].text.count("Answer: A;") == 1 and sqa[2].text.count("Answer: B;") == 1
+    got = scores(capsys, tmp_path / "sqa")
+    assert got["history"] == "official" and got["clips"] == "prefix"
+    assert "history: `official`" in (tmp_path / "sqa" / "report.md").read_text()
+    assert scores(capsys, tmp_path / "sqa", "--scorer", "paper")["history"] == "official"
 
 
 def test_streamingbench_proactive_polls_every_second(capsys, tmp_path, sb_release) -> None:

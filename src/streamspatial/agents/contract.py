@@ -140,6 +140,9 @@ class QueryContext:
     prior_answers: Mapping[str, str] | None = None
     # The model's own earlier replies of the chain, verbatim (a dialogue's history).
     prior_replies: Mapping[str, str] | None = None
+    # ``run --history``: "official" shows a dialogue's earlier turns as the benchmark's official
+    # script does (StreamingBench SQA: their ground-truth answers), a marked, non-streaming run.
+    history: str = "own"
 
     def prompt(
         self, *, variant: str = "default", text_only: bool = False, scorer: str = "paper"
@@ -152,6 +155,7 @@ class QueryContext:
             text_only=text_only,
             prior_answers=self.prior_answers,
             scorer=scorer,
+            history=self.history,
         )
 
     def request(

@@ -101,6 +101,8 @@ class PromptOptions:
     text_only: bool = False
     prior_answers: Mapping[str, str] | None = None
     scorer: str = "paper"
+    # "official": a dialogue's earlier turns as the official script shows them (``run --history``)
+    history: str = "own"
 
     @property
     def cot(self) -> bool:
@@ -149,15 +151,19 @@ class BenchmarkAdapter(ABC):
         text_only: bool = False,
         prior_answers: Mapping[str, str] | None = None,
         scorer: str = "paper",
+        history: str = "own",
     ) -> str:
         """The benchmark's own prompt text for one query point.
 
         ``prior_answers`` maps an item id to the *model's* earlier answer (S3-Bench multi-turn
-        chains); ground truth never enters a prompt.  ``scorer="official"`` asks for the words
-        the benchmark's official code sends, where they differ from the paper's.
+        chains); ground truth never enters a prompt, except where ``history="official"`` asks
+        for a dialogue's earlier turns as the benchmark's official script shows them (``run
+        --history official``: StreamingBench SQA recounts them with their ground-truth answers;
+        such a run is marked).  ``scorer="official"`` asks for the words the benchmark's
+        official code sends, where they differ from the paper's.
         """
         return self.render_prompt(
-            item, query, PromptOptions(variant, text_only, prior_answers, scorer)
+            item, query, PromptOptions(variant, text_only, prior_answers, scorer, history)
         )
 
     @abstractmethod

@@ -126,7 +126,10 @@ class StreamingBenchAdapter(BenchmarkAdapter):
         context = ""
         for turn in item.meta.get("context", []):
             context = context or SQA_CONTEXT
-            answer = _letter(turn, (options.prior_answers or {}).get(turn["id"]))
+            if options.history == "official":  # StreamingBenchSQA.py: the ground-truth letter
+                answer = turn["answer"]
+            else:
+                answer = _letter(turn, (options.prior_answers or {}).get(turn["id"]))
             opts = ", ".join(turn["options"])
             context += SQA_TURN.format(
                 ts=turn["time_stamp"], q=turn["question"], opts=opts, a=answer
@@ -146,7 +149,7 @@ class StreamingBenchAdapter(BenchmarkAdapter):
 
 def _letter(turn: dict[str, Any], answer: str | None) -> str:
     """The model's earlier answer as the letter it chose (the official context prints the
-    ground-truth letter there; streamspatial never sends ground truth)."""
+    ground-truth letter there, which only ``run --history official`` sends)."""
     if answer is None:
         return ""
     for k, text in enumerate(turn["texts"]):
@@ -305,6 +308,7 @@ def _load_sqa(path: Path, result: LoadResult, ids: IdRegistry) -> None:
                         "question": item.question,
                         "options": item.meta["options"],
                         "texts": [o.text for o in item.options],
+                        "answer": item.queries[0].answer,
                     }
                 )
                 previous = item

@@ -153,6 +153,14 @@ def register(app: typer.Typer) -> None:
                 "forward probes, up to ceil(t)); the report marks such a run."
             ),
         ] = None,
+        history: Annotated[
+            str | None,
+            typer.Option(
+                help="own (default): a dialogue's earlier turns show the model's own answers | "
+                "official: what the benchmark's official script shows there (StreamingBench "
+                "SQA: the ground-truth answers); the report marks such a run."
+            ),
+        ] = None,
         temperature: Annotated[
             float | None,
             typer.Option(help="Sampling temperature sent to the model (default: not sent)."),
@@ -217,6 +225,7 @@ def register(app: typer.Typer) -> None:
             "variant": variant,
             "scorer": scorer,
             "clips": clips,
+            "history": history,
             "temperature": temperature,
             "max_tokens": max_tokens,
             "top_p": top_p,

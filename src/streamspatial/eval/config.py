@@ -89,6 +89,9 @@ class RunConfig(BaseModel):
     # prefix: frames up to each query time only; official: the benchmark's official clip,
     # which may end later (OVO-Bench's forward probes, up to ⌈t⌉): not a streaming result.
     clips: Literal["prefix", "official"] = "prefix"
+    # What a dialogue's earlier turns show: the model's own answers, or what the benchmark's
+    # official script shows there (StreamingBench SQA: the ground-truth answers).
+    history: Literal["own", "official"] = "own"
     # Sampling: None = not sent (the server's default holds); see GenerationParams.
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -141,6 +144,8 @@ class RunConfig(BaseModel):
             raw.pop("fold_memory")
         if raw.get("clips") == "prefix":  # runs made before --clips keep their hash
             raw.pop("clips")
+        if raw.get("history") == "own":  # runs made before --history keep their hash
+            raw.pop("history")
         for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
             if raw.get(key) is None:
                 raw.pop(key, None)

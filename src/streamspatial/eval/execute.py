@@ -236,6 +236,7 @@ def execute(
         "scorer": cfg.scorer,
         "official": adapter.scoring.official,
         "clips": cfg.clips,
+        "history": cfg.history,
         "items": len(planned),
         "query_points": sum(len(it.queries) for it in planned),
     }
@@ -303,6 +304,7 @@ class _Job:
                 explorer=self.explorer,
                 scorer=cfg.scorer,
                 clips=cfg.clips,
+                history=cfg.history,
             )
             if cfg.executor == "ray":
                 where = _run_on_ray(cfg, runner, self.items, self.params)

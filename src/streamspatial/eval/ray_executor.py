@@ -161,6 +161,7 @@ def _runner_options(runner: Runner) -> dict[str, Any]:
         "retry_errors": runner.retry_errors,
         "scorer": runner.scorer,
         "clips": runner.clips,
+        "history": runner.history,
         "explorer": runner.explorer,
     }
 

@@ -157,6 +157,7 @@ class Runner:
         explorer: Explorer | None = None,
         scorer: str = "paper",
         clips: str = "prefix",
+        history: str = "own",
     ):
         if isinstance(agent, Agent):
             raise TypeError(
@@ -186,6 +187,9 @@ class Runner:
         # "official": show each query what the benchmark's official clip holds, which may end
         # after the query time (OVO-Bench's forward probes); "prefix": never past t_q.
         self.clips = clips
+        # "official": a dialogue's earlier turns show what the official script shows there
+        # (StreamingBench SQA: ground truth); "own": the model's own answers.
+        self.history = history
         # Active exploration (S3-Bench §4.3): explorable items may act in an environment.
         self.explorer = explorer
         self._requests: asyncio.Semaphore | None = None
@@ -369,6 +373,7 @@ class Runner:
             frames=tuple(idx),
             prior_answers=prior,
             prior_replies=replies,
+            history=self.history,
         )
         await self._requests.acquire()  # released when the call is answered
         sent = False

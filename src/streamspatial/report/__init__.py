@@ -88,10 +88,23 @@ class RunReport:
         return str((self.meta.get("benchmark") or {}).get("clips") or "prefix")
 
     @property
+    def history(self) -> str:
+        """``official`` when a dialogue's earlier turns were shown as the benchmark's official
+        script shows them (``run --history official``: ground-truth answers), else ``own``."""
+        return str((self.meta.get("benchmark") or {}).get("history") or "own")
+
+    @property
+    def marks(self) -> str:
+        """What sets this run apart from a streaming one, for labels and leaderboards."""
+        return (" (official clips)" if self.clips == "official" else "") + (
+            " (official history)" if self.history == "official" else ""
+        )
+
+    @property
     def label(self) -> str:
         cfg = self.meta.get("config", {})
         tag = f"{cfg.get('model')} · {cfg.get('agent', 'policy')}:{cfg.get('policy')}"
-        tag += " (official clips)" if self.clips == "official" else ""
+        tag += self.marks
         return tag + (" (offline)" if self.offline else "")
 
     @property
@@ -115,6 +128,7 @@ class RunReport:
             "offline": self.offline,
             "scorer": self.scorer,
             "clips": self.clips,
+            "history": self.history,
             "official_code": (self.meta.get("benchmark") or {}).get("official"),
             "other_scorer": self.compared,
             "config_hash": self.meta.get("config_hash"),
@@ -153,6 +167,12 @@ class RunReport:
                 "- clips: `official` — **each query was shown the benchmark's official clip, "
                 "which may end after its query time (OVO-Bench's forward probes: up to ⌈t⌉); "
                 "not a streaming result**"
+            )
+        if self.history == "official":
+            lines.append(
+                "- history: `official` — **a dialogue's earlier turns were shown as the "
+                "benchmark's official script shows them, with their ground-truth answers "
+                "(StreamingBench SQA); not a streaming result**"
             )
         if self.not_applicable_line():
             lines.append(f"- {self.not_applicable_line()}")
@@ -380,7 +400,7 @@ def leaderboard(
                 "run": rep.run_dir.name,
                 "model": cfg.get("model"),
                 "policy": f"{cfg.get('agent', 'policy')}:{cfg.get('policy')}"
-                + (" (official clips)" if rep.clips == "official" else "")
+                + rep.marks
                 + (" (offline)" if rep.offline else ""),
                 "scorer": rep.scorer,
                 "n": rep.counts["records"],
