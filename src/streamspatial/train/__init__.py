@@ -11,7 +11,7 @@ folding agent's memory layout) and below ``api`` and ``cli``.
 
 from __future__ import annotations
 
-from .build import SOURCES, Source, TrainingSummary, write_training_set
+from .build import SOURCES, Inputs, Source, TrainingSummary, write_training_set
 from .explore_check import LabelCheck, check_explore
 from .export import ExportSummary, export_sft
 from .formats import FORMATS
@@ -24,6 +24,7 @@ __all__ = [
     "TRAIN_FILE",
     "ExportSummary",
     "ExtraImage",
+    "Inputs",
     "LabelCheck",
     "Message",
     "Source",
