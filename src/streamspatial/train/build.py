@@ -25,10 +25,9 @@ from streamspatial.core.schema import Item
 from streamspatial.sim.qa.export import episode_dir, read_items, video_ref
 from streamspatial.sim.types import EpisodeMeta, load_episode_meta, meta_path_for
 
-from .explore import VIEWS_DIR, explore_examples
 from .folds import fold_examples
 from .qa import qa_examples
-from .records import KINDS, TRAIN_FILE, TrainingExample, write_examples
+from .records import KINDS, TRAIN_FILE, VIEWS_DIR, TrainingExample, write_examples
 
 
 @dataclass(frozen=True)
@@ -68,6 +67,8 @@ def _qa(inputs: Inputs) -> Iterator[TrainingExample]:
 
 
 def _explore(inputs: Inputs) -> Iterator[TrainingExample]:
+    from .explore import explore_examples  # the exploration env: the `sim` extra's Gymnasium
+
     metas = {w.video: w.meta for w in inputs.walks}
     return explore_examples(inputs.items, metas, inputs.files, inputs.notes)
 

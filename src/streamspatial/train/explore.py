@@ -54,9 +54,8 @@ from streamspatial.sim.types import EpisodeMeta
 from streamspatial.video.prefix import query_frame_index
 
 from .qa import answer_text, asked, item_meta
-from .records import ExtraImage, Message, TrainingExample
+from .records import VIEWS_DIR, ExtraImage, Message, TrainingExample
 
-VIEWS_DIR = "explore"  # under the generated folder: the rendered views, one folder per item
 OFFERED_STEPS = MAX_ACTIONS  # the prompt offers actions as `--explore-steps 3` does
 TRIES = 3  # plans executed before an item is left out
 
@@ -175,23 +174,27 @@ def explore_examples(
             notes[NO_WALK] += len(group)
             continue
         meta = metas[video]()  # once per walk: every frame's ground truth is in it
-        env: EpisodeEnv | None = None  # one renderer per walk, restarted at each t_q
+        opened: list[EpisodeEnv] = []  # one renderer per walk, opened when a plan needs it
+
+        def env(t_q: float, meta: EpisodeMeta = meta, opened: list = opened) -> EpisodeEnv:
+            if not opened:
+                opened.append(EpisodeEnv(meta, t_q))
+            return opened[0]
+
         try:
             for item in group:
                 for query in item.queries:
-                    if env is None:
-                        env = EpisodeEnv(meta, float(query.time))
                     yield from _query_examples(item, query, meta, env, by_id, files, notes)
         finally:
-            if env is not None:
-                env.close()
+            for e in opened:
+                e.close()
 
 
 def _query_examples(
     item: Item,
     query: QueryPoint,
     meta: EpisodeMeta,
-    env: EpisodeEnv,
+    env: Callable[[float], EpisodeEnv],
     by_id: dict[str, Item],
     files: Path,
     notes: Counter[str],
@@ -213,7 +216,7 @@ def _query_examples(
     tried = 0
     for plan in candidates:
         tried += 1
-        executed = execute(env, t_q, plan)
+        executed = execute(env(t_q), t_q, plan)
         if confirms(executed, evidence):
             notes[CONFIRMED] += 1
             yield from _examples(item, query, evidence, executed, by_id, files)

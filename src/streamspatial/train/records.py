@@ -44,6 +44,7 @@ from streamspatial.core.errors import InputError, Problem
 KINDS = ("qa", "explore", "fold")
 Kind = Literal["qa", "explore", "fold"]
 TRAIN_FILE = "train.jsonl"  # under a generated folder, beside items.jsonl
+VIEWS_DIR = "explore"  # under a generated folder: exploration views, one folder per item
 PLACEHOLDERS = ("<image>", "<video>")  # what the frameworks' loaders count in the text
 _EPS = 1e-6
 
