@@ -1,13 +1,17 @@
-"""Training data as S3-Train makes it: ``sim generate --split train`` writes qa and fold
-records; fold targets hold only what the prefix showed; ``export-sft`` writes LLaMA-Factory
-and Qwen-VL data whose examples never show a frame after their t_q."""
+"""Training data as S3-Train makes it: ``sim generate --split train`` writes qa, explore and
+fold records; fold targets hold only what the prefix showed; exploration labels, executed in
+the environment as a run executes a model's actions, reveal their evidence; ``export-sft``
+writes LLaMA-Factory and Qwen-VL data whose examples never show a frame after their t_q (the
+exploration views, after t_q by design, are marked)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
-from collections import Counter
+import subprocess
+import sys
+from collections import Counter, defaultdict
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,18 +20,25 @@ import pytest
 from agent_helpers import decide
 from memory_agent_fixtures import EchoBackend
 from streamspatial.agents import fold_memory as fm
+from streamspatial.agents.exploration import offer_note
 from streamspatial.agents.folding import FoldingAgent
 from streamspatial.bench.registry import get_adapter
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import AnswerType
+from streamspatial.eval.results import PREDICTIONS, read_records
 from streamspatial.models.types import ImagePart, TextPart
+from streamspatial.scoring.extract import extract_action
+from streamspatial.sim.explore.actions import parse_action
+from streamspatial.sim.explore.plan import CANDIDATES
 from streamspatial.sim.qa.export import read_items, videos_dir
 from streamspatial.sim.qa.prefix import min_pixels_for
 from streamspatial.sim.types import FrameRecord, Visible, load_episode_meta
-from streamspatial.train import ExtraImage, Message, TrainingExample, read_examples
+from streamspatial.testing.openai_server import FakeOpenAIServer
+from streamspatial.train import ExtraImage, Message, TrainingExample, check_explore, read_examples
+from streamspatial.train.explore import OFFERED_STEPS, seen_by
 from streamspatial.train.folds import fold_targets
 from streamspatial.train.records import write_examples
-from streamspatial.video.cache import ResizeSpec, encode_jpeg
+from streamspatial.video.cache import ResizeSpec, decode_jpeg, encode_jpeg
 from streamspatial.video.prefix import PrefixView, SourceStore
 from streamspatial.video.sources import open_source
 from train_fixtures import cli, generate_train
@@ -63,14 +74,16 @@ def _meta(gen, video: str):
 # -- generate ---------------------------------------------------------------------------------
 
 
-def test_generate_writes_qa_and_fold_records_and_says_so(gen) -> None:
+def test_generate_writes_all_three_kinds_and_says_so(gen) -> None:
     kinds = Counter(r.kind for r in gen.records)
     asked = sum(len(it.queries) for it in gen.items if not it.explorable)
-    assert kinds == {"qa": asked, "fold": 2}  # two folds (10 s, 20 s) of one 24 s walk
-    line = f"training records: {asked} qa, 0 explore, 2 fold"
+    explored = sum(len(it.queries) for it in gen.items if it.explorable)
+    assert explored  # the split has explorable items, each planned, confirmed, exampled
+    acts = sum(1 for r in gen.records if r.kind == "explore" and r.meta.get("step"))
+    assert kinds == {"qa": asked, "explore": acts + explored, "fold": 2}  # folds at 10, 20 s
+    line = (f"training records: {asked} qa, {acts + explored} explore, 2 fold; {explored} "
+            "exploration plans executed in Explore-v0, each showing its evidence")  # fmt: skip
     assert line in gen.printed and "train.jsonl" in gen.printed
-    explorable = sum(it.explorable for it in gen.items)
-    assert f"{explorable} explorable items left to explore examples" in gen.printed
 
 
 def test_qa_records_ask_as_a_run_asks(gen) -> None:
@@ -174,6 +187,120 @@ def test_the_folding_agent_asks_what_training_shows_and_reads_the_targets_back(g
     assert decision.diagnostics.as_dict()["fold_malformed"] == 0
 
 
+# -- explore -----------------------------------------------------------------------------------
+
+
+def _explored(gen) -> dict[str, list[TrainingExample]]:
+    """Each explorable query point's explore examples, in file order (act1, …, answer)."""
+    groups: dict[str, list[TrainingExample]] = defaultdict(list)
+    for r in gen.records:
+        if r.kind == "explore":
+            groups[r.id.rsplit(":", 1)[0]].append(r)
+    return groups
+
+
+def test_explore_records_ask_as_a_run_with_explore_steps_asks(gen) -> None:
+    by_id = {it.id: it for it in gen.items}
+    groups = _explored(gen)
+    assert set(groups) == {f"explore:{it.benchmark}:{it.id}:{q.index}"
+                           for it in gen.items if it.explorable for q in it.queries}  # fmt: skip
+    for key, (*acts, answer) in groups.items():
+        item = by_id[answer.meta["item"]]
+        query = item.queries[int(key.rsplit(":", 1)[1])]
+        adapter = get_adapter(item.benchmark)
+        assert acts and [r.id for r in acts] == [f"{key}:act{j}" for j in range(1, len(acts) + 1)]
+        assert answer.id == f"{key}:answer" and len(acts) <= OFFERED_STEPS
+        shown = 0
+        for j, r in enumerate((*acts, answer)):
+            user = next(m for m in r.messages if m.role == "user")
+            assert user.prefix and r.frames is None and r.t_q == query.time
+            assert user.text == f"{offer_note(OFFERED_STEPS - j)}\n{adapter.prompt(item, query)}"
+            assert r.messages[0].text == adapter.system_prompt(item)
+            views = [im for im in user.images if im.source == "explore"]
+            assert len(views) >= shown and all(v.time >= r.t_q for v in views)  # ≥ t_q, marked
+            assert [v.time for v in views] == sorted(v.time for v in views)
+            shown = len(views)
+        for j, r in enumerate(acts, 1):
+            action = extract_action(r.target)  # what the harness reads from a model's reply
+            assert r.target == json.dumps(dict(json.loads(r.target)))  # plain JSON, nothing else
+            assert action == r.meta["actions"][j - 1] == answer.meta["actions"][j - 1]
+            assert parse_action(action) in CANDIDATES and r.meta["step"] == j
+        assert answer.target == f"{float(query.answer):g}"  # the answer: the room's count
+        # the evidence: the counted objects the prefix had not shown, as the generator hid them
+        assert answer.meta["reveal"] == sorted(item.intent["params"]["hidden"])
+        meta = _meta(gen, item.video)
+        threshold = min_pixels_for(meta.intrinsics.width, meta.intrinsics.height)
+        assert not set(answer.meta["reveal"]) & seen_by(meta, answer.t_q, threshold)
+        assert all(n >= threshold for n in answer.meta["revealed"].values())
+        views = [im for m in answer.messages for im in m.images]
+        assert all((gen.out / v.path).is_file() for v in views)
+        assert views[0].caption.startswith("Exploration step 1: ")
+
+
+def test_every_exploration_label_executed_again_reveals_its_evidence(gen) -> None:
+    """The labels, read back by the harness's parser and executed in a fresh environment,
+    show every object to reveal and render exactly the views the answer example shows."""
+    report = check_explore(gen.out)
+    groups = _explored(gen)
+    assert report.failed == []
+    assert report.query_points == report.revealed == report.identical == len(groups) > 0
+    assert report.actions == sum(len(g) - 1 for g in groups.values())
+
+
+def test_the_label_check_can_fail(gen, tmp_path) -> None:
+    """A label that shows other views, or evidence the views do not show, is reported."""
+    lines = _lines(gen)
+    rows = [json.loads(line) for line in lines]
+    act = next(r for r in rows if r["kind"] == "explore" and r["meta"].get("step") == 1)
+    answer = next(r for r in rows if r["id"] == act["id"].rsplit(":", 1)[0] + ":answer")
+    act["messages"][-1]["text"] = json.dumps(
+        {"action": "rotate_left" if "sweep" in act["messages"][-1]["text"] else "sweep_around"}
+    )
+    answer["meta"]["avoid"], answer["meta"]["reveal"] = answer["meta"]["reveal"], []
+    src = _copy(gen, tmp_path, [json.dumps(r) for r in rows])
+    (src / "explore").symlink_to(gen.out / "explore")
+    report = check_explore(src)
+    assert report.revealed == report.identical == report.query_points - 1
+    assert len(report.failed) == 2 and all(act["meta"]["item"] in f for f in report.failed)
+
+
+def test_a_run_fed_the_labels_asks_what_training_shows_and_acts_as_trained(gen, exports, tmp_path):
+    """`streamspatial run --explore-steps 3` against a model that replies what the examples
+    teach: each request is an explore example's prompt, word for word and picture for picture;
+    the actions the run executes are the labels; the answer after the views scores."""
+    groups = _explored(gen)
+    group = next(iter(groups.values()))
+    item = next(it for it in gen.items if it.id == group[-1].meta["item"])
+    line = next(ln for ln in (gen.out / "s3.jsonl").read_text().splitlines()
+                if json.loads(ln)["id"] == item.id)  # fmt: skip
+    (tmp_path / "one.jsonl").write_text(line + "\n")
+
+    def model(req) -> str:  # act j after j − 1 executed steps, then the answer
+        done = req.text.count("Exploration step ")
+        return group[done].target
+
+    with FakeOpenAIServer(model, keep_images=True, decode_frames=False) as srv:
+        proc = subprocess.run(
+            [sys.executable, "-m", "streamspatial", "run", "--data", str(tmp_path / "one.jsonl"),
+             "--videos", str(videos_dir(gen.out)), "--model", "openai:m", "--base-url",
+             srv.base_url, "--policy", "uniform-6", "--out", str(tmp_path / "run"),
+             "--no-progress", "--explore-steps", str(OFFERED_STEPS)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = {row["id"]: row for row in _rows(exports["llamafactory"][0], "llamafactory")}
+    assert len(srv.requests) == len(group)
+    for req, rec in zip(srv.requests, group, strict=True):
+        row = rows[rec.id]
+        system, user = (m["content"] for m in row["messages"][:-1])
+        assert req.system == system and req.text == user.replace(f" {IMAGE}", "")
+        assert req.n_images == len(row["images"])
+    (pred,) = read_records(tmp_path / "run" / PREDICTIONS)
+    labels = group[-1].meta["actions"]
+    assert [{k: a[k] for k in r} for a, r in zip(pred.actions, labels, strict=True)] == labels
+    assert pred.score == 1.0 and all(t <= item.queries[0].time for t in pred.frame_times)
+
+
 # -- export -----------------------------------------------------------------------------------
 
 
@@ -191,7 +318,8 @@ def _turns(row: dict, fmt: str) -> list[tuple[str, str]]:
 def test_export_writes_both_formats_with_every_kind(gen, exports) -> None:
     n = Counter(r.kind for r in gen.records)
     for fmt, (folder, printed) in exports.items():
-        assert f"{len(gen.records)} examples ({n['qa']} qa, 0 explore, 2 fold)" in printed
+        made = f"({n['qa']} qa, {n['explore']} explore, 2 fold)"
+        assert f"{len(gen.records)} examples {made}" in printed
         rows = _rows(folder, fmt)
         assert Counter(row["kind"] for row in rows) == n
         assert [row["id"] for row in rows] == [r.id for r in gen.records]
@@ -211,18 +339,29 @@ def test_export_writes_both_formats_with_every_kind(gen, exports) -> None:
 
 @pytest.mark.parametrize("fmt", ["llamafactory", "qwen-vl"])
 def test_no_example_shows_a_frame_after_its_t_q(gen, exports, fmt) -> None:
+    """Video frames stop at t_q; the one exception is an explore answer example's views, after
+    t_q by design, marked three ways: ``view_times``, their captions, their folder."""
     folder, _ = exports[fmt]
     by_id = {r.id: r for r in gen.records}
+    views = 0
     for row in _rows(folder, fmt):
         images = row["images"] if fmt == "llamafactory" else row["image"]
         text = "".join(t for _, t in _turns(row, fmt))
         assert text.count(IMAGE) == len(images)  # what the loaders check
         assert all((folder / p).is_file() for p in images)
         assert row["frame_times"] and max(row["frame_times"]) <= row["t_q"] + 1e-9
-        assert row["view_times"] == []
         rec = by_id[row["id"]]
         shown = [float(t) for t in re.findall(r"Frame at ([0-9.]+) s: <image>", text)]
         assert shown == pytest.approx(row["frame_times"])
+        captions = [float(t) for t in re.findall(r"Exploration view at ([0-9.]+) s: <image>", text)]
+        assert captions == pytest.approx(row["view_times"], abs=0.051)  # captions print 0.1 s
+        if row["view_times"]:
+            assert rec.kind == "explore" and rec.meta.get("step") in (None, 2, 3)
+            assert min(row["view_times"]) >= row["t_q"]
+            assert all(p.startswith("images/explore/") for p in images[len(shown) :])
+            views += len(row["view_times"])
+        options = len(re.findall(r"Option [A-Z]: <image>", text))
+        assert len(images) == len(shown) + options + len(row["view_times"])
         if rec.frames is not None:  # a fold's dense window, as named
             assert row["frame_times"] == list(rec.frames)
         else:  # the policy: uniform-6 over [0, ⌊t_q·fps⌋]
@@ -230,6 +369,7 @@ def test_no_example_shows_a_frame_after_its_t_q(gen, exports, fmt) -> None:
         frames = images[: len(row["frame_times"])]
         assert [int(Path(p).stem) / 5 for p in frames] == pytest.approx(row["frame_times"])
         assert _turns(row, fmt)[-1] == ("assistant", rec.target)
+    assert views  # the split's explore answers show their views
 
 
 def test_each_image_is_written_once_and_is_the_frame_it_names(gen, exports) -> None:
@@ -240,13 +380,19 @@ def test_each_image_is_written_once_and_is_the_frame_it_names(gen, exports) -> N
     assert set(used) == on_disk  # nothing orphaned, nothing missing
     assert max(used.values()) > 1  # frames shared by path between examples
     video = next(r.video for r in gen.records if r.kind == "fold")
-    some = sorted(p for p in used if p.endswith(".jpg"))[::7]
+    frames = f"images/{Path(video).with_suffix('').as_posix()}/"
+    some = sorted(p for p in used if p.startswith(frames))[::7]
     indices = sorted(int(Path(p).stem) for p in some)
     source = open_source(videos_dir(gen.out) / video)
     decoded = {f.index: f.image for f in source.read(indices)}
     for p in some:
         want = encode_jpeg(decoded[int(Path(p).stem)], ResizeSpec(short_side=48))
         assert (folder / p).read_bytes() == want
+    views = [v for r in gen.records for m in r.messages for v in m.images if v.source == "explore"]
+    assert views
+    for v in views:  # an exploration view: its PNG, as a run sends a view (JPEG, frame size)
+        want = encode_jpeg(decode_jpeg((gen.out / v.path).read_bytes()), ResizeSpec(short_side=48))
+        assert (folder / "images" / Path(v.path).with_suffix(".jpg")).read_bytes() == want
 
 
 def test_both_formats_hold_the_same_examples(exports) -> None:
@@ -364,7 +510,7 @@ def test_a_folder_without_training_records_says_how_to_make_them(tmp_path, capsy
     assert code == 2 and "sim generate --split train" in err
 
 
-# -- explore records (planned by a later generator; the record and the export take them now) --
+# -- a hand-built explore pair: the record and the export take any views ----------------------
 
 
 def _explore_pair(gen, folder: Path) -> list[TrainingExample]:
@@ -412,9 +558,11 @@ def test_a_hand_built_explore_pair_exports_with_its_views(gen, tmp_path, fmt) ->
         images = row["images"] if fmt == "llamafactory" else row["image"]
         assert "".join(t for _, t in _turns(row, fmt)).count(IMAGE) == len(images)
     answer_images = answer["images"] if fmt == "llamafactory" else answer["image"]
-    assert answer_images[-2:] == ["images/explore/explore/ex1/view0.png",
-                                  "images/explore/explore/ex1/view1.png"]  # fmt: skip
-    assert (folder / answer_images[-1]).read_bytes() == (src / "explore/ex1/view1.png").read_bytes()
+    assert answer_images[-2:] == ["images/explore/ex1/view0.jpg",
+                                  "images/explore/ex1/view1.jpg"]  # fmt: skip
+    # a view is written as runs send one: JPEG, at the frames' size (here already smaller)
+    want = encode_jpeg(decode_jpeg((src / "explore/ex1/view1.png").read_bytes()), ResizeSpec())
+    assert (folder / answer_images[-1]).read_bytes() == want
     user = _turns(answer, fmt)[0][1]
     # the prefix frames, then the views after t_q (marked by their captions), then the question
     assert re.fullmatch(
@@ -426,7 +574,7 @@ def test_a_hand_built_explore_pair_exports_with_its_views(gen, tmp_path, fmt) ->
 
 
 def test_exploration_views_are_checked_where_they_belong(gen) -> None:
-    view = ExtraImage(source="explore", caption="View:", path="v.png", time=5.0)
+    view = ExtraImage(source="explore", caption="View:", path="explore/v.png", time=5.0)
     with pytest.raises(ValueError, match="precedes t_q"):
         TrainingExample(id="x", kind="explore", video="v.mp4", t_q=6.0, messages=(
             Message(role="user", text="Q", prefix=True, images=(view,)),
@@ -436,7 +584,10 @@ def test_exploration_views_are_checked_where_they_belong(gen) -> None:
             Message(role="user", text="Q", prefix=True, images=(view,)),
             Message(role="assistant", text="A")))  # fmt: skip
     with pytest.raises(ValueError, match="exploration-stream time"):
-        ExtraImage(source="explore", caption="View:", path="v.png")
+        ExtraImage(source="explore", caption="View:", path="explore/v.png")
+    for path in ("v.png", "images/v.png", "explore/../v.png", "/explore/v.png"):
+        with pytest.raises(ValueError, match="under explore/"):
+            ExtraImage(source="explore", caption="View:", path=path, time=5.0)
 
 
 def test_the_library_writes_the_records_too(tmp_path) -> None:
@@ -445,7 +596,8 @@ def test_the_library_writes_the_records_too(tmp_path) -> None:
     result = ss.generate(tmp_path / "lib", houses=1, minutes=0.2, seed=3, size=(96, 72), fps=5.0,
                          rooms=3, per_family=1, prune=False, split="train")  # fmt: skip
     records = read_examples(result.files["train"])
-    assert {r.kind for r in records} == {"qa", "fold"}
+    explorable = any(it.explorable for it in read_items(tmp_path / "lib"))
+    assert {r.kind for r in records} == {"qa", "fold"} | ({"explore"} if explorable else set())
     eval_split = ss.generate(tmp_path / "eval", houses=1, minutes=0.2, seed=3, size=(96, 72),
                              fps=5.0, rooms=3, per_family=1, prune=False, events=False)  # fmt: skip
     assert "train" not in eval_split.files and not (tmp_path / "eval" / "train.jsonl").exists()

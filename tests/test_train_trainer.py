@@ -1,9 +1,9 @@
 """Proof that the exported data trains: a generated train split, exported for LLaMA-Factory, is
 read the way LLaMA-Factory reads it (``dataset_info.json`` → its file, columns and role tags;
 one image per ``<image>``; user and assistant turns in turn) and fine-tunes the project's tiny
-VLM with transformers' ``Trainer`` on the CPU: the loss on the split falls.  This proves the
-plumbing (placeholders, images, chat template, label masking), not accuracy; a malformed
-example fails the reading before any step runs."""
+VLM with transformers' ``Trainer`` on the CPU, every kind of example (qa, explore, fold): the
+loss on them falls.  This proves the plumbing (placeholders, images, chat template, label
+masking), not accuracy; a malformed example fails the reading before any step runs."""
 
 from __future__ import annotations
 
@@ -95,12 +95,13 @@ def collate(batch: list[dict]) -> dict:
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("trainer")
-    # a 12 s walk: one fold (at 10 s) beside the questions
+    # a 12 s walk: one fold (at 10 s) and one explorable question beside the others
     out, _ = generate_train(root, "--minutes", "0.2")
     folder = root / "sft"
     code, printed = cli("export-sft", out, "--format", "llamafactory", "--out", folder,
                         "--policy", "uniform-4", "--frame-size", "28")  # fmt: skip
     assert code == 0 and " fold)" in printed and "0 fold" not in printed, printed
+    assert " 0 explore" not in printed, printed
     return folder
 
 
@@ -110,10 +111,11 @@ def test_a_fine_tune_on_the_exported_split_lowers_the_loss(exported, tmp_path) -
     from streamspatial.testing.tiny_vlm import build_tiny_vlm
 
     examples = read_llamafactory(exported)  # every example read and checked …
-    folds = [e for e in examples if e[0] == "fold"]
-    qa = [e for e in examples if e[0] == "qa"]
-    assert folds and qa
-    examples = folds + qa[:11]  # … a dozen of them trained on, both kinds (seconds on a CPU)
+    kinds = {k: [e for e in examples if e[0] == k] for k in ("qa", "explore", "fold")}
+    assert all(kinds.values())
+    # … a dozen and a few trained on, every kind (seconds on a CPU): the explore examples
+    # with their action labels and their views after t_q
+    examples = kinds["fold"] + kinds["explore"] + kinds["qa"][:11]
     model_dir = build_tiny_vlm(tmp_path / "tiny")
     processor = AutoProcessor.from_pretrained(model_dir)
     model = AutoModelForImageTextToText.from_pretrained(model_dir)

@@ -143,10 +143,29 @@ class EnvSession:
         self._pool.shutdown(wait=False)
 
 
+def offer_note(left: int) -> str:
+    """What is said just before the question: the action space with ``left`` actions, or that
+    none are left."""
+    return OFFER.format(left=left) if left > 0 else ANSWER_NOW
+
+
+def step_note(step: int, action: Mapping[str, Any], elapsed: float, collided: bool) -> str:
+    """The line before an executed action's views (``elapsed``: seconds since t_q)."""
+    blocked = " (stopped by an obstacle)" if collided else ""
+    return (
+        f"Exploration step {step}: {_action_text(action)}{blocked}; "
+        f"{elapsed:.1f} s after the question. New views:"
+    )
+
+
+def view_caption(time: float) -> str:
+    """The caption before one exploration view (``time``: exploration-stream seconds)."""
+    return f"Exploration view at {time:.1f} s:"
+
+
 def offer(request: ModelRequest, left: int) -> ModelRequest:
     """The request with the action space offered just before its question (the last part)."""
-    note = OFFER.format(left=left) if left > 0 else ANSWER_NOW
-    parts = (*request.parts[:-1], TextPart(note), request.parts[-1])
+    parts = (*request.parts[:-1], TextPart(offer_note(left)), request.parts[-1])
     return _with(request, parts, request.query_time)
 
 
@@ -155,7 +174,7 @@ def _with(request: ModelRequest, parts: tuple[Part, ...], query_time: float) -> 
     return replace(request, parts=parts, query_time=query_time)
 
 
-def _action_text(action: dict[str, Any]) -> str:
+def _action_text(action: Mapping[str, Any]) -> str:
     if "distance" in action:
         return f"{action['action']} {action['distance']:g} m"
     return str(action["action"])
@@ -282,14 +301,8 @@ class Explorer:
             position=[round(v, 4) for v in outcome.position],
             yaw_deg=outcome.yaw_deg,
         )
-        blocked = " (stopped by an obstacle)" if outcome.collided else ""
-        episode.parts.append(
-            TextPart(
-                f"Exploration step {step}: {_action_text(action)}{blocked}; "
-                f"{outcome.elapsed:.1f} s after the question. New views:"
-            )
-        )
+        episode.parts.append(TextPart(step_note(step, action, outcome.elapsed, outcome.collided)))
         for view in result.views:
-            episode.parts.append(TextPart(f"Exploration view at {view.time:.1f} s:"))
+            episode.parts.append(TextPart(view_caption(view.time)))
             episode.parts.append(view)
         return entry

@@ -190,7 +190,8 @@ def generate(
     if split == "train":  # S3-Train-style records beside the items (docs/training.md)
         from streamspatial.train import write_training_set
 
-        summary = write_training_set(out)
+        with console.status("training records: qa, explore (planned, executed, rendered), fold"):
+            summary = write_training_set(out)
         console.print(summary.line())
         result.files["train"] = summary.path
     for fmt, path in sorted(result.files.items()):

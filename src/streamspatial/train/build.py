@@ -3,14 +3,18 @@
 ``streamspatial sim generate --split train`` renders walks and asks their questions like any
 benchmark; this step then turns the folder into S3-Train-style examples.  It is a fixed
 pipeline of sources, each making one kind of example from the folder's items and walks
-(:data:`SOURCES`): ``qa`` from the items, ``fold`` from each walk's ground truth; exploration
-examples plug in as one more source.  The records are written atomically, in source order, and
-``export-sft`` turns them into what fine-tuning frameworks read.
+(:data:`SOURCES`): ``qa`` from the items, ``explore`` from the explorable ones (planned actions,
+executed and rendered in the exploration environment), ``fold`` from each walk's ground truth.
+A source may write files its records name (the exploration views) into a folder it owns;
+everything is written beside the destination first and moved into place when complete, the
+records last, in source order.  ``export-sft`` turns them into what fine-tuning frameworks read.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,7 +27,7 @@ from streamspatial.sim.types import EpisodeMeta, load_episode_meta, meta_path_fo
 
 from .folds import fold_examples
 from .qa import qa_examples
-from .records import KINDS, TRAIN_FILE, TrainingExample, write_examples
+from .records import KINDS, TRAIN_FILE, VIEWS_DIR, TrainingExample, write_examples
 
 
 @dataclass(frozen=True)
@@ -38,37 +42,61 @@ class Walk:
         return load_episode_meta(self.meta_path)
 
 
+@dataclass
+class Inputs:
+    """What a source reads, where it writes the files its records name, and what it skipped."""
+
+    items: list[Item]
+    walks: list[Walk]
+    files: Path  # a file written at ``files / P`` is ``P`` relative to the generated folder
+    notes: Counter[str] = field(default_factory=Counter)  # what the summary counts besides
+
+
 @dataclass(frozen=True)
 class Source:
-    """One step of the pipeline: a kind of example and how to make it."""
+    """One step of the pipeline: a kind of example, how to make it, and the folder (relative
+    to the generated folder) it owns for the files its records name, if any."""
 
     kind: str
-    make: Callable[[list[Item], list[Walk]], Iterable[TrainingExample]]
+    make: Callable[[Inputs], Iterable[TrainingExample]]
+    owns: str | None = None
 
 
-def _qa(items: list[Item], walks: list[Walk]) -> Iterator[TrainingExample]:
-    return qa_examples(items)
+def _qa(inputs: Inputs) -> Iterator[TrainingExample]:
+    return qa_examples(inputs.items)
 
 
-def _folds(items: list[Item], walks: list[Walk]) -> Iterator[TrainingExample]:
-    for walk in walks:
+def _explore(inputs: Inputs) -> Iterator[TrainingExample]:
+    from .explore import explore_examples  # the exploration env: the `sim` extra's Gymnasium
+
+    metas = {w.video: w.meta for w in inputs.walks}
+    return explore_examples(inputs.items, metas, inputs.files, inputs.notes)
+
+
+def _folds(inputs: Inputs) -> Iterator[TrainingExample]:
+    for walk in inputs.walks:
         yield from fold_examples(walk.meta(), walk.video)
 
 
-# The pipeline, in order.  ``explore`` examples (planned actions, rendered views) join here.
-SOURCES: tuple[Source, ...] = (Source("qa", _qa), Source("fold", _folds))
+# The pipeline, in order.
+SOURCES: tuple[Source, ...] = (
+    Source("qa", _qa),
+    Source("explore", _explore, owns=VIEWS_DIR),
+    Source("fold", _folds),
+)
 
 
 @dataclass
 class TrainingSummary:
     path: Path
     counts: dict[str, int] = field(default_factory=dict)  # examples per kind
-    left_out: dict[str, int] = field(default_factory=dict)  # items no source took, by reason
+    # what else is worth a word: plans confirmed, items left out by reason
+    notes: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         made = ", ".join(f"{self.counts.get(k, 0)} {k}" for k in KINDS)
-        skipped = "".join(f"; {n} {why}" for why, n in sorted(self.left_out.items()) if n)
-        return f"training records: {made}{skipped} → {self.path}"
+        notes = "".join(f"; {n} {what}" for what, n in sorted(self.notes.items()) if n)
+        return f"training records: {made}{notes} → {self.path}"
 
 
 def walks_of(out: Path) -> list[Walk]:
@@ -87,22 +115,41 @@ def walks_of(out: Path) -> list[Walk]:
 
 
 def write_training_set(out: Path, *, sources: tuple[Source, ...] = SOURCES) -> TrainingSummary:
-    """Make every source's examples for the generated folder ``out``; write ``train.jsonl``."""
+    """Make every source's examples for the generated folder ``out``; write ``train.jsonl``
+    and the folders the sources own (replacing what an earlier run wrote there)."""
     out = Path(out)
-    items = read_items(out)
-    walks = walks_of(out)
+    staging = out / f".train-partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    inputs = Inputs(read_items(out), walks_of(out), staging)
     summary = TrainingSummary(out / TRAIN_FILE)
     counts: Counter[str] = Counter()
 
     def stream() -> Iterator[TrainingExample]:
         for source in sources:
-            for ex in source.make(items, walks):
+            for ex in source.make(inputs):
                 counts[ex.kind] += 1
                 yield ex
 
-    write_examples(stream(), summary.path)
+    try:
+        write_examples(stream(), staging / TRAIN_FILE)
+        for name in [s.owns for s in sources if s.owns is not None] + [TRAIN_FILE]:
+            _replace(staging / name, out / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     summary.counts = dict(counts)
-    summary.left_out = {
-        "explorable items left to explore examples": sum(it.explorable for it in items)
-    }
+    summary.notes = dict(inputs.notes)
     return summary
+
+
+def _replace(new: Path, old: Path) -> None:
+    """Put ``new`` where ``old`` is (a file or a folder); an ``old`` with no ``new`` goes."""
+    if new.is_file():
+        new.replace(old)  # atomic
+        return
+    if old.is_dir():
+        shutil.rmtree(old)
+    elif old.exists():
+        old.unlink()
+    if new.exists():
+        new.rename(old)

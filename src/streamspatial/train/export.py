@@ -19,12 +19,12 @@ import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.errors import CausalityError, InputError, Problem
 from streamspatial.sim.qa.export import videos_dir
-from streamspatial.video.cache import ResizeSpec, encode_jpeg
+from streamspatial.video.cache import ResizeSpec, decode_jpeg, encode_jpeg
 from streamspatial.video.policies import parse_policy, select_frames
 from streamspatial.video.prefix import query_frame_index
 from streamspatial.video.sources import open_source
@@ -98,8 +98,9 @@ def export_sft(
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()
-        paths = _write_frames(src, planned, tmp, ResizeSpec(short_side=frame_size), progress)
-        extra = _write_extra_images(src, records, tmp)
+        spec = ResizeSpec(short_side=frame_size)
+        paths = _write_frames(src, planned, tmp, spec, progress)
+        extra = _write_extra_images(src, records, tmp, spec)
         prepared = [_prepare(p, paths, extra) for p in planned]
         writer = FORMATS[fmt]
         files = writer.write(prepared, tmp, out, dataset)
@@ -193,18 +194,25 @@ def _extra_images(ex: TrainingExample) -> list[ExtraImage]:
 
 
 def _write_extra_images(
-    src: Path, records: list[TrainingExample], folder: Path
+    src: Path, records: list[TrainingExample], folder: Path, spec: ResizeSpec
 ) -> dict[ExtraImage, str]:
-    """Exploration views (copied from the training folder) and option pictures (decoded from
-    their data URI), each written once: views by their path, options by their content."""
+    """Exploration views (read from the training folder and written as JPEG at the frames'
+    size, as runs send them) and option pictures (decoded from their data URI, as released),
+    each written once: views by their path, options by their content."""
     out: dict[ExtraImage, str] = {}
     for ex in records:
         for image in _extra_images(ex):
             if image in out:
                 continue
-            if image.path is not None:
-                rel = f"images/{image.source}/{Path(image.path).as_posix()}"
-                data = (src / image.path).read_bytes()
+            if image.path is not None:  # under "<source>/" (the record checks it)
+                rel = f"images/{PurePosixPath(image.path).with_suffix('.jpg')}"
+                try:  # PIL reads any picture format here, PNG views included
+                    rgb = decode_jpeg((src / image.path).read_bytes())
+                except OSError:
+                    raise InputError(
+                        Problem(str(src / image.path), "images.path", "a PNG or JPEG", ex.id)
+                    ) from None
+                data = encode_jpeg(rgb, spec)
             else:
                 assert image.data is not None
                 header, _, payload = image.data.partition(",")

@@ -7,13 +7,16 @@ direction text).  A multi-turn chain's second turn names the first turn's *true*
 run puts the model's own (teacher forcing, in the words ``scoring.scorers.prior_text`` uses).
 
 Items marked ``explorable`` are left out: their answer needs views the prefix lacks, which is
-what ``explore`` examples teach (the prefix and the question → the actions; the prefix and the
-new views → the answer).  Prefix frames are left to the export's sampling policy.
+what ``explore`` examples teach (:mod:`.explore`: the prefix and the question → the actions;
+the prefix and the new views → the answer).  Prefix frames are left to the export's sampling
+policy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from streamspatial.agents.requests import OPTION_IMAGE_CAPTION as OPTION
 from streamspatial.bench.registry import get_adapter
@@ -40,6 +43,41 @@ def prior_text(item: Item) -> str:
     return answer_text(item, item.queries[-1])
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What a run sends for one query point: the system prompt, the prompt, option pictures."""
+
+    system: str | None
+    prompt: str
+    options: tuple[ExtraImage, ...]
+
+    def system_turn(self) -> list[Message]:
+        return [Message(role="system", text=self.system)] if self.system else []
+
+
+def asked(item: Item, query: QueryPoint, by_id: dict[str, Item]) -> Asked:
+    """The request ``streamspatial run`` makes for ``query`` (an earlier turn of a chain named
+    by its true answer; ``by_id``: the folder's items)."""
+    adapter = get_adapter(item.benchmark)
+    options = tuple(
+        ExtraImage(source="option", caption=OPTION.format(letter=o.letter), data=o.image)
+        for o in item.options
+        if o.image is not None
+    )
+    prompt = adapter.prompt(item, query, prior_answers=_chain(item, by_id))
+    return Asked(adapter.system_prompt(item), prompt, options)
+
+
+def item_meta(item: Item, query: QueryPoint) -> dict[str, Any]:
+    """What a record says of the item it was made from."""
+    return {
+        "benchmark": item.benchmark,
+        "item": item.id,
+        "task": item.task.task,
+        "evidence": [list(e) for e in query.evidence],
+    }
+
+
 def qa_examples(items: Iterable[Item]) -> Iterator[TrainingExample]:
     """One ``qa`` example per query point of every item that is not explorable."""
     items = list(items)
@@ -47,18 +85,10 @@ def qa_examples(items: Iterable[Item]) -> Iterator[TrainingExample]:
     for item in items:
         if item.explorable:
             continue
-        adapter = get_adapter(item.benchmark)
-        prior = _chain(item, by_id)
-        system = adapter.system_prompt(item)
-        options = tuple(
-            ExtraImage(source="option", caption=OPTION.format(letter=o.letter), data=o.image)
-            for o in item.options
-            if o.image is not None
-        )
         for query in item.queries:
-            prompt = adapter.prompt(item, query, prior_answers=prior)
-            messages = [Message(role="system", text=system)] if system else []
-            messages.append(Message(role="user", text=prompt, prefix=True, images=options))
+            ask = asked(item, query, by_id)
+            messages = ask.system_turn()
+            messages.append(Message(role="user", text=ask.prompt, prefix=True, images=ask.options))
             messages.append(Message(role="assistant", text=answer_text(item, query)))
             yield TrainingExample(
                 id=f"qa:{item.benchmark}:{item.id}:{query.index}",
@@ -66,12 +96,7 @@ def qa_examples(items: Iterable[Item]) -> Iterator[TrainingExample]:
                 video=item.video,
                 t_q=float(query.time),
                 messages=tuple(messages),
-                meta={
-                    "benchmark": item.benchmark,
-                    "item": item.id,
-                    "task": item.task.task,
-                    "evidence": [list(e) for e in query.evidence],
-                },
+                meta=item_meta(item, query),
             )
 
 

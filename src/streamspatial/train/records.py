@@ -14,7 +14,8 @@ one exporter turns them into every framework's format:
   (captioned ``Frame at T s:``) before its text, then its ``images``, then the text.
 * ``images``: pictures that are not prefix frames, marked by ``source``: ``explore`` views
   rendered after t_q by exploration actions (their ``time`` is exploration-stream seconds, ≥ t_q,
-  as ``--explore-steps`` runs ask them) or ``option`` pictures of answer options (no time).
+  as ``--explore-steps`` runs ask them; files under the folder's ``explore/``) or ``option``
+  pictures of answer options (no time).
 
 A record never shows a video frame after its t_q: the model refuses it, and the exporter
 checks it again against the video.
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import (
@@ -43,6 +44,7 @@ from streamspatial.core.errors import InputError, Problem
 KINDS = ("qa", "explore", "fold")
 Kind = Literal["qa", "explore", "fold"]
 TRAIN_FILE = "train.jsonl"  # under a generated folder, beside items.jsonl
+VIEWS_DIR = "explore"  # under a generated folder: exploration views, one folder per item
 PLACEHOLDERS = ("<image>", "<video>")  # what the frameworks' loaders count in the text
 _EPS = 1e-6
 
@@ -56,7 +58,7 @@ class ExtraImage(_Strict):
 
     source: Literal["explore", "option"]
     caption: str  # the line before it: "Option A:", "View 2 after rotate_left at 13.5 s:"
-    path: str | None = None  # a file, relative to the training folder
+    path: str | None = None  # a file, relative to the training folder, under "<source>/"
     data: str | None = None  # or inline, as a data: URI (answer options carry theirs so)
     time: float | None = None  # explore: exploration-stream seconds (≥ t_q); option: none
 
@@ -66,6 +68,12 @@ class ExtraImage(_Strict):
             raise ValueError("expected exactly one of path and data")
         if self.data is not None and not self.data.startswith("data:"):
             raise ValueError("expected data as a data: URI")
+        if self.path is not None:
+            parts = PurePosixPath(self.path).parts
+            if "\\" in self.path or len(parts) < 2 or parts[0] != self.source or ".." in parts:
+                raise ValueError(
+                    f"expected a path relative to the training folder, under {self.source}/"
+                )
         if self.source == "explore" and (self.time is None or not math.isfinite(self.time)):
             raise ValueError("an exploration view needs its exploration-stream time")
         if self.source == "option" and self.time is not None:

@@ -22,7 +22,7 @@ from gymnasium import spaces
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
-from streamspatial.sim.explore.actions import ACTIONS, MAX_DISTANCE, Action, parse_action
+from streamspatial.sim.explore.actions import ACTIONS, MAX_DISTANCE, MOVES, Action, parse_action
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
 from streamspatial.sim.render.process import RenderProcess
@@ -170,41 +170,8 @@ class ExploreEnv(gym.Env):
 
     def _plan(self, act: Action) -> tuple[list[CameraPose], bool]:
         """The poses an action passes through (the last one is where it ends)."""
-        p = self.pose
-        assert p is not None and self.occ is not None
-        x, y, _ = p.position
-        t = p.time
-        if act.name in ("move_forward", "move_left", "move_right"):
-            heading = p.yaw + {"move_forward": 0.0, "move_left": math.pi / 2}.get(
-                act.name, -math.pi / 2
-            )
-            dx, dy = math.cos(heading), math.sin(heading)
-            n = math.ceil(act.distance / _STEP)
-            done = 0.0
-            for i in range(1, n + 1):
-                d = min(act.distance, i * _STEP)
-                if not self.occ.is_free(x + dx * d, y + dy * d):
-                    break
-                done = d
-            collided = done < act.distance - 1e-9
-            t += done / self.motion.walk_speed
-            return [self._pose(t, x + dx * done, y + dy * done, p.yaw, "move")], collided
-        if act.name in ("rotate_left", "rotate_right"):
-            sign = 1.0 if act.name == "rotate_left" else -1.0
-            t += math.radians(45) / self.motion.turn_speed
-            return [self._pose(t, x, y, p.yaw + sign * math.radians(45), "turn")], False
-        if act.name == "scan_forward":
-            out, prev = [], 0.0
-            for off in _SCAN:
-                t += math.radians(abs(off - prev)) / self.motion.sweep_speed
-                prev = off
-                out.append(self._pose(t, x, y, p.yaw + math.radians(off), "sweep"))
-            return out, False
-        out = []  # sweep_around
-        for k in range(1, 9):
-            t += math.radians(45) / self.motion.sweep_speed
-            out.append(self._pose(t, x, y, p.yaw + k * math.pi / 4, "sweep"))
-        return out, False
+        assert self.pose is not None and self.occ is not None
+        return action_poses(self.pose, act, self.occ, self.motion)
 
     def _capture(
         self, poses: list[CameraPose]
@@ -250,3 +217,55 @@ class ExploreEnv(gym.Env):
             "seen": sorted(self._seen),
             "collided": collided,
         }
+
+
+def action_poses(
+    pose: CameraPose, act: Action, occ: Occupancy, motion: Motion
+) -> tuple[list[CameraPose], bool]:
+    """The poses ``act`` passes through from ``pose`` (the last one is where it ends) and
+    whether a move was stopped by an obstacle: the environment's motion, without rendering, so
+    a planner can foresee what an action will show (:mod:`.plan`).  Times run on from
+    ``pose.time`` at the walking, turning and sweeping speeds of ``motion``."""
+    x, y, z = pose.position
+    t = pose.time
+
+    def at(t: float, x: float, y: float, yaw: float, kind: str) -> CameraPose:
+        return CameraPose(
+            time=round(t, 5),
+            position=(round(float(x), 4), round(float(y), 4), z),
+            yaw=round(wrap_angle(float(yaw)), 5),
+            pitch=pose.pitch,
+            motion=kind,
+        )
+
+    if act.name in MOVES:
+        heading = pose.yaw + {"move_forward": 0.0, "move_left": math.pi / 2}.get(
+            act.name, -math.pi / 2
+        )
+        dx, dy = math.cos(heading), math.sin(heading)
+        n = math.ceil(act.distance / _STEP)
+        done = 0.0
+        for i in range(1, n + 1):
+            d = min(act.distance, i * _STEP)
+            if not occ.is_free(x + dx * d, y + dy * d):
+                break
+            done = d
+        collided = done < act.distance - 1e-9
+        t += done / motion.walk_speed
+        return [at(t, x + dx * done, y + dy * done, pose.yaw, "move")], collided
+    if act.name in ("rotate_left", "rotate_right"):
+        sign = 1.0 if act.name == "rotate_left" else -1.0
+        t += math.radians(45) / motion.turn_speed
+        return [at(t, x, y, pose.yaw + sign * math.radians(45), "turn")], False
+    if act.name == "scan_forward":
+        out, prev = [], 0.0
+        for off in _SCAN:
+            t += math.radians(abs(off - prev)) / motion.sweep_speed
+            prev = off
+            out.append(at(t, x, y, pose.yaw + math.radians(off), "sweep"))
+        return out, False
+    out = []  # sweep_around
+    for k in range(1, 9):
+        t += math.radians(45) / motion.sweep_speed
+        out.append(at(t, x, y, pose.yaw + k * math.pi / 4, "sweep"))
+    return out, False

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from streamspatial.sim.types import EpisodeMeta, load_episode_meta, meta_path_for
+from streamspatial.sim.types import CameraPose, EpisodeMeta, load_episode_meta, meta_path_for
 
 
 @dataclass(frozen=True)
@@ -37,26 +37,39 @@ class ExploreStep:
     records: tuple[Any, ...] = ()
 
 
+def pose_at(meta: EpisodeMeta, t_q: float) -> CameraPose:
+    """The camera pose an exploration at ``t_q`` starts from: that of the frame on screen at
+    t_q, ⌊t_q · fps⌋, as recorded; never a later one."""
+    n_q = min(math.floor(t_q * meta.fps + 1e-9), len(meta.frames) - 1)
+    return meta.frames[n_q].pose
+
+
 class EpisodeEnv:
     """``Explore-v0`` in an episode's house, standing where the camera stood at t_q."""
 
     def __init__(self, meta: EpisodeMeta, t_q: float):
         from streamspatial.sim.explore.env import ExploreEnv
-        from streamspatial.sim.walk.nav import Motion
 
-        # The frame on screen at t_q: ⌊t_q · fps⌋, the recorded pose, never a later one.
-        n_q = min(math.floor(t_q * meta.fps + 1e-9), len(meta.frames) - 1)
-        pose = meta.frames[n_q].pose
         k = meta.intrinsics
+        self.meta = meta
         self._env = ExploreEnv(
             size=(k.width, k.height),
             max_steps=1_000_000,  # the explorer's step limit applies, not the env's
             vfov_deg=math.degrees(2 * math.atan(k.height / (2 * k.fy))),
-            motion=Motion(pitch=pose.pitch, eye_height=pose.position[2]),
         )
+        self.restart(t_q)
+
+    def restart(self, t_q: float) -> None:
+        """Stand where the camera stood at ``t_q`` (same pitch and eye height), as a new
+        environment would, keeping the renderer: starting one takes seconds, and training data
+        explores many query times of one episode."""
+        from streamspatial.sim.walk.nav import Motion
+
+        pose = pose_at(self.meta, t_q)
+        self._env.motion = Motion(pitch=pose.pitch, eye_height=pose.position[2])
         x, y, _ = pose.position
         self.start_view, _ = self._env.reset(
-            options={"house": meta.house, "start": (x, y, pose.yaw)}
+            options={"house": self.meta.house, "start": (x, y, pose.yaw)}
         )
 
     def step(self, action: Mapping[str, Any]) -> ExploreStep:
@@ -118,4 +131,4 @@ class EpisodeWorld:
         return EpisodeEnv(self.episode_meta(video), t_q)
 
 
-__all__ = ["EpisodeEnv", "EpisodeWorld", "ExploreStep"]
+__all__ = ["EpisodeEnv", "EpisodeWorld", "ExploreStep", "pose_at"]

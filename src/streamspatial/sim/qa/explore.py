@@ -37,8 +37,15 @@ LOOKBACK_S = 60.0  # how far before the proposed query frame the wanted answer c
 SWEEP_MIN_PIXELS = 20  # the exploration env's own "seen" threshold (ExploreEnv.min_pixels)
 
 
+def reach_pixels(min_pixels: int) -> int:
+    """Pixels an object must cover in one exploration view (ray cast) to count as reachable:
+    the env's own threshold, and twice the benchmark's *seen* one, so a view rendered by the
+    env shows it as seen with room to spare.  Training plans (``train.explore``) use it too."""
+    return max(SWEEP_MIN_PIXELS, 2 * min_pixels)
+
+
 def _reachable(p: Prefix, pixels: int) -> bool:
-    return pixels >= max(SWEEP_MIN_PIXELS, 2 * p.min_pixels)
+    return pixels >= reach_pixels(p.min_pixels)
 
 
 def room_count_question(p: Prefix, rng: random.Random, *, mode: str) -> Draft | None:

@@ -83,6 +83,23 @@ def _footprint(b: Box, pose: CameraPose, intr: Intrinsics) -> np.ndarray | None:
     return np.stack([rows.ravel(), cols.ravel()], axis=1)
 
 
+def view_pixels(
+    house: House, intr: Intrinsics, view: CameraPose, instance_ids: Iterable[int]
+) -> dict[int, int]:
+    """Pixels each object covers in the one view from ``view`` (0 = out of sight), cast over
+    its box's footprint only: what the renderer's id buffer would count, without a GL context."""
+    boxes, by_id = _boxes(house)
+    out: dict[int, int] = {}
+    for oid in instance_ids:
+        pix = _footprint(by_id[oid], view, intr)
+        if pix is None:
+            out[oid] = 0
+            continue
+        _, ids, _ = cast(boxes, view, intr, pixels=pix)
+        out[oid] = int((ids == oid).sum())
+    return out
+
+
 _MEMO: dict[tuple, int] = {}
 _MEMO_MAX = 50_000  # (house, pose, object) results; generators revisit the same query frames
 
@@ -91,20 +108,13 @@ def sweep_pixels(
     house: House, intr: Intrinsics, pose: CameraPose, instance_ids: Iterable[int]
 ) -> dict[int, int]:
     """Most pixels each object covers in any one view of a sweep from ``pose`` (0 = never)."""
-    boxes, by_id = _boxes(house)
     out: dict[int, int] = {}
     for oid in instance_ids:
         key = (house, intr, pose.position, pose.yaw, pose.pitch, oid)
         if key in _MEMO:
             out[oid] = _MEMO[key]
             continue
-        best = 0
-        for view in sweep_poses(pose):
-            pix = _footprint(by_id[oid], view, intr)
-            if pix is None:
-                continue
-            _, ids, _ = cast(boxes, view, intr, pixels=pix)
-            best = max(best, int((ids == oid).sum()))
+        best = max(view_pixels(house, intr, view, (oid,))[oid] for view in sweep_poses(pose))
         out[oid] = best
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
