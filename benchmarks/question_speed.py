@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                 ratios.append(ratio)
                 rows.append(f"seed {seed} house {hs}: {ratio:.2f}")
                 print(
-                    f"seed {seed}, house {hs} ({a.size}, {a.minutes:g} min at {a.fps:g} fps): "
+                    f"seed {seed}, house {hs} ({a.size}, {a.minutes:.3g} min at {a.fps:g} fps): "
                     f"plan {made.cpu['plan']:.1f} s CPU, render {made.cpu['render']:.1f} s CPU "
                     f"({made.wall['render']:.1f} s wall), ask {asked.cpu['ask']:.1f} s CPU "
                     f"({asked.wall['ask']:.1f} s wall, {len(items)} questions) -> "
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     report.figure(
         "ask_vs_render",
         [worst],  # the goal holds for every house: the worst one is the figure
-        f"worst of {len(ratios)} houses ({'; '.join(rows)}); {a.size}, {a.minutes:g}-min walks; "
+        f"worst of {len(ratios)} houses ({'; '.join(rows)}); {a.size}, {a.minutes:.3g}-min walks; "
         "CPU seconds, the render process's included",
     )
     print(f"worst house: asking takes {worst:.2f}× its rendering")
