@@ -52,7 +52,14 @@ def test_groups_split_jobs_evenly_in_order():
     sizes = [len(g.jobs) for g in groups]
     assert max(sizes) - min(sizes) <= 1 and max(sizes) <= GROUP_WALKS
     assert [g.index for g in groups] == [0, 1, 2]
-    assert len(groups_of(jobs[:GROUP_WALKS])) == 1  # up to sixteen walks: asked together
+    # up to sixteen walks are asked together, the spin probe with them
+    probe = [*jobs[:GROUP_WALKS], ("spin", 0)]
+    assert groups_of(probe) == [type(groups[0])(0, tuple(probe))]
+    # more: the probe goes with its house's walk, last
+    spun = groups_of([*jobs, ("spin", 2 * GROUP_WALKS + 1)])
+    assert spun[2].jobs[-1] == ("spin", 2 * GROUP_WALKS + 1)
+    assert ("walk", 2 * GROUP_WALKS + 1) in spun[2].jobs
+    assert [len(g.jobs) for g in spun] == [*sizes[:2], sizes[2] + 1]
 
 
 def test_groups_are_asked_on_their_own_and_pooled_alike(tmp_path, monkeypatch):

@@ -73,8 +73,8 @@ def process_plan(cfg: GenerateConfig, walks: int, frames: int) -> tuple[int, int
     from streamspatial.sim.render.gpu import gpu_devices
 
     cores = os.cpu_count() or 1
-    if walks == 0:
-        return 1, 1
+    if walks == 0:  # every walk kept by --resume: only groups to ask
+        return max(1, cfg.workers), 1
     if gpu_devices():
         workers = max(1, min(cfg.workers or cores, walks))
         return workers, max(1, cores // workers)

@@ -12,9 +12,10 @@ arguments alone.
 Why groups: questions are balanced (:mod:`.qa.balance`) and their letters dealt over every
 walk asked together, so asking is sequential within a group; groups are independent, so they
 are asked side by side.  A group holds at most ``GROUP_WALKS`` walks, consecutive in job
-order, the jobs split evenly between ``ceil(jobs / GROUP_WALKS)`` groups: a benchmark of up to
-sixteen walks is one group, exactly as when every walk was asked together, and a 2,000-walk
-training set is 125 groups of 16, each balanced on its own.
+order, the walks split evenly between ``ceil(walks / GROUP_WALKS)`` groups (a spin probe goes
+with its house's walk): a benchmark of up to sixteen walks is one group, exactly as when every
+walk was asked together, and a 2,000-walk training set is 125 groups of 16, each balanced on
+its own.
 """
 
 from __future__ import annotations
@@ -66,10 +67,17 @@ class Work:
 
 
 def groups_of(jobs: list[Job]) -> list[Group]:
-    """The jobs cut into ``ceil(len / GROUP_WALKS)`` consecutive groups of even size."""
-    n = max(1, math.ceil(len(jobs) / GROUP_WALKS))
-    bounds = [len(jobs) * i // n for i in range(n + 1)]
-    return [Group(i, tuple(jobs[bounds[i] : bounds[i + 1]])) for i in range(n)]
+    """The walks cut into ``ceil(walks / GROUP_WALKS)`` consecutive groups of even size; a
+    spin probe joins, last, the group of its house's walk."""
+    walks = [job for job in jobs if job[0] == "walk"]
+    n = max(1, math.ceil(len(walks) / GROUP_WALKS))
+    bounds = [len(walks) * i // n for i in range(n + 1)]
+    members = [walks[bounds[i] : bounds[i + 1]] for i in range(n)]
+    for job in jobs:
+        if job[0] != "walk":
+            home = next((g for g in members if ("walk", job[1]) in g), members[0])
+            home.append(job)
+    return [Group(i, tuple(m)) for i, m in enumerate(members)]
 
 
 def episode_name(kind: str, hs: int) -> str:
