@@ -65,6 +65,12 @@ GOALS: dict[str, Goal] = {
             " fps",
         ),
         Goal(
+            "ask_vs_render",
+            "question stage ÷ rendering, CPU, worst house (seeds 9, 11; 640×480)",
+            "<=",
+            1.0,
+        ),
+        Goal(
             "gpu_batch_speedup",
             "hf: answers/s at batch 16 ÷ batch 1 (1.3 B model, 8 images, GPU)",
             ">=",

@@ -6,6 +6,10 @@ Renders the poses of a walk through a default house (catalogue furniture, textur
 4–12 rooms) with ``HouseRenderer.render(pose).visibility()`` — everything ``sim generate``
 needs per frame — at 320×240 and 640×480, ``--rounds`` times each, and prints frames per
 second (median and best round) with the load average, since the machine may be shared.
+Beside them, the same frames through one render process and through ``--processes`` of them
+(default: one per core) drawing frames in turn, the way ``sim generate`` renders where EGL
+finds a GPU (:mod:`streamspatial.sim.render.gpu`); without a GPU, software GL already spreads
+each frame over every core, so more processes add little.
 
 Baseline, measured in the same run on the same model and poses: MuJoCo's public
 ``mujoco.Renderer`` doing the same work the way its documentation shows (an RGB, a depth and
@@ -32,6 +36,8 @@ from _common import Report
 from _public_renderer import public_three_pass_fps
 
 from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.render.gpu import gpu_devices
+from streamspatial.sim.render.process import RenderProcesses
 from streamspatial.sim.render.renderer import HouseRenderer
 from streamspatial.sim.walk.nav import plan_trajectory
 
@@ -47,13 +53,33 @@ def _ours(r: HouseRenderer, poses) -> tuple[float, float]:
     return len(poses) / (time.perf_counter() - t), 1e3 * (time.process_time() - c) / len(poses)
 
 
+def _processes(house, poses, size, n: int) -> float:
+    """Frames per second through ``n`` render processes drawing the frames in turn (what
+    ``sim generate`` does on a GPU machine: one per core), visibility in this process as
+    ``render_episode`` computes it."""
+    with RenderProcesses(house, size, processes=n) as r:
+        for frame in r.render_many(poses[: 2 * n]):  # every child warm
+            frame.visibility()
+        t = time.perf_counter()
+        for frame in r.render_many(poses):
+            frame.visibility()
+        return len(poses) / (time.perf_counter() - t)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="50 frames, one round")
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="render processes of the multi-process figure (default: one per core)",
+    )
     a = ap.parse_args(argv)
+    gpu = gpu_devices()
     if a.quick:
         a.frames, a.rounds = 50, 1
     report = Report("render_speed", quick=a.quick)
@@ -75,17 +101,23 @@ def main(argv: list[str] | None = None) -> int:
         rounds = [fps for fps, _ in measured]
         cpu = statistics.median(ms for _, ms in measured)
         med = statistics.median(rounds)
+        one = _processes(house, walk.poses, size, 1)
+        many = _processes(house, walk.poses, size, a.processes)
         print(
             f"{size[0]}x{size[1]}: ours median {med:5.1f} fps, best {max(rounds):5.1f} "
             f"(rounds {', '.join(f'{v:.1f}' for v in rounds)}), {cpu:.1f} ms CPU a frame | "
             f"public 3-pass API {base:5.1f} fps -> ours {med / base:.2f}x | "
+            f"render processes: 1 {one:5.1f} fps, {a.processes} {many:5.1f} fps "
+            f"({many / one:.2f}x; EGL GPU: {'yes' if gpu else 'no'}) | "
             f"load average {os.getloadavg()[0]:.2f}"
         )
         report.figure(
             key,
             rounds,
             f"{len(walk.poses)} frames of a walk through {house.house_id}, {tris} triangles; "
-            f"{cpu:.1f} ms process CPU a frame; {med / base:.2f}× MuJoCo's 3-pass Renderer",
+            f"{cpu:.1f} ms process CPU a frame; {med / base:.2f}× MuJoCo's 3-pass Renderer; "
+            f"through render processes {one:.1f} fps with 1, {many:.1f} with {a.processes} "
+            f"({'GPU' if gpu else 'no GPU: software GL already uses every core'})",
             best=True,
         )
     report.finish()

@@ -47,6 +47,7 @@ BENCHMARKS = [
     ("eval_extraction.py", [], ["--quick"]),
     ("sim.py", [], ["--frames", "40", "--episode-seconds", "10"]),
     ("render_speed.py", [], ["--quick"]),
+    ("question_speed.py", [], ["--quick"]),
     ("footage_realism.py", [], ["--quick"]),
     ("gpu_throughput.py", [], ["--quick"]),
 ]

@@ -262,9 +262,12 @@ def generate(
 
     ``options`` are the generator's (``streamspatial sim generate``): ``size`` (width,
     height), ``fps``, ``split``, ``per_family``, ``identity_turns``, ``rooms``, ….
-    ``progress(stage, done, total)`` is called as frames render.  With ``split="train"`` the
-    folder also gets ``train.jsonl``, the training records ``streamspatial export-sft`` exports
-    (``.files["train"]``; docs/training.md).  Returns where the files and
+    ``progress(stage, done, total)`` is called as each stage advances (``plan``: walks,
+    ``render``: frames, ``ask``: walks, ``fill``, ``prune``, ``export``; total -1: not known
+    yet); ``executor="ray"`` runs the walks on Ray actors, the same files.  With
+    ``split="train"`` the folder also gets ``train.jsonl``, the training records
+    ``streamspatial export-sft`` exports (``.files["train"]``; docs/training.md).  Returns
+    where the files and
     videos are (``.files[format]``, ``.videos``) and the items.  Needs the ``sim`` extra.
     """
     from streamspatial.sim.generate import GenerateConfig, generate_benchmark

@@ -11,6 +11,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -48,26 +49,42 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(w), int(h)
 
 
-def run_generation(cfg, console: Console | None = None):
-    """Run the pipeline under a rich progress bar (frames rendered out of the total)."""
+# What each stage's bar counts (sim.stages.STAGES).
+STAGE_UNITS = {
+    "plan": "walks planned",
+    "render": "frames",
+    "ask": "walks asked",
+    "fill": "families filled",
+    "prune": "rounds",
+    "export": "files",
+}
+
+
+def run_generation(cfg, console: Console | None = None, *, progress: bool = True):
+    """Run the pipeline under one progress bar per stage (plan, render, ask, fill, prune,
+    export), or silently with ``progress=False``."""
     from streamspatial.sim.generate import generate_benchmark
 
+    if not progress:
+        return generate_benchmark(cfg)
     console = console or Console(stderr=True)
     columns = (
-        TextColumn("{task.description:<34}"),
+        TextColumn("{task.description:<7}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("frames"),
+        TextColumn("{task.fields[unit]:<15}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task("starting", total=None)
+        tasks: dict[str, TaskID] = {}
 
-        def progress(stage: str, done: int, total: int) -> None:
-            bar.update(task, description=stage, completed=done, total=total)
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=None, unit=STAGE_UNITS.get(stage, ""))
+            bar.update(tasks[stage], completed=done, total=None if total < 0 else total)
 
-        return generate_benchmark(cfg, progress)
+        return generate_benchmark(cfg, report)
 
 
 @sim_app.command("generate")
@@ -113,9 +130,26 @@ def generate(
         int,
         typer.Option(
             "--workers",
-            help="Processes rendering side by side (0: one per core from 5 min of video).",
+            help="Processes rendering and asking side by side (0: one per core from 5 min of "
+            "video; where EGL finds a GPU, one rendering process per core always).",
         ),
     ] = 0,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="local: this machine; ray: walks rendered and asked on Ray actors, pruning "
+            "and export here (needs the ray extra).",
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help="With --executor ray: the cluster to join (auto, host:port or "
+            "ray://host:10001); default: start a local Ray instance.",
+        ),
+    ] = None,
     resume: Annotated[
         bool,
         typer.Option(
@@ -123,6 +157,9 @@ def generate(
             help="Keep the walks an interrupted run of this same command already rendered in "
             "--out; render only the missing ones (questions are asked again).",
         ),
+    ] = False,
+    no_progress: Annotated[
+        bool, typer.Option("--no-progress", help="No progress bars.")
     ] = False,
     prune: Annotated[
         bool,
@@ -166,17 +203,20 @@ def generate(
         rooms=rooms,
         furniture=furniture,
         workers=workers,
+        executor=executor,
+        address=address,
         resume=resume,
         prune=prune,
         reserve=reserve,
         events=events,
     )
     cfg.check()
-    result = run_generation(cfg)
+    result = run_generation(cfg, progress=not no_progress)
     console = Console()
     if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
         console = Console(soft_wrap=True, width=160)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
+    console.print(stage_line(result.stages))
     if result.pruning is not None:
         print_pruning(console, result.pruning)
     if result.shortfall:
@@ -227,6 +267,17 @@ def gallery(
                 "<!-- gallery:end --> where the gallery goes"
             )
         console.print(f"gallery of {len(shots)} room types written into {doc}")
+
+
+def stage_line(stages: dict) -> str:
+    """One line of the manifest's stage times: wall (CPU) seconds per stage."""
+    from streamspatial.sim.stages import STAGES
+
+    parts = [f"{s} {stages[s]['wall_s']:.1f} ({stages[s]['cpu_s']:.1f})" for s in STAGES]
+    return (
+        f"time per stage, wall (CPU) s: {', '.join(parts)}; {stages['elapsed_s']:.1f} s in all "
+        "(manifest.json: stages)"
+    )
 
 
 def _made(entry: tuple[str, list[int]]) -> tuple[float, str]:

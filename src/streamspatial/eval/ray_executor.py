@@ -24,22 +24,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
-import socket
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from streamspatial.core.cluster import check_address, join
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.planner import VideoPlan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.eval.runner import Runner, make_record, run_all
 from streamspatial.models.types import ModelResponse
 
-__all__ = ["RayOptions", "VideoWorker", "run_on_ray"]
+__all__ = ["RayOptions", "VideoWorker", "check_address", "run_on_ray"]
 
 
 @dataclass(frozen=True)
@@ -179,33 +178,6 @@ def _resources(ray: Any, model: str, options: RayOptions, n_videos: int) -> tupl
     else:
         workers = int(total.get("CPU", 1))
     return max(1, min(workers, n_videos)), gpus
-
-
-def check_address(address: str | None, timeout: float = 5.0) -> None:
-    """Fail fast, with one line, when Ray is missing or a ``host:port`` cluster is unreachable.
-
-    Ray itself keeps retrying an unreachable GCS address for minutes; a TCP connect to it says
-    the same in seconds.  ``auto``, ``ray://`` and no address are left to ``ray.init``.
-    """
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise StreamspatialError(
-            "--executor ray needs Ray: pip install 'streamspatial[ray]'"
-        ) from None
-    if not address or address == "auto" or "://" in address:
-        return
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise StreamspatialError(
-            f"--address {address}: expected host:port, auto or ray://host:port"
-        )
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as exc:
-        raise StreamspatialError(
-            f"--address {address}: cannot reach the Ray cluster ({exc.strerror or exc})"
-        ) from None
 
 
 def _reason(exc: BaseException) -> str:
@@ -355,20 +327,7 @@ def run_on_ray(
     import ray
 
     runner.check_videos()
-    started = False
-    if not ray.is_initialized():
-        try:
-            ray.init(
-                address=options.address,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.ERROR,  # the CLI's stderr stays one summary line
-            )
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise StreamspatialError(
-                f"--address {options.address}: cannot join the Ray cluster ({exc})"
-            ) from None
-        started = True
+    started = join(options.address)
     placements: list[dict[str, Any]] = []
     try:
         with runner._progress_bar():

@@ -4,7 +4,10 @@ Each step is a subpackage with one way in and one way out: :mod:`.house` (a seed
 :class:`~.types.House`), :mod:`.walk` (a house → a :class:`~.types.Trajectory`), :mod:`.events`
 (a walk → the edited walk and a :class:`~.schedule.Schedule`), :mod:`.render` (→ a video and
 its ground truth), :mod:`.qa` (ground truth → items → benchmark files); bias pruning is
-:mod:`streamspatial.qc.prune`.  Random streams are numbered in :mod:`.streams`.
+:mod:`streamspatial.qc.prune`.  Random streams are numbered in :mod:`.streams`.  Walks are
+planned, rendered and asked as units of work (:mod:`.jobs`) that an executor runs here, in
+worker processes (:mod:`.executors`) or on Ray actors (:mod:`.ray_generate`), the same files
+either way; each stage's time goes into the manifest (:mod:`.stages`).
 
 ``--split`` picks disjoint ranges of house seeds, so the same generator produces evaluation
 benchmarks and training data at scale (S3-Train, S3-Bench §3) without a house ever appearing in
@@ -14,8 +17,9 @@ questions and the letter order, so a run can be reproduced from its manifest.
 
 from __future__ import annotations
 
-import math
+import json
 import random
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,9 +27,11 @@ from typing import Literal
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import load_episode_meta, meta_path_for
+from streamspatial.sim.executors import StageProgress, run_local
+from streamspatial.sim.jobs import Job, Work, groups_of, rendered
+from streamspatial.sim.stages import StageTimes
 
-from .qa.export import episode_dir, export_items, video_ref, videos_dir
+from .qa.export import episode_dir, export_items, videos_dir
 
 Split = Literal["train", "eval"]
 # Each split owns a million house seeds; eval houses can never leak into training data.
@@ -34,9 +40,10 @@ SPLIT_SPAN = 1_000_000
 # S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
-PARALLEL_FROM_FRAMES = 3000  # --workers 0 renders in several processes from this many frames
+EXECUTORS = ("local", "ray")
 
-Progress = Callable[[str, int, int], None]  # (stage description, done, total) in frames
+# (stage of .stages.STAGES, done, total in the stage's own units; total -1: not known yet)
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,9 @@ class GenerateConfig:
     identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
     furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
-    workers: int = 0  # processes rendering episodes side by side; 0: automatic (see below)
+    workers: int = 0  # processes rendering walks side by side; 0: automatic (.executors)
+    executor: str = "local"  # "local" (this machine) or "ray" (actors: .ray_generate)
+    address: str | None = None  # the Ray cluster to join (None: a local Ray instance)
     # Keep the episodes an interrupted run of the same command already rendered in ``out``
     # (each is a pure function of its seed): only the missing ones are rendered.
     resume: bool = False
@@ -81,6 +90,10 @@ class GenerateConfig:
             problems.append(f"--furniture must be catalog or boxes, got {self.furniture!r}")
         if self.workers < 0:
             problems.append(f"--workers must be ≥ 0, got {self.workers}")
+        if self.executor not in EXECUTORS:
+            problems.append(f"--executor must be local or ray, got {self.executor!r}")
+        if self.address is not None and self.executor != "ray":
+            problems.append("--address needs --executor ray")
         if self.rooms is not None and not 2 <= self.rooms <= 12:
             problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
         if not self.reserve >= 0:
@@ -97,6 +110,7 @@ class GenerateResult:
     episodes: list[str] = field(default_factory=list)
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
     shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
+    stages: dict = field(default_factory=dict)  # the manifest's stage times (.stages)
 
     @property
     def videos(self) -> Path:
@@ -113,70 +127,73 @@ def house_seeds(split: Split, seed: int, n: int) -> list[int]:
 def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark.
 
-    Each episode runs house → walk → events → render (:func:`_episode`, in worker processes
-    when it pays); then, in this process and in episode order, questions → bias pruning →
-    export.
+    Each walk is planned and rendered (:func:`~.jobs.render_walk`) and its group of walks
+    asked (:func:`~.jobs.ask_group`) by the executor (:mod:`.executors`: this process or
+    worker processes; :mod:`.ray_generate`: Ray actors); then, in this process, bias pruning
+    and export.  ``progress(stage, done, total)`` reports each stage of :data:`.stages.STAGES`
+    (walks planned, frames rendered, walks asked, families filled, pruning rounds, files).
     """
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
     import streamspatial.sim.render.episode  # noqa: F401
     from streamspatial.sim.walk.spin import spin_frames
 
+    started = time.perf_counter()
     cfg.check()
+    if cfg.executor == "ray":  # Ray missing, or a cluster out of reach: before any file
+        from streamspatial.core.cluster import check_address
+
+        check_address(cfg.address)
     out = Path(cfg.out)
     frames_dir = episode_dir(out)
     frames_dir.mkdir(parents=True, exist_ok=True)
     seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
-    jobs = [("walk", hs) for hs in seeds]
+    jobs: list[Job] = [("walk", hs) for hs in seeds]
     if cfg.identity_turns:
         jobs.append(("spin", seeds[0]))
     per_walk = max(1, round(cfg.minutes * 60 * cfg.fps))
     per_spin = spin_frames(cfg.identity_turns, cfg.fps) if cfg.identity_turns else 0
-    total = per_walk * len(seeds) + per_spin
 
-    def report(stage: str, frames_done: int = total) -> None:
-        if progress is not None:
-            progress(stage, frames_done, total)
+    def frames_of(job: Job) -> int:
+        return per_walk if job[0] == "walk" else per_spin
 
-    # 1-4. houses → walks → events → videos with their ground truth
-    kept = _rendered(cfg, jobs, frames_dir, per_walk, per_spin) if cfg.resume else set()
+    # 1-5. houses → walks → events → videos with their ground truth → questions
+    kept = rendered(cfg, jobs, frames_dir, per_walk, per_spin) if cfg.resume else set()
     todo = [job for job in jobs if job not in kept]
-    if todo:
-        _render_all(cfg, todo, frames_dir, report)
-    # 5. questions, from each episode's ground truth
-    items, episodes = _questions(cfg, jobs, frames_dir, report)
+    groups = groups_of(jobs)
+    times = StageTimes()
+    steps = StageProgress(progress, len(todo), sum(map(frames_of, todo)), len(jobs))
+    work = Work(cfg, todo, groups, frames_dir, frames_of)
+    if cfg.executor == "ray":
+        from streamspatial.sim.ray_generate import run_on_ray
+
+        asked = run_on_ray(work, steps, times)
+    else:
+        asked = run_local(work, steps, times)
+    items = [it for group_items, _ in asked for it in group_items]
+    episodes = [name for _, names in asked for name in names]
     # 6. Iterative Bias Pruning against the reserve
-    items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, frames=total)
+    items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, times=times)
     # 7. the benchmark files
-    short = shortfall(items, cfg, len(seeds))
-    manifest = _manifest(cfg, seeds, episodes, pruning, short)
-    files = export_items(items, out, manifest=manifest)
-    report("done")
-    return GenerateResult(
-        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short
-    )
+    with times.stage("export"):
+        short = shortfall(items, cfg, len(seeds))
+        manifest = _manifest(cfg, seeds, episodes, pruning, short)
+        files = export_items(items, out, manifest=manifest)
+    stages = times.manifest(time.perf_counter() - started)
+    add_stage_times(files["manifest"], stages)
+    if progress is not None:
+        progress("export", len(files), len(files))
+    return GenerateResult(out, files, items, episodes, pruning, short, stages)
 
 
-def _questions(
-    cfg: GenerateConfig, jobs, frames_dir: Path, report
-) -> tuple[list[Item], list[str]]:
-    """Every episode's questions (the reserve included when pruning), in job order."""
-    from streamspatial.sim.qa import QuestionGenerator
-
-    reserve = math.ceil(cfg.per_family * cfg.reserve) if cfg.prune else 0
-    questions = QuestionGenerator(cfg.seed, per_family=cfg.per_family, reserve=reserve)
-    items: list[Item] = []
-    episodes: list[str] = []
-    for kind, hs in jobs:
-        name = episode_name(kind, hs)
-        meta = load_episode_meta(frames_dir / f"{name}.mp4")
-        if kind == "walk":
-            items += questions.items(meta, video=video_ref(name), episode_id=name)
-        else:
-            items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
-        episodes.append(name)
-        report(f"questions {name}")
-    return items, episodes
+def add_stage_times(manifest: Path, stages: dict) -> None:
+    """Write the stage times into the manifest (the last thing a generation writes: the
+    export's own time is known only once the files are out)."""
+    info = json.loads(manifest.read_text())
+    info["stages"] = stages
+    tmp = manifest.with_name(manifest.name + ".tmp")
+    tmp.write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+    tmp.replace(manifest)
 
 
 def _manifest(
@@ -189,7 +206,7 @@ def _manifest(
     """What was computed, from what: the configuration (less how it was run), the house seeds,
     the episodes, the pruning summary and any family left short."""
     manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
-    for how in ("workers", "resume"):  # how it was computed is no part of what was computed
+    for how in ("workers", "resume", "executor", "address"):  # how, not what, was computed
         manifest.pop(how)
     manifest.update(house_seeds=seeds, episodes=episodes)
     if pruning is not None:
@@ -223,7 +240,7 @@ def debias(
     *,
     walks: int = 0,
     progress: Progress | None = None,
-    frames: int = 0,
+    times: StageTimes | None = None,
 ) -> tuple[list[Item], dict | None]:
     """The requested items, Iterative-Bias-Pruned against the reserve when ``cfg.prune``.
 
@@ -246,26 +263,33 @@ def debias(
     def slot(it: Item) -> tuple[str, str]:
         return (str(it.meta.get("family")), it.video)
 
-    primary, spare, filled = fill_from_reserve(
-        primary,
-        spare,
-        lambda family: 0 if family == IDENTITY_KEY else cfg.per_family * walks,
-        slot=slot,
-        seed=cfg.seed,
-    )
+    times = times if times is not None else StageTimes()
+    with times.stage("fill"):
+        primary, spare, filled = fill_from_reserve(
+            primary,
+            spare,
+            lambda family: 0 if family == IDENTITY_KEY else cfg.per_family * walks,
+            slot=slot,
+            seed=cfg.seed,
+        )
+    if progress is not None:
+        progress("fill", len(filled), len(filled))
 
     def on_round(n: int, failing: list[str]) -> None:
         if progress is not None:
-            progress(f"bias pruning, round {n} ({len(failing)} tasks)", frames, frames)
+            progress("prune", n, -1)  # rounds: not known in advance
 
-    result = iterative_bias_pruning(
-        primary,
-        spare,
-        slot=slot,
-        exempt=[it.id for it in items if it.meta.get("family") == IDENTITY_KEY],
-        seed=cfg.seed,
-        on_round=on_round,
-    )
+    with times.stage("prune"):
+        result = iterative_bias_pruning(
+            primary,
+            spare,
+            slot=slot,
+            exempt=[it.id for it in items if it.meta.get("family") == IDENTITY_KEY],
+            seed=cfg.seed,
+            on_round=on_round,
+        )
+    if progress is not None:
+        progress("prune", result.rounds, result.rounds)
     return [_clean(it) for it in result.kept], {**result.summary(), "filled": filled}
 
 
@@ -275,117 +299,3 @@ def _clean(item: Item) -> Item:
         return item
     meta = {k: v for k, v in item.meta.items() if k != "reserve"}
     return item.model_copy(update={"meta": meta})
-
-
-# ----------------------------------------------------------------------------- rendering jobs
-
-
-def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
-    """Build one house and render its walk (or its spin probe); returns the episode name."""
-    from streamspatial.sim.house.layout import generate_house
-    from streamspatial.sim.render.episode import render_episode
-    from streamspatial.sim.walk.nav import plan_trajectory
-
-    house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
-    name = episode_name(kind, hs)
-    schedule = None
-    if kind == "walk":
-        traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
-        if cfg.events and house.style == "textured":
-            from streamspatial.sim.events.plan import plan_events
-
-            traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
-    else:
-        from streamspatial.sim.walk.spin import spin_trajectory
-
-        traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
-    render_episode(
-        house, traj, frames_dir, cfg.size, name=name, progress=tick(name), schedule=schedule
-    )
-    return name
-
-
-def _worker_episode(args) -> str:
-    cfg, kind, hs, frames_dir, queue = args
-
-    def tick(name: str):
-        def cb(i: int, n: int) -> None:
-            if i % 10 == 0 or i == n:
-                queue.put((name, i))
-
-        return cb
-
-    return _episode(cfg, kind, hs, frames_dir, tick)
-
-
-def episode_name(kind: str, hs: int) -> str:
-    """The file stem of a house's walk (``kind`` "walk") or spin probe ("spin")."""
-    return f"house-{hs:07d}-{kind}"
-
-
-def _rendered(
-    cfg: GenerateConfig, jobs, frames_dir: Path, per_walk: int, spin_frames: int
-) -> set[tuple[str, int]]:
-    """The jobs whose video and metadata an earlier run left in ``frames_dir`` (the metadata
-    is written last, so it marks a finished video), checked against this run's settings."""
-    out = set()
-    for kind, hs in jobs:
-        video = frames_dir / f"{episode_name(kind, hs)}.mp4"
-        if not (video.is_file() and meta_path_for(video).is_file()):
-            continue
-        meta = load_episode_meta(video)
-        want = (hs, per_walk if kind == "walk" else spin_frames, cfg.fps, cfg.size)
-        size = (meta.intrinsics.width, meta.intrinsics.height)
-        got = (meta.house.seed, len(meta.frames), meta.fps, size)
-        if got != want:
-            raise InputError(
-                f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
-                f"size {got}; this run wants {want}); use a new --out or leave --resume out"
-            )
-        out.add((kind, hs))
-    return out
-
-
-def _render_all(cfg: GenerateConfig, jobs, frames_dir: Path, report) -> list[str]:
-    """Render every job, in worker processes when there are cores and jobs to share.
-
-    Each episode is a pure function of its seed, so the files are the same whichever
-    process renders them; questions are asked afterwards, in job order, in this process.
-    """
-    import os
-
-    # Automatic: one process per core once there is enough video to pay for starting them
-    # (a few seconds each); small benchmarks (tests, the demo) render in this process.
-    frames_total = len(jobs) * cfg.minutes * 60 * cfg.fps
-    auto = (os.cpu_count() or 1) if frames_total >= PARALLEL_FROM_FRAMES else 1
-    workers = max(1, min(cfg.workers or auto, len(jobs)))
-    frames: dict[str, int] = {}
-    if workers == 1:
-
-        def tick(name: str):
-            def cb(i: int, n: int) -> None:
-                frames[name] = i
-                report(f"rendering {name}", sum(frames.values()))
-
-            return cb
-
-        return [_episode(cfg, kind, hs, frames_dir, tick) for kind, hs in jobs]
-
-    import multiprocessing as mp
-    import queue as queue_mod
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = mp.get_context("spawn")  # no GL state or threads inherited from this process
-    with ctx.Manager() as manager, ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-        q = manager.Queue()
-        futures = [
-            pool.submit(_worker_episode, (cfg, kind, hs, frames_dir, q)) for kind, hs in jobs
-        ]
-        while not all(f.done() for f in futures):
-            try:
-                name, i = q.get(timeout=0.25)
-            except queue_mod.Empty:
-                continue
-            frames[name] = i
-            report(f"rendering ({workers} processes)", sum(frames.values()))
-        return [f.result() for f in futures]

@@ -54,8 +54,12 @@ class QuestionGenerator:
         reserve: int = 0,
         families: Iterable[str] | None = None,
         min_pixels: int | None = None,
+        group: int = 0,
     ):
+        """``group``: which group of walks asked together this is (``sim.jobs``); group 0
+        deals letters and orders items from the seed's own streams, group g > 0 from its own."""
         self.seed = seed
+        self._stream = f"{seed}" if group == 0 else f"{seed}/{group}"
         self.per_family = per_family
         self.reserve = reserve  # extra questions per family per episode, marked meta["reserve"]
         keys = sorted(FAMILIES) if families is None else list(families)
@@ -66,11 +70,11 @@ class QuestionGenerator:
         self.min_pixels = min_pixels
         self._dealers: dict[str, LetterDealer] = {}
         self._balance = Balancer()
-        self._arrange = random.Random(f"{seed}:arrange")
+        self._arrange = random.Random(f"{self._stream}:arrange")
 
     def _dealer(self, key: str) -> LetterDealer:
         if key not in self._dealers:
-            self._dealers[key] = LetterDealer(random.Random(f"{self.seed}:letters:{key}"))
+            self._dealers[key] = LetterDealer(random.Random(f"{self._stream}:letters:{key}"))
         return self._dealers[key]
 
     def drafts(self, meta: EpisodeMeta, episode_id: str) -> list[Draft]:

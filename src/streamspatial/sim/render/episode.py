@@ -21,7 +21,7 @@ import numpy as np
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.render.camera import CameraLook
-from streamspatial.sim.render.process import RenderProcess
+from streamspatial.sim.render.process import RenderProcess, RenderProcesses
 from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.schedule import Schedule
 from streamspatial.sim.types import (
@@ -40,6 +40,7 @@ Progress = Callable[[int, int], None]  # (frames done, frames total)
 class EpisodePaths:
     video: Path
     meta: Path
+    render_cpu: float = 0.0  # CPU seconds the render process(es) spent on it
 
 
 class VideoWriter:
@@ -90,6 +91,7 @@ def render_episode(
     crf: int = 23,
     timings: MutableMapping[str, float] | None = None,
     schedule: Schedule | None = None,
+    processes: int = 1,
 ) -> EpisodePaths:
     """Render every pose of ``trajectory`` to ``out_dir/<name>.mp4`` and its metadata.
 
@@ -100,6 +102,9 @@ def render_episode(
     down.  ``schedule`` makes the episode dynamic: its actors and light switches are drawn,
     each frame records the actors seen in ``FrameRecord.dynamic`` (and only house objects in
     ``visible``) and whether the camera's room is lit, and the metadata keeps the schedule.
+    ``processes`` > 1 spreads the frames over that many render processes
+    (:class:`~streamspatial.sim.render.process.RenderProcesses`, for GPU machines); the files
+    are the same.
     """
     clock = {"render": 0.0, "encode": 0.0, "metadata": 0.0}
     if trajectory.house_id != house.house_id:
@@ -113,7 +118,11 @@ def render_episode(
     # Textured houses are filmed through a camera model; the box world stays exact pixels.
     look = CameraLook(size, house.seed) if house.style == "textured" else None
     with (
-        RenderProcess(house, size, vfov_deg, schedule) as renderer,
+        (
+            RenderProcess(house, size, vfov_deg, schedule)
+            if processes <= 1
+            else RenderProcesses(house, size, vfov_deg, schedule, processes)
+        ) as renderer,
         VideoWriter(video, size, trajectory.fps, crf) as writer,
     ):
         frames = renderer.render_many(trajectory.poses)
@@ -152,4 +161,4 @@ def render_episode(
     if timings is not None:
         for k, v in clock.items():
             timings[k] = timings.get(k, 0.0) + v
-    return EpisodePaths(video=video, meta=meta_path)
+    return EpisodePaths(video=video, meta=meta_path, render_cpu=renderer.cpu_seconds)

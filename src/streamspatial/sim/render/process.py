@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, NoReturn
@@ -166,6 +167,7 @@ class RenderProcess:
     ):
         self.house = house
         self.size = size
+        self.cpu_seconds = 0.0  # the child's CPU for this renderer, known once closed
         self._pending = 0
         self._worker: _Worker | None = _Worker.take()
         # a static renderer is opened exactly as before (no fourth argument)
@@ -241,11 +243,13 @@ class RenderProcess:
             self._send(("release",))
             while self._pending:  # frames of an abandoned render_many, then the release
                 try:
-                    self._receive()
+                    reply = self._receive()
                 except _Gone:
                     raise
                 except (StreamspatialError, RuntimeError):
-                    pass
+                    continue
+                if self._pending == 0 and isinstance(reply, float):
+                    self.cpu_seconds = reply
         except _Gone:  # nothing to give back
             self._worker = None
             return
@@ -263,11 +267,66 @@ class RenderProcess:
             self.close()
 
 
+class RenderProcesses:
+    """Several :class:`RenderProcess` children drawing the frames of one walk in turn.
+
+    Where a GPU draws the frames (EGL on a hardware device), one process keeps it far from
+    busy: most of a frame's time is the process's own CPU (scene update, readback,
+    visibility), so frames spread over one process per core render several times faster.
+    Each frame is a function of its pose alone, so the frames are the same whichever child
+    draws them; :meth:`render_many` yields them in order.
+    """
+
+    def __init__(
+        self,
+        house: House,
+        size: tuple[int, int],
+        vfov_deg: float = DEFAULT_VFOV,
+        schedule: Schedule | None = None,
+        processes: int = 2,
+    ):
+        self.parts: list[RenderProcess] = []
+        try:
+            for _ in range(max(1, processes)):
+                self.parts.append(RenderProcess(house, size, vfov_deg, schedule))
+        except BaseException:
+            self.close()
+            raise
+        self.intrinsics = self.parts[0].intrinsics
+        self.cpu_seconds = 0.0
+
+    def render_many(self, poses: Iterable[CameraPose], ahead: int = 2) -> Iterator[Any]:
+        """The frames of ``poses`` in order, frame i drawn by child i mod n, each child
+        working ``ahead`` frames in advance."""
+        n = len(self.parts)
+        queue: deque[RenderProcess] = deque()
+        for i, pose in enumerate(poses):
+            part = self.parts[i % n]
+            part._send(("render", pose))
+            queue.append(part)
+            if len(queue) > ahead * n:
+                yield queue.popleft()._receive()
+        while queue:
+            yield queue.popleft()._receive()
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
+        self.cpu_seconds = sum(p.cpu_seconds for p in self.parts)
+
+    def __enter__(self) -> RenderProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     """The child's loop: open one renderer, then answer render requests until told to close."""
     from streamspatial.sim.render.renderer import HouseRenderer
 
     renderer = None
+    opened_cpu = time.process_time()
     try:
         while True:
             try:
@@ -280,9 +339,10 @@ def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
                 if kind in ("open", "release") and renderer is not None:
                     renderer.close()
                     renderer = None
-                if kind == "release":
-                    send(replies, ("ok", None))
+                if kind == "release":  # with the CPU seconds this renderer cost here
+                    send(replies, ("ok", time.process_time() - opened_cpu))
                 elif kind == "open":
+                    opened_cpu = time.process_time()
                     renderer = HouseRenderer(*args)
                     send(replies, ("ok", renderer.intrinsics))
                 elif kind == "render":

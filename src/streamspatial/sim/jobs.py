@@ -1,0 +1,182 @@
+"""The units of work a generation is made of, each a pure function of its arguments.
+
+* :func:`render_walk` — one house's walk (or spin probe): plan it (house, walk, events) and
+  render it into a folder, video and ground truth.
+* :func:`ask_group` — the questions of a :class:`Group` of walks, from their ground truth.
+
+Executors (:mod:`.executors`: this process, a process pool, Ray actors) run these units
+wherever they like and in any order the dependencies allow (a group is asked once its walks
+are rendered); the files are the same whichever runs them, because each unit depends on its
+arguments alone.
+
+Why groups: questions are balanced (:mod:`.qa.balance`) and their letters dealt over every
+walk asked together, so asking is sequential within a group; groups are independent, so they
+are asked side by side.  A group holds at most ``GROUP_WALKS`` walks, consecutive in job
+order, the walks split evenly between ``ceil(walks / GROUP_WALKS)`` groups (a spin probe goes
+with its house's walk): a benchmark of up to sixteen walks is one group, exactly as when every
+walk was asked together, and a 2,000-walk training set is 125 groups of 16, each balanced on
+its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from streamspatial.core.errors import InputError
+from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.types import load_episode_meta, meta_path_for
+
+from .qa.export import video_ref
+
+if TYPE_CHECKING:  # pragma: no cover
+    from streamspatial.core.schema import Item
+    from streamspatial.sim.generate import GenerateConfig
+
+Job = tuple[str, int]  # ("walk" | "spin", house seed)
+Tick = Callable[[int, int], None]  # (frames done, frames in the walk)
+
+# Walks whose questions are balanced together (see the module docstring).  Sixteen walks give
+# each family 48 questions a group at the default --per-family 3 (a class may lead the rarest
+# by one per group), and keep a group's asking to minutes.
+GROUP_WALKS = 16
+
+
+@dataclass(frozen=True)
+class Group:
+    """Jobs asked together, in job order; ``index`` seeds their letters and item order."""
+
+    index: int
+    jobs: tuple[Job, ...]
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a run has left to do, for an executor: the walks to plan and render (``todo``,
+    those ``--resume`` did not keep), every group to ask, where the walks' files go, and how
+    many frames each job has."""
+
+    cfg: GenerateConfig
+    todo: list[Job]
+    groups: list[Group]
+    frames_dir: Path
+    frames_of: Callable[[Job], int]
+
+
+def groups_of(jobs: list[Job]) -> list[Group]:
+    """The walks cut into ``ceil(walks / GROUP_WALKS)`` consecutive groups of even size; a
+    spin probe joins, last, the group of its house's walk."""
+    walks = [job for job in jobs if job[0] == "walk"]
+    n = max(1, math.ceil(len(walks) / GROUP_WALKS))
+    bounds = [len(walks) * i // n for i in range(n + 1)]
+    members = [walks[bounds[i] : bounds[i + 1]] for i in range(n)]
+    for job in jobs:
+        if job[0] != "walk":
+            home = next((g for g in members if ("walk", job[1]) in g), members[0])
+            home.append(job)
+    return [Group(i, tuple(m)) for i, m in enumerate(members)]
+
+
+def episode_name(kind: str, hs: int) -> str:
+    """The file stem of a house's walk (``kind`` "walk") or spin probe ("spin")."""
+    return f"house-{hs:07d}-{kind}"
+
+
+def render_walk(
+    cfg: GenerateConfig, job: Job, frames_dir: Path, tick: Tick | None = None, processes: int = 1
+) -> tuple[str, StageTimes]:
+    """Build one house, plan its walk (or spin probe) and render it into ``frames_dir``;
+    returns the episode name and the time its planning and rendering took."""
+    from streamspatial.sim.house.layout import generate_house
+    from streamspatial.sim.render.episode import render_episode
+    from streamspatial.sim.walk.nav import plan_trajectory
+
+    kind, hs = job
+    times = StageTimes()
+    name = episode_name(kind, hs)
+    schedule = None
+    with times.stage("plan"):
+        house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
+        if kind == "walk":
+            traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
+            if cfg.events and house.style == "textured":
+                from streamspatial.sim.events.plan import plan_events
+
+                aspect = cfg.size[0] / cfg.size[1]
+                traj, schedule = plan_events(house, traj, cfg.seed, aspect=aspect)
+        else:
+            from streamspatial.sim.walk.spin import spin_trajectory
+
+            traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
+    if tick is not None:
+        tick(0, len(traj.poses))  # planned
+    child: list[float] = []
+    with times.stage("render", child):
+        paths = render_episode(
+            house,
+            traj,
+            frames_dir,
+            cfg.size,
+            name=name,
+            progress=tick,
+            schedule=schedule,
+            processes=processes,
+        )
+        child.append(paths.render_cpu)
+    return name, times
+
+
+def ask_group(
+    cfg: GenerateConfig, group: Group, frames_dir: Path, tick: Callable[[], None] | None = None
+) -> tuple[list[Item], list[str], StageTimes]:
+    """Every question of the group's walks (the reserve included when pruning), in job order,
+    from the ground truth in ``frames_dir``; with the episode names and the time it took.
+    ``tick()`` is called after each walk."""
+    from streamspatial.sim.qa import QuestionGenerator
+
+    times = StageTimes()
+    with times.stage("ask"):
+        reserve = math.ceil(cfg.per_family * cfg.reserve) if cfg.prune else 0
+        questions = QuestionGenerator(
+            cfg.seed, per_family=cfg.per_family, reserve=reserve, group=group.index
+        )
+        items: list[Item] = []
+        episodes: list[str] = []
+        for kind, hs in group.jobs:
+            name = episode_name(kind, hs)
+            meta = load_episode_meta(frames_dir / f"{name}.mp4")
+            if kind == "walk":
+                items += questions.items(meta, video=video_ref(name), episode_id=name)
+            else:
+                items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
+            episodes.append(name)
+            if tick is not None:
+                tick()
+    return items, episodes, times
+
+
+def rendered(
+    cfg: GenerateConfig, jobs: list[Job], frames_dir: Path, per_walk: int, spin_frames: int
+) -> set[Job]:
+    """The jobs whose video and metadata an earlier run left in ``frames_dir`` (the metadata
+    is written last, so it marks a finished video), checked against this run's settings."""
+    out = set()
+    for kind, hs in jobs:
+        video = frames_dir / f"{episode_name(kind, hs)}.mp4"
+        if not (video.is_file() and meta_path_for(video).is_file()):
+            continue
+        meta = load_episode_meta(video)
+        want = (hs, per_walk if kind == "walk" else spin_frames, cfg.fps, cfg.size)
+        size = (meta.intrinsics.width, meta.intrinsics.height)
+        got = (meta.house.seed, len(meta.frames), meta.fps, size)
+        if got != want:
+            raise InputError(
+                f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
+                f"size {got}; this run wants {want}); use a new --out or leave --resume out"
+            )
+        out.add((kind, hs))
+    return out
+
