@@ -476,3 +476,15 @@ def test_a_change_of_two_looks_for_a_top_with_room_for_it():
             picks[roomy][glance_target(ctx, pose, roomy=roomy)[0].obj.instance_id] += 1
     assert picks[True] == Counter({2: 20})
     assert picks[False][1] >= 5 and picks[False][2] >= 5, picks
+
+
+def test_a_walk_shorter_than_a_door_guard_is_planned():
+    """Six seconds at 5 fps is 30 frames, fewer than the 31 a door's pass guard spans: the
+    guard once outgrew the walk (a broadcast error), the first house of `sim generate --seed 3
+    --rooms 3 --minutes 0.1 --fps 5`."""
+    house = generate_house(724086, n_rooms=3)
+    traj = plan_trajectory(house, duration=6, fps=5, seed=3)
+    assert len(traj.poses) < 2 * round(DOOR_PASS_GUARD * 5) + 1
+    new, sched = plan_events(house, traj, 3, aspect=96 / 72)
+    assert len(new.poses) == len(traj.poses)
+    assert plan_events(house, traj, 3, aspect=96 / 72)[1].to_dict() == sched.to_dict()

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy.ndimage import binary_dilation
 
 from streamspatial.sim.events.params import (
     BALL_SIZE,
@@ -136,7 +137,7 @@ def crossing_lines(ctx: Ctx, pose: CameraPose) -> list[tuple[np.ndarray, np.ndar
             lo -= 1
         while hi < len(s) - 1 and free[hi + 1]:
             hi += 1
-        near = np.convolve(vis.astype(float), np.ones(2 * w + 1), mode="same") > 0
+        near = binary_dilation(vis, np.ones(2 * w + 1, dtype=bool))
         left_ok = [j for j in range(lo, i0) if not near[j]]
         right_ok = [j for j in range(i0 + 1, hi + 1) if not near[j]]
         if left_ok and right_ok:

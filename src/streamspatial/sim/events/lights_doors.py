@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.ndimage import binary_dilation
 
 from streamspatial.sim.events.params import (
     DOOR_CLOSED,
@@ -107,7 +108,9 @@ def plan_doors(
         for t0, t1, pts in busy:
             if (np.hypot(*(pts - c).T) < PASS_RADIUS).any():
                 near[max(0, math.floor(t0 * fps)) : math.ceil(t1 * fps) + 1] = True
-        blocked = np.convolve(near.astype(float), np.ones(2 * guard + 1), mode="same") > 0
+        # dilated by the guard either side (a convolution "same" would outgrow a walk shorter
+        # than its kernel: a 6-second walk at 5 fps broke here)
+        blocked = binary_dilation(near, np.ones(2 * guard + 1, dtype=bool))
         # too close to watch: a swing or a shut leaf there would fill the frame
         blocked |= np.hypot(*(cam - c).T) < DOOR_VIEW_DIST
         seen = visible(house, traj.poses, (c[0], c[1], 1.0), aspect=aspect)
