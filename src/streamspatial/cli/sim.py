@@ -67,7 +67,10 @@ def run_generation(cfg, console: Console | None = None):
         def progress(stage: str, done: int, total: int) -> None:
             bar.update(task, description=stage, completed=done, total=total)
 
-        return generate_benchmark(cfg, progress)
+        def notice(line: str) -> None:  # before rendering: what the planned walks leave short
+            bar.console.print(f"will fall short: {line}", highlight=False)
+
+        return generate_benchmark(cfg, progress, notice)
 
 
 @sim_app.command("generate")

@@ -23,8 +23,9 @@ from typing import Literal
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import load_episode_meta, meta_path_for
+from streamspatial.sim.types import load_episode_meta
 
+from .episodes import episode_name, in_workers, plan_episode, render_all, rendered
 from .qa.export import episode_dir, export_items, video_ref, videos_dir
 
 Split = Literal["train", "eval"]
@@ -34,9 +35,9 @@ SPLIT_SPAN = 1_000_000
 # S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
-PARALLEL_FROM_FRAMES = 3000  # --workers 0 renders in several processes from this many frames
 
 Progress = Callable[[str, int, int], None]  # (stage description, done, total) in frames
+Notice = Callable[[str], None]  # one line for the user, before rendering
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class GenerateResult:
     episodes: list[str] = field(default_factory=list)
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
     shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
+    forecast: list = field(default_factory=list)  # sim.forecast.Shortfall, before rendering
 
     @property
     def videos(self) -> Path:
@@ -110,12 +112,15 @@ def house_seeds(split: Split, seed: int, n: int) -> list[int]:
     return [base + s for s in rng.sample(range(SPLIT_SPAN), n)]
 
 
-def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
+def generate_benchmark(
+    cfg: GenerateConfig, progress: Progress | None = None, notice: Notice | None = None
+) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark.
 
-    Each episode runs house → walk → events → render (:func:`_episode`, in worker processes
-    when it pays); then, in this process and in episode order, questions → bias pruning →
-    export.
+    Each episode is planned (house → walk → events, :func:`_plan`), then the plans are read
+    for the families they will leave short (:mod:`.forecast`, one ``notice`` line each, before
+    anything is rendered), then rendered (:func:`_render`), in worker processes when it pays;
+    then, in this process and in episode order, questions → bias pruning → export.
     """
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
@@ -139,10 +144,16 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
             progress(stage, frames_done, total)
 
     # 1-4. houses → walks → events → videos with their ground truth
-    kept = _rendered(cfg, jobs, frames_dir, per_walk, per_spin) if cfg.resume else set()
+    kept = rendered(cfg, jobs, frames_dir, per_walk, per_spin) if cfg.resume else set()
     todo = [job for job in jobs if job not in kept]
+    report("planning walks and events", 0)
+    plans = in_workers(cfg, plan_episode, [(cfg, kind, hs) for kind, hs in todo])
+    ahead = _forecast(cfg, jobs, dict(zip(todo, plans, strict=True)), frames_dir)
+    for line in ahead:
+        if notice is not None:
+            notice(line.line())
     if todo:
-        _render_all(cfg, todo, frames_dir, report)
+        render_all(cfg, list(zip(todo, plans, strict=True)), frames_dir, report)
     # 5. questions, from each episode's ground truth
     items, episodes = _questions(cfg, jobs, frames_dir, report)
     # 6. Iterative Bias Pruning against the reserve
@@ -150,16 +161,38 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     # 7. the benchmark files
     short = shortfall(items, cfg, len(seeds))
     manifest = _manifest(cfg, seeds, episodes, pruning, short)
+    if ahead:
+        manifest["forecast"] = {f.family: [f.most, f.need, f.why] for f in ahead}
     files = export_items(items, out, manifest=manifest)
     report("done")
     return GenerateResult(
-        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short
-    )
+        out=out, files=files, items=items, episodes=episodes, pruning=pruning, shortfall=short,
+        forecast=ahead,
+    )  # fmt: skip
 
 
-def _questions(
-    cfg: GenerateConfig, jobs, frames_dir: Path, report
-) -> tuple[list[Item], list[str]]:
+def _forecast(cfg: GenerateConfig, jobs, plans: dict, frames_dir: Path) -> list:
+    """The families the planned walks (and those already rendered) will leave short."""
+    from streamspatial.sim.forecast import NEED, forecast
+    from streamspatial.sim.qa import FAMILIES
+
+    if not (cfg.events and cfg.furniture == "catalog"):
+        return []  # no events: the dynamic families are not asked
+    schedules = []
+    for kind, hs in jobs:
+        if kind != "walk":
+            continue
+        if (kind, hs) in plans:
+            schedules.append(plans[(kind, hs)][2])
+        else:
+            schedules.append(
+                load_episode_meta(frames_dir / f"{episode_name(kind, hs)}.mp4").schedule
+            )
+    # what was asked, up to what the stress test needs to judge a task
+    return forecast(schedules, FAMILIES, need=min(NEED, cfg.per_family * len(schedules)))
+
+
+def _questions(cfg: GenerateConfig, jobs, frames_dir: Path, report) -> tuple[list[Item], list[str]]:
     """Every episode's questions (the reserve included when pruning), in job order."""
     from streamspatial.sim.qa import QuestionGenerator
 
@@ -275,117 +308,3 @@ def _clean(item: Item) -> Item:
         return item
     meta = {k: v for k, v in item.meta.items() if k != "reserve"}
     return item.model_copy(update={"meta": meta})
-
-
-# ----------------------------------------------------------------------------- rendering jobs
-
-
-def _episode(cfg: GenerateConfig, kind: str, hs: int, frames_dir: Path, tick) -> str:
-    """Build one house and render its walk (or its spin probe); returns the episode name."""
-    from streamspatial.sim.house.layout import generate_house
-    from streamspatial.sim.render.episode import render_episode
-    from streamspatial.sim.walk.nav import plan_trajectory
-
-    house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
-    name = episode_name(kind, hs)
-    schedule = None
-    if kind == "walk":
-        traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
-        if cfg.events and house.style == "textured":
-            from streamspatial.sim.events.plan import plan_events
-
-            traj, schedule = plan_events(house, traj, cfg.seed, aspect=cfg.size[0] / cfg.size[1])
-    else:
-        from streamspatial.sim.walk.spin import spin_trajectory
-
-        traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
-    render_episode(
-        house, traj, frames_dir, cfg.size, name=name, progress=tick(name), schedule=schedule
-    )
-    return name
-
-
-def _worker_episode(args) -> str:
-    cfg, kind, hs, frames_dir, queue = args
-
-    def tick(name: str):
-        def cb(i: int, n: int) -> None:
-            if i % 10 == 0 or i == n:
-                queue.put((name, i))
-
-        return cb
-
-    return _episode(cfg, kind, hs, frames_dir, tick)
-
-
-def episode_name(kind: str, hs: int) -> str:
-    """The file stem of a house's walk (``kind`` "walk") or spin probe ("spin")."""
-    return f"house-{hs:07d}-{kind}"
-
-
-def _rendered(
-    cfg: GenerateConfig, jobs, frames_dir: Path, per_walk: int, spin_frames: int
-) -> set[tuple[str, int]]:
-    """The jobs whose video and metadata an earlier run left in ``frames_dir`` (the metadata
-    is written last, so it marks a finished video), checked against this run's settings."""
-    out = set()
-    for kind, hs in jobs:
-        video = frames_dir / f"{episode_name(kind, hs)}.mp4"
-        if not (video.is_file() and meta_path_for(video).is_file()):
-            continue
-        meta = load_episode_meta(video)
-        want = (hs, per_walk if kind == "walk" else spin_frames, cfg.fps, cfg.size)
-        size = (meta.intrinsics.width, meta.intrinsics.height)
-        got = (meta.house.seed, len(meta.frames), meta.fps, size)
-        if got != want:
-            raise InputError(
-                f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
-                f"size {got}; this run wants {want}); use a new --out or leave --resume out"
-            )
-        out.add((kind, hs))
-    return out
-
-
-def _render_all(cfg: GenerateConfig, jobs, frames_dir: Path, report) -> list[str]:
-    """Render every job, in worker processes when there are cores and jobs to share.
-
-    Each episode is a pure function of its seed, so the files are the same whichever
-    process renders them; questions are asked afterwards, in job order, in this process.
-    """
-    import os
-
-    # Automatic: one process per core once there is enough video to pay for starting them
-    # (a few seconds each); small benchmarks (tests, the demo) render in this process.
-    frames_total = len(jobs) * cfg.minutes * 60 * cfg.fps
-    auto = (os.cpu_count() or 1) if frames_total >= PARALLEL_FROM_FRAMES else 1
-    workers = max(1, min(cfg.workers or auto, len(jobs)))
-    frames: dict[str, int] = {}
-    if workers == 1:
-
-        def tick(name: str):
-            def cb(i: int, n: int) -> None:
-                frames[name] = i
-                report(f"rendering {name}", sum(frames.values()))
-
-            return cb
-
-        return [_episode(cfg, kind, hs, frames_dir, tick) for kind, hs in jobs]
-
-    import multiprocessing as mp
-    import queue as queue_mod
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = mp.get_context("spawn")  # no GL state or threads inherited from this process
-    with ctx.Manager() as manager, ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-        q = manager.Queue()
-        futures = [
-            pool.submit(_worker_episode, (cfg, kind, hs, frames_dir, q)) for kind, hs in jobs
-        ]
-        while not all(f.done() for f in futures):
-            try:
-                name, i = q.get(timeout=0.25)
-            except queue_mod.Empty:
-                continue
-            frames[name] = i
-            report(f"rendering ({workers} processes)", sum(frames.values()))
-        return [f.result() for f in futures]
