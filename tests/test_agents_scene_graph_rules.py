@@ -48,10 +48,12 @@ FAMILIES = {
     ],
     # the latest pose: crouching, kneeling or standing eye height
     "height": ["ovos.viewpoint_height"],
+    # the rooms' floors as perceived, and where the walk has stood since when
+    "layout": ["s3.area", "s3.current_room_area"],
 }
 
 
-def episode(seed: int, duration: float = 50.0, fps: float = 5.0) -> EpisodeMeta:
+def episode(seed: int, duration: float = 60.0, fps: float = 5.0) -> EpisodeMeta:
     # Four rooms: no two of a type (a perception that names rooms by type cannot tell two
     # studies apart; the generator then names them "study 1" and "study 2").
     house = generate_house(seed, n_rooms=4)
