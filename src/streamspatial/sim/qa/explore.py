@@ -69,9 +69,10 @@ def room_count_question(p: Prefix, rng: random.Random, *, mode: str) -> Draft | 
             for o in p.house.objects
             if target.test(o) and o.room_id != room and mode != "group"
         ]
-        px = sweep_pixels(p.house, p.intrinsics, pose, unseen + elsewhere)
+        px = sweep_pixels(p.house, p.intrinsics, pose, unseen)
         if not all(_reachable(p, px[i]) for i in unseen):
             continue  # an object the model could not find by looking around
+        px = sweep_pixels(p.house, p.intrinsics, pose, elsewhere)  # only now worth casting
         if any(px[i] >= p.min_pixels for i in elsewhere):
             continue  # the sweep would show another room's objects of this category
         return Draft(
