@@ -61,7 +61,7 @@ def glance_outcomes(schedule: Schedule) -> list[int | str]:
 def _balanced(counts: Counter, classes: Iterable) -> tuple[int, object, int]:
     """The most items classes balanced within CLASS_SLACK allow, the rarest class, its count."""
     classes = list(classes)
-    rare = min(classes, key=lambda c: (counts[c], str(c)))
+    rare = min(classes, key=lambda c: counts[c])  # the first of the rarest, in their order
     return len(classes) * (counts[rare] + CLASS_SLACK), rare, counts[rare]
 
 
