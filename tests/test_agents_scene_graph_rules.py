@@ -53,7 +53,7 @@ FAMILIES = {
 }
 
 
-def episode(seed: int, duration: float = 60.0, fps: float = 5.0) -> EpisodeMeta:
+def episode(seed: int, duration: float = 50.0, fps: float = 5.0) -> EpisodeMeta:
     # Four rooms: no two of a type (a perception that names rooms by type cannot tell two
     # studies apart; the generator then names them "study 1" and "study 2").
     house = generate_house(seed, n_rooms=4)

@@ -34,7 +34,6 @@ DOOR_LEAF = 91  # [house seed, DOOR_LEAF, door id]: how each door's own leaf han
 WALK = 7  # the walk: stops, route, pauses, sweeps, head motion
 SPIN = 11  # the rotating-camera probe: which room centre it stands at, its first heading
 POSTURE = 13  # crouching and kneeling at stops (added after the head motion)
-STEP_BACK = 17  # which room entries the walk steps back from (added after the walk's stops)
 EVENTS = 23  # the event planner (a walk with --no-events is the same walk without them)
 
 # -------------------------------------------------- fixed: the same in every house
@@ -56,7 +55,6 @@ __all__ = [
     "POSTURE",
     "SKIN",
     "SPIN",
-    "STEP_BACK",
     "STRUCTURE",
     "WALK",
 ]

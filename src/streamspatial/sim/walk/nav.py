@@ -3,8 +3,7 @@
 Keypoints sit at room corners, at the centres of each room's largest inscribed circle and in
 front of target objects.  The walk visits them in a coverage-seeking order (each next stop is
 the one that reveals the most not-yet-covered floor per metre walked, with some randomness),
-now and then going back to a room already seen (a revisit) or stepping back through the
-doorway it just came in by (two revisits, early in any walk), walks each doorway not yet
+now and then going back to a room already seen (a revisit), walks each doorway not yet
 walked between two rooms already seen (it closes a loop: a second way between them is shown),
 connects them with A* on the occupancy grid, smooths each leg with a B-spline (kept only if
 every sample stays on free cells, otherwise the A* polyline is used), turns in place to face
@@ -56,12 +55,6 @@ class Motion:
     drift: float = math.radians(1.5)  # standard deviation of the slow head drift
     pause_prob: float = 0.25  # a stop starts with standing still for 0.5–2 s
     revisit_prob: float = 0.2  # the next stop goes back to a room already seen
-    # Having walked into a room, step back into the room just left (a stop 0.7 m past the
-    # doorway, a short sweep) and go on: the room left and, coming back, the room entered
-    # are revisits.  Coverage alone brings the first revisit minutes in, after the third
-    # stop: on the one-minute walks of seed 777, 4 of 20 walks showed one, all after 39 s,
-    # and OVO-S Revisit Detection had "Yes" only late (a clock answered it).
-    step_back_prob: float = 0.5
     # Walk a doorway not yet walked between the current room and a room already seen as soon
     # as there is one: it closes a loop of the house, and OVO-S-Bench 3.3.2 (Obstacle-Aware
     # Rerouting) has an answer other than "no other way" only once the walk has shown a
@@ -181,7 +174,6 @@ def plan_trajectory(
     motion = motion or Motion()
     occ = occ or occupancy(house)
     rng = np.random.default_rng([house.seed, seed, streams.WALK])
-    step_rng = np.random.default_rng([house.seed, seed, streams.STEP_BACK])
     kps = keypoints(house, occ, rng)
     if not kps:
         raise InputError(f"house {house.house_id} has no walkable floor")
@@ -210,7 +202,6 @@ def plan_trajectory(
     walked: set[frozenset[int]] = set()  # room pairs walked between
     tries: dict[frozenset[int], int] = {}  # stops chosen to walk each loop doorway
     given_up: set[frozenset[int]] = set()
-    came_in: tuple[int, int] | None = None  # (room left, room entered) by the last leg
 
     def emit_sweep(x: float, y: float, yaw0: float, kp: int, room_id: int, kind: str) -> float:
         # Full turns only at room centres; elsewhere (corners, in front of objects) a partial
@@ -285,8 +276,6 @@ def plan_trajectory(
         seen_rooms = [c for c in centres if c.room_id != cur.room_id and (c.x, c.y) in visited]
         if seen_rooms and order_index >= 3 and rng.random() < motion.revisit_prob:
             nxt = seen_rooms[int(rng.integers(len(seen_rooms)))]  # back to a room seen before
-        if came_in is not None and step_rng.random() < motion.step_back_prob:
-            nxt = _door_stop(house, occ, main, *came_in, side=0) or nxt
         loop = _loop_door(adjacency, cur.room_id, rooms_seen, walked | given_up)
         if motion.close_loops and loop is not None:
             door = frozenset(loop)
@@ -313,8 +302,6 @@ def plan_trajectory(
         rooms = [r for r in rooms if r is not None]
         rooms_seen.update(rooms)
         walked.update(frozenset(e) for e in itertools.pairwise(rooms) if e[0] != e[1])
-        moves = [e for e in itertools.pairwise(rooms) if e[0] != e[1]]
-        came_in = moves[-1] if moves and nxt.kind != "door" else None
         cur = nxt
         cur = Keypoint(float(path[-1][0]), float(path[-1][1]), nxt.room_id, nxt.kind)
 
