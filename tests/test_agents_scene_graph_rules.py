@@ -48,6 +48,8 @@ FAMILIES = {
     ],
     # the latest pose: crouching, kneeling or standing eye height
     "height": ["ovos.viewpoint_height"],
+    # the rooms' floors as perceived, and where the walk has stood since when
+    "layout": ["s3.area", "s3.current_room_area"],
 }
 
 

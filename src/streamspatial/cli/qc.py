@@ -125,6 +125,13 @@ def blind(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the folds and the forests.")] = 0,
+    models: Annotated[
+        str | None,
+        typer.Option(
+            help="Choose blind only among these models (comma-separated, e.g. time: does "
+            "the clock give the answers away?); default: all of them."
+        ),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
     ] = None,
@@ -147,11 +154,19 @@ def blind(
     if rule not in ("fair", "strict"):
         raise InputError(f"--rule: expected fair or strict, got {rule!r}")
     from streamspatial.qc.tst import ProbeConfig, stress_test
+    from streamspatial.qc.tst_models import model_names
 
+    chosen = tuple(m.strip() for m in (models or "").split(",") if m.strip())
+    unknown = sorted(set(chosen) - model_names())
+    if unknown:
+        raise InputError(
+            f"--models: unknown model {', '.join(unknown)}; expected some of "
+            + ", ".join(sorted(model_names()))
+        )
     items = _load_all(target, format)
     cfg = ProbeConfig(
         folds=folds, margin=margin / 100, z=z, median_cap=median_cap, min_items=min_items,
-        seed=seed, **({"group_pattern": group} if group is not None else {}),
+        seed=seed, models=chosen, **({"group_pattern": group} if group is not None else {}),
     )  # fmt: skip
     n_tasks = len({f"{it.benchmark}/{it.task.task}" for it in items})
     with Progress(
@@ -178,9 +193,10 @@ def blind(
 
 
 def blind_table(report) -> Table:
+    """One row per task; ``time`` is the time-only model's score on its own (every fold)."""
     table = Table(
         "task", "items", "points", "chance", "blind", "gap pp", "allow pp", "best model",
-        "best-of", "verdict",
+        "best-of", "time", "verdict",
     )  # fmt: skip
     for t in report.tasks:
         num = t.kind == "number"
@@ -195,6 +211,7 @@ def blind_table(report) -> Table:
             "—" if t.allowance is None else f"{100 * t.allowance:.1f}",
             t.best_model or "—",
             _f2(t.best_of),
+            _f2(t.models.get("time")),
             verdict,
         )
     return table

@@ -65,9 +65,13 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
     export), or silently with ``progress=False``."""
     from streamspatial.sim.generate import generate_benchmark
 
-    if not progress:
-        return generate_benchmark(cfg)
     console = console or Console(stderr=True)
+
+    def notice(line: str) -> None:  # before rendering: what the planned walks leave short
+        console.print(f"will fall short: {line}", highlight=False)
+
+    if not progress:
+        return generate_benchmark(cfg, notice=notice)
     columns = (
         TextColumn("{task.description:<7}"),
         BarColumn(),
@@ -84,7 +88,7 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
                 tasks[stage] = bar.add_task(stage, total=None, unit=STAGE_UNITS.get(stage, ""))
             bar.update(tasks[stage], completed=done, total=None if total < 0 else total)
 
-        return generate_benchmark(cfg, report)
+        return generate_benchmark(cfg, report, notice)
 
 
 @sim_app.command("generate")
@@ -158,9 +162,7 @@ def generate(
             "--out; render only the missing ones (questions are asked again).",
         ),
     ] = False,
-    no_progress: Annotated[
-        bool, typer.Option("--no-progress", help="No progress bars.")
-    ] = False,
+    no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bars.")] = False,
     prune: Annotated[
         bool,
         typer.Option(

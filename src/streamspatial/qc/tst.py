@@ -50,6 +50,14 @@ class ProbeConfig:
     seed: int = 0
     bootstrap: int = 2000
     group_pattern: str = DEFAULT_GROUP
+    # The candidates ``blind`` is chosen from (names of :mod:`.tst_models`); empty: all of
+    # them.  ``("time",)`` asks only whether the clock gives the answers away.
+    models: tuple[str, ...] = ()
+
+    def candidates(self, made: list) -> list:
+        """The models to train: the chosen ones, and for numbers the median (it is chance)."""
+        keep = set(self.models) | {"median"} if self.models else None
+        return [m for m in made if keep is None or m.name in keep]
 
 
 @dataclass
@@ -191,7 +199,7 @@ def probe_task(task: str, points: list[Point], cfg: ProbeConfig) -> TaskResult:
         return res
     folds = folds_of(points, cfg.folds, cfg.seed)
     if choice:
-        probs = _oof(points, folds, lambda: choice_models(cfg.seed))
+        probs = _oof(points, folds, lambda: cfg.candidates(choice_models(cfg.seed)))
         scores = {
             m: np.array([_hit(pr, p.correct) for pr, p in zip(prs, points, strict=True)])
             for m, prs in probs.items()
@@ -202,7 +210,7 @@ def probe_task(task: str, points: list[Point], cfg: ProbeConfig) -> TaskResult:
             for m, prs in probs.items()
         }
     else:
-        preds = _oof(points, folds, lambda: number_models(cfg.seed))
+        preds = _oof(points, folds, lambda: cfg.candidates(number_models(cfg.seed)))
         scores = {
             m: np.array([mra(v, p.value) for v, p in zip(vals, points, strict=True)])  # type: ignore[arg-type]
             for m, vals in preds.items()
@@ -210,7 +218,8 @@ def probe_task(task: str, points: list[Point], cfg: ProbeConfig) -> TaskResult:
         chance = scores["median"]
         res.chance = float(chance.mean())
         conf = scores
-    chosen, names = _select(scores, folds)
+    pool = {m: v for m, v in scores.items() if not cfg.models or m in cfg.models}
+    chosen, names = _select(pool, folds)
     # The bias score follows the model the probe trusts on each fold, with the mean of all
     # models breaking its ties (rules put all their weight on one option).
     picked = np.zeros(len(points))

@@ -3,9 +3,10 @@
 The stress test (:mod:`.tst`) trains text-only models on these views of each query point,
 the way the Test-set Stress-Test (TsT) does on VSI-Bench: the question and option wording, each
 option's position, length, numeric value and rank among the options, the words it shares with
-the question, where the question mentions it, and when the question is asked (time, index of
-the query point, how many there are).  Nothing here reads a frame, an evidence interval or
-an intent: an item a model can answer from these alone measures nothing about the video.
+the question, where the question mentions it, and when the question is asked (time, time as a
+share of the video, index of the query point, how many there are).  Nothing here reads a frame,
+an evidence interval or an intent: an item a model can answer from these alone measures
+nothing about the video.
 
 Choice items become one row per option (a correct/incorrect classifier scores each option and
 the highest-scoring option is the answer); numeric items one row per query point.
@@ -106,6 +107,14 @@ class Point:
     value: float | None  # numeric answer (number)
     time: float
     n_queries: int
+    # The video's length as a blind model can read it off the file: the latest query time
+    # of any item on the same video (a generated walk is asked at up to its last seconds).
+    duration: float = float("nan")
+
+    @property
+    def time_frac(self) -> float:
+        """The query time as a share of the video: where in the walk the question falls."""
+        return self.time / self.duration if self.duration > 0 else 0.0
 
     @property
     def is_choice(self) -> bool:
@@ -128,6 +137,10 @@ def group_key(item: Item, pattern: str = DEFAULT_GROUP) -> str:
 
 
 def points_of(items: Iterable[Item], *, group_pattern: str = DEFAULT_GROUP) -> list[Point]:
+    items = list(items)
+    duration: dict[str, float] = {}
+    for it in items:
+        duration[it.video] = max(duration.get(it.video, 0.0), *(float(q.time) for q in it.queries))
     out = []
     for it in items:
         texts = tuple(o.text or "" for o in it.options)
@@ -145,6 +158,7 @@ def points_of(items: Iterable[Item], *, group_pattern: str = DEFAULT_GROUP) -> l
                     value=None if choice else float(q.answer),
                     time=float(q.time),
                     n_queries=len(it.queries),
+                    duration=duration[it.video],
                 )
             )
     return out
@@ -181,6 +195,7 @@ def point_features(p: Point) -> list[float]:
     return [
         p.time,
         math.log1p(p.time),
+        p.time_frac,
         float(p.index),
         float(p.n_queries),
         p.index / max(1, p.n_queries - 1),
@@ -188,7 +203,15 @@ def point_features(p: Point) -> list[float]:
     ]
 
 
-POINT_NAMES = ("time", "log_time", "query_index", "n_queries", "query_frac", "question_words")
+POINT_NAMES = (
+    "time",
+    "log_time",
+    "time_frac",
+    "query_index",
+    "n_queries",
+    "query_frac",
+    "question_words",
+)
 OPTION_NAMES = (
     "position",
     "position_frac",
@@ -268,6 +291,15 @@ def option_features(p: Point) -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
+def time_features(p: Point) -> list[float]:
+    """When the question is asked and nothing else: the query time, its share of the video and
+    the index of the query point (what the time-only models read)."""
+    return [p.time, p.time_frac, float(p.index)]
+
+
+TIME_NAMES = ("time", "time_frac", "query_index")
+
+
 def question_numbers(p: Point) -> list[float]:
     nums = [float(x) for x in _NUMBER.findall(p.question)]
     return [float(len(nums)), nums[0] if nums else 0.0, max(nums) if nums else 0.0]
@@ -323,6 +355,7 @@ __all__ = [
     "OPTION_NAMES",
     "POINT_NAMES",
     "PRIOR_NAMES",
+    "TIME_NAMES",
     "AnswerPrior",
     "Point",
     "content_words",
@@ -335,5 +368,6 @@ __all__ = [
     "points_of",
     "question_numbers",
     "task_key",
+    "time_features",
     "words",
 ]

@@ -13,8 +13,13 @@ fold, leaving each training row's own point out.
 * ``answer`` — the option whose text was most often correct in training;
 * ``longest`` — the longest option;
 * ``overlap`` — the option sharing most content words with the question;
+* ``time`` — a random forest over when the question is asked and nothing else of it (query
+  time, its share of the video, query index) with what names each option (its text among the
+  texts training showed, its number): "Yes" late and "No" early, or counts that grow with
+  the walk, are found by it even where the other learners drown them in wording features;
 * numbers: ``median`` (the training median), ``ridge`` (TF-IDF of the question plus timing
-  and the question's numbers, on a log scale), ``forest`` (a random-forest regressor).
+  and the question's numbers, on a log scale), ``forest`` (a random-forest regressor),
+  ``time`` (a random-forest regressor on the query time, its share and the index alone).
 """
 
 from __future__ import annotations
@@ -30,13 +35,19 @@ from .tst_features import (
     AnswerPrior,
     Point,
     content_words,
+    number_in,
     option_features,
     option_text,
     point_features,
     question_numbers,
+    time_features,
 )
 
 TREES = 60  # enough for a stable vote on a few hundred rows; the probe runs on 2 cores
+# The time-only models: leaves of a few points (a trend over time, not one house's clock),
+# and the option texts a choice model may tell apart (the commonest in training).
+TIME_LEAF = 4
+TIME_TEXTS = 40
 
 
 class ChoiceModel(Protocol):
@@ -212,8 +223,49 @@ class Overlap:
         return out
 
 
+class TimeOnly:
+    """The answer from when the question is asked: per option, the query time, its share of
+    the video and the query index, with the option's number and which common text it is."""
+
+    name = "time"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def _x(self, points: Sequence[Point]) -> np.ndarray:
+        rows = []
+        for p in points:
+            when = time_features(p)
+            for o in p.options:
+                v = number_in(o)
+                text = np.zeros(len(self.texts))
+                if o in self.texts:
+                    text[self.texts[o]] = 1.0
+                rows.append([*when, -1.0 if v is None else v, float(v is not None), *text])
+        return np.asarray(rows, dtype=float)
+
+    def fit(self, train: Sequence[Point]) -> None:
+        from sklearn.ensemble import RandomForestClassifier
+
+        shown = Counter(o for p in train for o in p.options if o)
+        common = [t for t, n in shown.most_common(TIME_TEXTS) if n >= 2]
+        self.texts = {t: i for i, t in enumerate(common)}
+        y = _labels(train)
+        self.constant = None if len(set(y)) > 1 else float(y[0])
+        if self.constant is None:
+            self.model = RandomForestClassifier(
+                n_estimators=TREES, min_samples_leaf=TIME_LEAF, random_state=self.seed, n_jobs=1
+            )
+            self.model.fit(self._x(train), y)
+
+    def predict(self, test: Sequence[Point]) -> list[np.ndarray]:
+        if self.constant is not None:
+            return [np.full(len(p.options), 1 / len(p.options)) for p in test]
+        return _split(self.model.predict_proba(self._x(test))[:, 1], test)
+
+
 def choice_models(seed: int = 0) -> list[ChoiceModel]:
-    return [LogReg(), Forest(seed), TopLetter(), TopAnswer(), Longest(), Overlap()]
+    return [LogReg(), Forest(seed), TopLetter(), TopAnswer(), Longest(), Overlap(), TimeOnly(seed)]
 
 
 # -- numbers ---------------------------------------------------------------------------------
@@ -305,8 +357,32 @@ class ForestRegressor:
         return _sexp(self.model.predict(self._x(test, own=False)))
 
 
+class TimeRegressor:
+    """The answer from when it is asked alone: query time, its share of the video, index."""
+
+    name = "time"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def fit(self, train: Sequence[Point]) -> None:
+        from sklearn.ensemble import RandomForestRegressor
+
+        self.model = RandomForestRegressor(
+            n_estimators=TREES, min_samples_leaf=TIME_LEAF, random_state=self.seed, n_jobs=1
+        ).fit([time_features(p) for p in train], _slog(np.array([p.value for p in train])))
+
+    def predict(self, test: Sequence[Point]) -> np.ndarray:
+        return _sexp(self.model.predict([time_features(p) for p in test]))
+
+
 def number_models(seed: int = 0) -> list[NumberModel]:
-    return [Median(), RidgeText(), ForestRegressor(seed)]
+    return [Median(), RidgeText(), ForestRegressor(seed), TimeRegressor(seed)]
+
+
+def model_names() -> set[str]:
+    """Every model's name, choice and number (what ``ProbeConfig.models`` may pick from)."""
+    return {m.name for m in [*choice_models(), *number_models()]}
 
 
 def mra(pred: float, gt: float) -> float:
@@ -315,4 +391,4 @@ def mra(pred: float, gt: float) -> float:
     return mean_relative_accuracy(float(pred) if math.isfinite(pred) else math.inf, gt)
 
 
-__all__ = ["ChoiceModel", "NumberModel", "choice_models", "mra", "number_models"]
+__all__ = ["ChoiceModel", "NumberModel", "choice_models", "model_names", "mra", "number_models"]

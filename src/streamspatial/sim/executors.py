@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamspatial.sim.jobs import Group, Job, Work, ask_group, episode_name, render_walk
+from streamspatial.sim.jobs import (
+    Group,
+    Job,
+    Plan,
+    Work,
+    ask_group,
+    episode_name,
+    plan_walk,
+    render_walk,
+)
 from streamspatial.sim.stages import StageTimes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,9 +55,9 @@ class StageProgress:
     asked: int = 0
 
     def start(self) -> None:
-        self._emit("plan", 0, self.walks)
-        self._emit("render", 0, self.frames)
-        self._emit("ask", 0, self.asks)
+        self._emit("plan", len(self.planned), self.walks)
+        self._emit("render", sum(self.rendered.values()), self.frames)
+        self._emit("ask", self.asked, self.asks)
 
     def frame(self, name: str, done: int) -> None:
         """``done`` frames of walk ``name`` rendered (0: its planning is over)."""
@@ -82,6 +91,36 @@ def process_plan(cfg: GenerateConfig, walks: int, frames: int) -> tuple[int, int
     return max(1, min(cfg.workers or auto, walks)), 1
 
 
+def plan_all(
+    cfg: GenerateConfig, todo: list[Job], frames: int, progress: StageProgress, times: StageTimes
+) -> dict[Job, Plan]:
+    """Plan every walk of ``todo`` (in worker processes when rendering would use them), here,
+    before anything is rendered, whichever executor renders: the forecast reads the plans
+    first, and the renderers take them as they are."""
+    workers, _ = process_plan(cfg, len(todo), frames)
+    workers = min(workers, len(todo))
+    progress.start()
+    plans: dict[Job, Plan] = {}
+
+    def keep(job: Job, planned: tuple[Plan, StageTimes]) -> None:
+        plans[job], took = planned
+        times.merge(took)
+        progress.frame(episode_name(*job), 0)
+
+    if workers <= 1:
+        for job in todo:
+            keep(job, plan_walk(cfg, job))
+        return plans
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = mp.get_context("spawn")  # no GL state or threads inherited from this process
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        for job, planned in zip(todo, pool.map(plan_walk, [cfg] * len(todo), todo), strict=True):
+            keep(job, planned)
+    return plans
+
+
 def run_local(
     work: Work, progress: StageProgress, times: StageTimes
 ) -> list[tuple[list[Item], list[str]]]:
@@ -96,7 +135,12 @@ def run_local(
     for job in work.todo:
         name = episode_name(*job)
         _, took = render_walk(
-            cfg, job, work.frames_dir, lambda i, n, name=name: progress.frame(name, i), processes
+            cfg,
+            job,
+            work.frames_dir,
+            lambda i, n, name=name: progress.frame(name, i),
+            processes,
+            work.plans.pop(job, None),
         )
         times.merge(took)
     out = []
@@ -126,7 +170,8 @@ def _pool(
             running[pool.submit(_ask_in_worker, cfg, group, frames_dir, ticks)] = ("ask", group)
 
         for job in work.todo:
-            fut = pool.submit(_render_in_worker, cfg, job, frames_dir, ticks, processes)
+            plan = work.plans.pop(job, None)
+            fut = pool.submit(_render_in_worker, cfg, job, frames_dir, ticks, processes, plan)
             running[fut] = ("render", job)
         for group in groups:
             if not missing[group.index]:
@@ -165,7 +210,7 @@ def _drain(ticks: Any, progress: StageProgress, empty: type[Exception]) -> None:
 
 
 def _render_in_worker(
-    cfg: GenerateConfig, job: Job, frames_dir: Path, ticks: Any, processes: int
+    cfg: GenerateConfig, job: Job, frames_dir: Path, ticks: Any, processes: int, plan: Plan | None
 ) -> tuple[str, StageTimes]:
     name = episode_name(*job)
 
@@ -173,7 +218,7 @@ def _render_in_worker(
         if i % 10 == 0 or i == n:
             ticks.put(("frame", name, i))
 
-    return render_walk(cfg, job, frames_dir, tick, processes)
+    return render_walk(cfg, job, frames_dir, tick, processes, plan)
 
 
 def _ask_in_worker(

@@ -27,9 +27,10 @@ from typing import Literal
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.executors import StageProgress, run_local
-from streamspatial.sim.jobs import Job, Work, groups_of, rendered
+from streamspatial.sim.executors import StageProgress, plan_all, run_local
+from streamspatial.sim.jobs import Job, Plan, Work, episode_name, groups_of, rendered
 from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.types import load_episode_meta
 
 from .qa.export import episode_dir, export_items, videos_dir
 
@@ -44,6 +45,7 @@ EXECUTORS = ("local", "ray")
 
 # (stage of .stages.STAGES, done, total in the stage's own units; total -1: not known yet)
 Progress = Callable[[str, int, int], None]
+Notice = Callable[[str], None]  # one line for the user, before rendering
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,7 @@ class GenerateResult:
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
     shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
     stages: dict = field(default_factory=dict)  # the manifest's stage times (.stages)
+    forecast: list = field(default_factory=list)  # sim.forecast.Shortfall, before rendering
 
     @property
     def videos(self) -> Path:
@@ -124,14 +127,19 @@ def house_seeds(split: Split, seed: int, n: int) -> list[int]:
     return [base + s for s in rng.sample(range(SPLIT_SPAN), n)]
 
 
-def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) -> GenerateResult:
+def generate_benchmark(
+    cfg: GenerateConfig, progress: Progress | None = None, notice: Notice | None = None
+) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark.
 
-    Each walk is planned and rendered (:func:`~.jobs.render_walk`) and its group of walks
-    asked (:func:`~.jobs.ask_group`) by the executor (:mod:`.executors`: this process or
-    worker processes; :mod:`.ray_generate`: Ray actors); then, in this process, bias pruning
-    and export.  ``progress(stage, done, total)`` reports each stage of :data:`.stages.STAGES`
-    (walks planned, frames rendered, walks asked, families filled, pruning rounds, files).
+    Every walk is planned first (house → walk → events, :func:`~.executors.plan_all`) and the
+    plans read for the families they will leave short (:mod:`.forecast`, one ``notice`` line
+    each, before anything is rendered); then each walk is rendered
+    (:func:`~.jobs.render_walk`) and its group of walks asked (:func:`~.jobs.ask_group`) by
+    the executor (:mod:`.executors`: this process or worker processes; :mod:`.ray_generate`:
+    Ray actors); then, in this process, bias pruning and export.  ``progress(stage, done,
+    total)`` reports each stage of :data:`.stages.STAGES` (walks planned, frames rendered,
+    walks asked, families filled, pruning rounds, files).
     """
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
@@ -163,7 +171,12 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     groups = groups_of(jobs)
     times = StageTimes()
     steps = StageProgress(progress, len(todo), sum(map(frames_of, todo)), len(jobs))
-    work = Work(cfg, todo, groups, frames_dir, frames_of)
+    plans = plan_all(cfg, todo, sum(map(frames_of, todo)), steps, times)
+    ahead = _forecast(cfg, jobs, plans, frames_dir)
+    for line in ahead:
+        if notice is not None:
+            notice(line.line())
+    work = Work(cfg, todo, groups, frames_dir, frames_of, plans)
     if cfg.executor == "ray":
         from streamspatial.sim.ray_generate import run_on_ray
 
@@ -178,12 +191,34 @@ def generate_benchmark(cfg: GenerateConfig, progress: Progress | None = None) ->
     with times.stage("export"):
         short = shortfall(items, cfg, len(seeds))
         manifest = _manifest(cfg, seeds, episodes, pruning, short)
+        if ahead:
+            manifest["forecast"] = {f.family: [f.most, f.need, f.why] for f in ahead}
         files = export_items(items, out, manifest=manifest)
     stages = times.manifest(time.perf_counter() - started)
     add_stage_times(files["manifest"], stages)
     if progress is not None:
         progress("export", len(files), len(files))
-    return GenerateResult(out, files, items, episodes, pruning, short, stages)
+    return GenerateResult(out, files, items, episodes, pruning, short, stages, ahead)
+
+
+def _forecast(cfg: GenerateConfig, jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path):
+    """The families the planned walks (and those already rendered) will leave short."""
+    from streamspatial.sim.forecast import NEED, forecast
+    from streamspatial.sim.qa import FAMILIES
+
+    if not (cfg.events and cfg.furniture == "catalog"):
+        return []  # no events: the dynamic families are not asked
+    schedules = []
+    for job in jobs:
+        if job[0] != "walk":
+            continue
+        if job in plans:
+            schedules.append(plans[job][2])
+        else:  # rendered by an earlier run (--resume)
+            video = frames_dir / f"{episode_name(*job)}.mp4"
+            schedules.append(load_episode_meta(video).schedule)
+    # what was asked, up to what the stress test needs to judge a task
+    return forecast(schedules, FAMILIES, need=min(NEED, cfg.per_family * len(schedules)))
 
 
 def add_stage_times(manifest: Path, stages: dict) -> None:

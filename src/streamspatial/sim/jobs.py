@@ -1,7 +1,7 @@
 """The units of work a generation is made of, each a pure function of its arguments.
 
-* :func:`render_walk` — one house's walk (or spin probe): plan it (house, walk, events) and
-  render it into a folder, video and ground truth.
+* :func:`plan_walk` — one house's walk (or spin probe): the house, the walk and its events.
+* :func:`render_walk` — a planned walk rendered into a folder, video and ground truth.
 * :func:`ask_group` — the questions of a :class:`Group` of walks, from their ground truth.
 
 Executors (:mod:`.executors`: this process, a process pool, Ray actors) run these units
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.stages import StageTimes
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from streamspatial.sim.generate import GenerateConfig
 
 Job = tuple[str, int]  # ("walk" | "spin", house seed)
+Plan = tuple[Any, Any, Any]  # (House, Trajectory, event Schedule or None)
 Tick = Callable[[int, int], None]  # (frames done, frames in the walk)
 
 # Walks whose questions are balanced together (see the module docstring).  Sixteen walks give
@@ -55,15 +56,16 @@ class Group:
 
 @dataclass(frozen=True)
 class Work:
-    """What a run has left to do, for an executor: the walks to plan and render (``todo``,
-    those ``--resume`` did not keep), every group to ask, where the walks' files go, and how
-    many frames each job has."""
+    """What a run has left to do, for an executor: the walks to render (``todo``, those
+    ``--resume`` did not keep) with their plans, every group to ask, where the walks' files
+    go, and how many frames each job has."""
 
     cfg: GenerateConfig
     todo: list[Job]
     groups: list[Group]
     frames_dir: Path
     frames_of: Callable[[Job], int]
+    plans: dict[Job, Plan] = field(default_factory=dict)  # planned before rendering
 
 
 def groups_of(jobs: list[Job]) -> list[Group]:
@@ -85,18 +87,15 @@ def episode_name(kind: str, hs: int) -> str:
     return f"house-{hs:07d}-{kind}"
 
 
-def render_walk(
-    cfg: GenerateConfig, job: Job, frames_dir: Path, tick: Tick | None = None, processes: int = 1
-) -> tuple[str, StageTimes]:
-    """Build one house, plan its walk (or spin probe) and render it into ``frames_dir``;
-    returns the episode name and the time its planning and rendering took."""
+def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
+    """Build one house and plan its walk with its events (or its spin probe): what
+    :func:`render_walk` renders, and what the forecast (:mod:`.forecast`) reads before any
+    walk is rendered; with the time the planning took."""
     from streamspatial.sim.house.layout import generate_house
-    from streamspatial.sim.render.episode import render_episode
     from streamspatial.sim.walk.nav import plan_trajectory
 
     kind, hs = job
     times = StageTimes()
-    name = episode_name(kind, hs)
     schedule = None
     with times.stage("plan"):
         house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
@@ -111,6 +110,28 @@ def render_walk(
             from streamspatial.sim.walk.spin import spin_trajectory
 
             traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
+    return (house, traj, schedule), times
+
+
+def render_walk(
+    cfg: GenerateConfig,
+    job: Job,
+    frames_dir: Path,
+    tick: Tick | None = None,
+    processes: int = 1,
+    plan: Plan | None = None,
+) -> tuple[str, StageTimes]:
+    """Render one walk (or spin probe) into ``frames_dir`` from its ``plan`` (planned here
+    when None: a plan is a function of the job alone); returns the episode name and the time
+    its planning (if done here) and rendering took."""
+    from streamspatial.sim.render.episode import render_episode
+
+    times = StageTimes()
+    name = episode_name(*job)
+    if plan is None:
+        plan, took = plan_walk(cfg, job)
+        times.merge(took)
+    house, traj, schedule = plan
     if tick is not None:
         tick(0, len(traj.poses))  # planned
     child: list[float] = []
@@ -179,4 +200,3 @@ def rendered(
             )
         out.add((kind, hs))
     return out
-

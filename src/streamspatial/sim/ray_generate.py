@@ -5,8 +5,10 @@ Why this shape:
 * **The units are the local ones.**  An actor runs :func:`~.jobs.render_walk` and
   :func:`~.jobs.ask_group`, the very functions a local run calls, so a seed gives the same
   files whichever executor runs it (on the same kind of hardware: a frame drawn by a GPU is
-  not the one llvmpipe draws).  Pruning, filling and export need every item at once and run
-  here, on the driver, as locally.
+  not the one llvmpipe draws).  Walks are planned on the driver first, as locally
+  (:func:`~.executors.plan_all`: a twentieth of a walk's CPU), so that the families the plans
+  leave short are named before any rendering; each plan travels with its walk.  Pruning,
+  filling and export need every item at once and run here, on the driver, as locally.
 * **Nothing needs a shared filesystem.**  An actor renders into its own scratch folder and
   returns the walk's video and metadata as bytes (through Ray's object store); the driver
   writes them into ``--out``, the metadata last, since it marks a finished walk.  To ask a
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from streamspatial.core.cluster import join
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.sim.executors import StageProgress
-from streamspatial.sim.jobs import Group, Job, Work, ask_group, episode_name, render_walk
+from streamspatial.sim.jobs import Group, Job, Plan, Work, ask_group, episode_name, render_walk
 from streamspatial.sim.stages import StageTimes
 from streamspatial.sim.types import meta_path_for
 
@@ -57,11 +59,12 @@ class GenerationWorker:
             # render processes inherit it: this node's actors share its GPUs out
             os.environ["MUJOCO_EGL_DEVICE_ID"] = str(devices[os.getpid() % len(devices)])
 
-    def render(self, job: Job) -> dict[str, Any]:
-        """Plan and render one walk; its files as bytes and the time it took."""
+    def render(self, job: Job, plan: Plan | None = None) -> dict[str, Any]:
+        """Render one walk from its plan (planned here when None); its files as bytes and the
+        time it took."""
         folder = Path(tempfile.mkdtemp(dir=self.scratch))
         try:
-            name, times = render_walk(self.cfg, job, folder)
+            name, times = render_walk(self.cfg, job, folder, plan=plan)
             video = folder / f"{name}.mp4"
             return {
                 "name": name,
@@ -157,7 +160,7 @@ def _schedule(
                 running[actor.ask.remote(group, metas)] = (actor, "ask", group)
             else:
                 job = renders.popleft()
-                running[actor.render.remote(job)] = (actor, "render", job)
+                running[actor.render.remote(job, work.plans.get(job))] = (actor, "render", job)
         (ref,), _ = ray.wait(list(running), num_returns=1)
         actor, kind, unit = running.pop(ref)
         try:
@@ -180,6 +183,7 @@ def _schedule(
             raise cause from None
         idle.append(actor)
         if kind == "render":
+            work.plans.pop(unit, None)  # kept until now for a retry on a fresh actor
             _write(frames_dir, value)
             times.merge(value["times"])
             progress.frame(value["name"], work.frames_of(unit))

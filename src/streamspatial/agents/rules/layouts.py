@@ -1,8 +1,8 @@
 """Rules over perceived room layouts: the floor polygons perception reports (``memory.rooms``).
 
-* the floor area of the room one stands in, and of the rooms visited so far (a room counts once
-  the walk passed within ``COVER_RADIUS`` of ``AREA_SHARE`` of its floor, the benchmark's S3
-  definition);
+* the floor area of the room one stands in, and of the rooms visited since one first entered a
+  named room (a room counts as visited once the walk, since then, passed within
+  ``COVER_RADIUS`` of ``AREA_SHARE`` of its floor, the benchmark's S3 definition);
 * which room holds an object: the perceived room whose floor polygon contains it;
 * which kind of object was seen in a room (objects on the room's perceived floor), and how many
   of a label stand in the room one is in, once looking around has added its views.
@@ -28,8 +28,9 @@ def contains(poly: list[tuple[float, float]], x: float, y: float) -> bool:
     return inside
 
 
-def coverage(ctx: RuleContext, room: dict) -> float:
-    """Share of the room's floor cells within COVER_RADIUS of a spot the camera stood on."""
+def coverage(ctx: RuleContext, room: dict, since: float = -np.inf) -> float:
+    """Share of the room's floor cells within COVER_RADIUS of a spot the camera stood on (last
+    at ``since`` or later)."""
     poly = [tuple(q) for q in room["polygon"]]
     xs, ys = [q[0] for q in poly], [q[1] for q in poly]
     cells = [
@@ -40,7 +41,10 @@ def coverage(ctx: RuleContext, room: dict) -> float:
     ]
     if not cells:
         return 0.0
-    path = (np.array(sorted(ctx.memory.path_cells), dtype=float) + 0.5) * PATH_CELL
+    walked = sorted(c for c, t in ctx.memory.path_cells.items() if t >= since)
+    if not walked:
+        return 0.0
+    path = (np.array(walked, dtype=float) + 0.5) * PATH_CELL
     cc = np.array(cells)
     d2 = ((cc[:, None, :] - path[None, :, :]) ** 2).sum(-1).min(axis=1)
     return float((d2 <= COVER_RADIUS**2).mean())
@@ -52,7 +56,19 @@ def _current_room_area(ctx: RuleContext) -> Answer:
 
 
 def _area(ctx: RuleContext) -> Answer:
-    rooms = [r for r in ctx.memory.rooms.values() if coverage(ctx, r) >= AREA_SHARE]
+    """The rooms visited since one first entered the room the question names, it included."""
+    tags = scenes_in(ctx, ctx.question)
+    entry = next((pose.time for s, pose in ctx.memory.scene_log if tags and s == tags[0]), None)
+    if entry is None:
+        return None
+    since = [
+        n for n, v in ctx.memory.visits.items() if v.last_seen >= entry and n in ctx.memory.rooms
+    ]
+    rooms = [
+        ctx.memory.rooms[n]
+        for n in since
+        if coverage(ctx, ctx.memory.rooms[n], entry) >= AREA_SHARE
+    ]
     return float(sum(r["area"] for r in rooms)) if rooms else None
 
 

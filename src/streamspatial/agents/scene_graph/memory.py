@@ -61,9 +61,10 @@ class SceneGraphMemory:
         self.adjacency: dict[str, set[str]] = {}
         self._last_scene: str | None = None
         # room layouts as perceived (``Observation.extra["room"]``: name, polygon, area), and
-        # every floor cell the camera stood on (PATH_CELL m), for coverage and area rules
+        # every floor cell the camera stood on (PATH_CELL m) and when it last stood there, for
+        # coverage and area rules ("the rooms visited since …")
         self.rooms: dict[str, dict[str, Any]] = {}
-        self.path_cells: set[tuple[int, int]] = set()
+        self.path_cells: dict[tuple[int, int], float] = {}
         # the latest frame as perceived: which nodes, where in the image, how deep; and which
         # nodes each frame of the last VIEW_LOG_S seconds showed
         self.in_view: list[InView] = []
@@ -121,9 +122,8 @@ class SceneGraphMemory:
         room = obs.extra.get("room") if obs.extra else None
         if isinstance(room, Mapping) and room.get("name"):
             self.rooms[str(room["name"])] = dict(room)
-        self.path_cells.add(
-            (math.floor(pose.position[0] / PATH_CELL), math.floor(pose.position[1] / PATH_CELL))
-        )
+        cell = (math.floor(pose.position[0] / PATH_CELL), math.floor(pose.position[1] / PATH_CELL))
+        self.path_cells[cell] = pose.time
         if self.pose is not None:
             self.travelled += math.dist(self.pose.position[:2], pose.position[:2])
         self.pose = pose

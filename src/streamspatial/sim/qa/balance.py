@@ -15,6 +15,14 @@ offers, in order, and admits one only while its answer keeps the family balanced
   training median scores an MRA near 0.3 instead of 0.5–0.7.  Choice families whose options
   are magnitudes (``meta["value"]``) are binned the same way.
 
+Families whose answers move with the clock (``Family.timed``: a count so far, a room seen
+before) are balanced in each of ``TIME_BINS`` equal shares of the walk on their own: every cap
+above holds within the share of the item's (last) query point, so each share holds the same
+answers in the same proportions, and a share that offers one answer only (no room walked back
+into in a walk's first seconds) keeps one item or two.  Balanced over the whole walk only,
+"Yes, you have been here before" came late and "No" early, and a model of the answer on the
+query time alone read OVO-S Revisit Detection 0.84 against a chance of 0.50.
+
 And distractors are drawn the way answers fall (:meth:`Balancer.pick_distractors`): an option
 text that is often correct is as often shown as a distractor, so that seeing it among the
 options says nothing (otherwise "the option naming the living room" wins, because rooms full of
@@ -30,7 +38,7 @@ import contextvars
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .draft import Draft
 
@@ -39,6 +47,9 @@ OPEN_SLACK = 2
 BIN_SHARE = 1.25
 WORD_SLACK = 2
 KEY_SLACK = 2  # answers a key (category) may have beyond its share of its showings
+# Shares of the walk a timed family is balanced in (sixths: a trend inside a third of a
+# walk is still a trend); within each, the caps above (CLASS_SLACK, BIN_SHARE, OPEN_SLACK).
+TIME_BINS = 12
 
 # Bin edges per numeric family (answer units).  Chosen from what the houses offer: a bin
 # nothing can fill only throttles the family, so edges follow the observed ranges.
@@ -47,7 +58,9 @@ BINS: dict[str, tuple[float, ...]] = {
     # m²: the houses' rooms measure 6-30 m² (a 6 m² first edge left its bin empty, and an
     # empty bin caps every other at about six items: 18 on twelve 3-minute walks)
     "s3.current_room_area": (9.0, 14.0, 20.0),
-    "s3.area": (15.0, 30.0, 60.0),  # m², rooms visited so far
+    # m², rooms visited since a room's first entry: thirds of what one-minute walks offer (a
+    # fourth bin over 60 m², which they rarely reach, held the family to a few items a bin)
+    "s3.area": (14.0, 28.0),
     "s3.cam_obj_distance": (1.0, 2.0, 3.5),  # m
     "s3.attribute": (0.3, 0.6, 1.2),  # m, longest edge
     "s3.spatial_distance": (1.0, 2.0, 4.0),  # m
@@ -90,6 +103,11 @@ def bins_of(family: str) -> tuple[str, ...]:
     return tuple(f"bin{i}" for i in range(len(BINS.get(family, ())) + 1))
 
 
+def time_bin(time: float, duration: float) -> int:
+    """Which of the ``TIME_BINS`` equal shares of a walk of ``duration`` s ``time`` falls in."""
+    return min(TIME_BINS - 1, max(0, int(TIME_BINS * time / duration))) if duration > 0 else 0
+
+
 # Words a question is made of whatever it asks; the rest name what is asked about.
 _STOP = frozenset(
     re.findall(
@@ -101,22 +119,24 @@ _STOP = frozenset(
 )
 
 
-# The classes the family being drafted may still add (None: any).  A balanced family draws
-# the class it drafts for first (:func:`draw_class`); drawn uniformly, three tries in four go
-# to classes the balancer refuses once a rare one holds the family back.  Measured on twelve
-# rendered walks, this saves tries but adds no items: the short families are limited by how
-# many rare-class events the walks hold ("behind you" on entering a room came from 3 houses).
-OPEN_CLASSES: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
+# Which answers the family being drafted may still add (None: any): its open classes, and
+# for a timed family the keys the share of the walk at the candidate frame still takes.  A
+# balanced family draws the class it drafts for first (:func:`draw_class`); drawn uniformly,
+# three tries in four go to classes the balancer refuses once a rare one holds the family
+# back.  Measured on twelve rendered walks, this saves tries but adds no items: the short
+# families are limited by how many rare-class events the walks hold ("behind you" on entering
+# a room came from 3 houses).
+OPEN_CLASSES: contextvars.ContextVar[Callable[[str], bool] | None] = contextvars.ContextVar(
     "open_classes", default=None
 )
 
 
 def draw_class(rng: random.Random, classes: Iterable[str]) -> str:
-    """The answer class a balanced family drafts for: uniform over the classes its balancer
-    still admits (all of them outside generation, or when it admits none of these)."""
+    """The answer class (or bin, or value) a balanced family drafts for: uniform over those
+    its balancer still admits (all of them outside generation, or when it admits none)."""
     every = list(classes)
-    allowed = OPEN_CLASSES.get()
-    pool = [c for c in every if allowed is None or c in allowed]
+    admits = OPEN_CLASSES.get()
+    pool = [c for c in every if admits is None or admits(c)]
     return rng.choice(pool or every)
 
 
@@ -142,14 +162,38 @@ class Balancer:
         self.shown: dict[str, Counter[str]] = {}  # option keys shown, families with keys
         self.classes: dict[str, tuple[str, ...]] = {}  # fixed classes, as drafts name them
 
-    def open_classes(self, family: str) -> frozenset[str] | None:
-        """The fixed classes ``family`` may still add one of (None: not known yet)."""
+    def open_classes(self, family: str, when: int | None = None) -> frozenset[str] | None:
+        """The fixed classes ``family`` (in share ``when`` of the walk, for a timed family) may
+        still add one of (None: not known yet)."""
+        slot = family if when is None else f"{family}@{when}"
         classes = self.classes.get(family)
         if classes is None:
             return None
-        counts = self.counts.get(family, Counter())
+        counts = self.counts.get(slot, Counter())
         floor = min(counts[c] for c in classes)
         return frozenset(c for c in classes if counts[c] < floor + CLASS_SLACK)
+
+    def admits(self, family: str, when: int | None = None) -> Callable[[str], bool] | None:
+        """Which answer keys the family may still add (None: any): its open classes and, for
+        a timed family, the classes, bins or answers share ``when`` of the walk still takes."""
+        classes = self.open_classes(family, when)
+        if classes is None and when is None:
+            return None
+        slot = family if when is None else f"{family}@{when}"
+        counts = self.counts.get(slot, Counter())
+
+        def ok(key: str) -> bool:
+            if classes is not None:
+                return key in classes or key not in self.classes[family]
+            if when is None or key not in counts:
+                return True
+            total = sum(counts.values())
+            if key.startswith("bin"):
+                share = 1.0 / len(bins_of(family))
+                return counts[key] + 1 <= BIN_SHARE * share * (total + 1) + 1
+            return counts[key] + 1 <= (total + 1) / max(2, len(counts)) + OPEN_SLACK
+
+        return ok
 
     def key(self, d: Draft) -> tuple[str, float, str] | None:
         """The draft's answer key, its even share, and which cap applies (None: uncapped)."""
@@ -162,12 +206,22 @@ class Balancer:
             return None  # image options are unique; multi-query answers follow the stream
         return str(d.queries[0].answer), 1.0 / max(2, len(d.choices)), "text"
 
-    def admit(self, d: Draft) -> bool:
+    def admit(self, d: Draft, duration: float | None = None) -> bool:
+        """Count ``d`` in when its family stays balanced with it.  With ``duration`` (the
+        walk's, in seconds; for a timed family), the family is balanced in each share of the
+        walk on its own (:func:`time_bin` of the last query point): every cap below holds
+        within the share, so the shares add up to a balanced family and none of them leans."""
+        slot = d.family
+        if duration is not None:
+            slot = f"{d.family}@{time_bin(d.queries[-1].time, duration)}"
         got = self.key(d)
+        if got is None and duration is not None and not d.is_choice:
+            # an unbinned count (E2-Episode's 0-4): its values are the keys
+            got = (f"{float(d.queries[-1].answer):g}", 0.0, "text")
         if got is None:
             return True
         key, share, kind = got
-        counts = self.counts.setdefault(d.family, Counter())
+        counts = self.counts.setdefault(slot, Counter())
         total = sum(counts.values())
         if kind == "class":
             self.classes.setdefault(d.family, tuple(d.classes))
@@ -176,11 +230,11 @@ class Balancer:
         elif kind == "bin":
             if counts[key] + 1 > BIN_SHARE * share * (total + 1) + 1:
                 return False
-        elif counts[key] + 1 > share * (total + 1) + OPEN_SLACK:
-            return False
-        words = [
-            self.words.setdefault((d.family, w), Counter()) for w in question_words(d.question)
-        ]
+        else:
+            share = share or 1.0 / max(2, len(counts | {key: 1}))
+            if counts[key] + 1 > share * (total + 1) + OPEN_SLACK:
+                return False
+        words = [self.words.setdefault((slot, w), Counter()) for w in question_words(d.question)]
         if any(c[key] + 1 > share * (sum(c.values()) + 1) + WORD_SLACK for c in words):
             return False
         counts[key] += 1
@@ -244,9 +298,11 @@ __all__ = [
     "KEY_SLACK",
     "OPEN_CLASSES",
     "OPEN_SLACK",
+    "TIME_BINS",
     "WORD_SLACK",
     "Balancer",
     "bin_of",
     "bins_of",
     "draw_class",
+    "time_bin",
 ]

@@ -31,7 +31,7 @@ from . import (  # noqa: F401  (register the families)
     vcbench,
     vcbench_events,
 )
-from .balance import BINS, OPEN_CLASSES, Balancer
+from .balance import BINS, OPEN_CLASSES, Balancer, time_bin
 from .draft import Draft, LetterDealer, to_item
 from .registry import FAMILIES, Episode, Family
 from .vcbench import IDENTITY_LABELS, identity_persistence
@@ -81,6 +81,7 @@ class QuestionGenerator:
         """Every family's drafts for one episode (chain heads precede their tails)."""
         ep = Episode(meta, min_pixels=self.min_pixels)
         n = len(meta.frames)
+        duration = n / meta.fps
         out: list[Draft] = []
         for fam in self.families:
             if fam.dynamic and meta.schedule is None:
@@ -92,11 +93,12 @@ class QuestionGenerator:
             seen: set[str] = set()
             made = 0
             want = self.per_family + self.reserve
-            tries = BALANCED_TRIES if fam.key in BINS or fam.balanced else TRIES
+            tries = BALANCED_TRIES if fam.key in BINS or fam.balanced or fam.timed else TRIES
             for k in cands[: want * tries]:
                 if made >= want:
                     break
-                token = OPEN_CLASSES.set(self._balance.open_classes(fam.key))
+                when = time_bin((k + 0.5) / meta.fps, duration) if fam.timed else None
+                token = OPEN_CLASSES.set(self._balance.admits(fam.key, when))
                 try:
                     batch = fam.generate(ep, k, random.Random(rng.random()))
                 finally:
@@ -104,7 +106,7 @@ class QuestionGenerator:
                 sig = "|".join(_signature(d) for d in batch)
                 if not batch or sig in seen or not self._keys_allow(batch):
                     continue
-                if not self._admit(batch[-1]):
+                if not self._balance.admit(batch[-1], duration if fam.timed else None):
                     continue
                 seen.add(sig)
                 for d in batch:
@@ -130,10 +132,6 @@ class QuestionGenerator:
         """No draft of the batch (a chain's head too) has an answer whose option key (its
         category) has won more than its showings allow (``Balancer.keys_allow``)."""
         return all(self._balance.keys_allow(d) for d in batch)
-
-    def _admit(self, d: Draft) -> bool:
-        """Whether the family stays balanced with ``d`` in it (see :mod:`.balance`)."""
-        return self._balance.admit(d)
 
     def items(self, meta: EpisodeMeta, *, video: str, episode_id: str) -> list[Item]:
         """Items of one walk-through episode, ids ``<episode>-<family>-<n>``, in time order."""

@@ -191,7 +191,7 @@ def _ego_motion(
     ]
 
 
-@ovos("ego_translation", "1.3.1")
+@ovos("ego_translation", "1.3.1", timed=True)
 def ego_translation(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     # two options: a walking camera never walks backwards, so "backward" was never right
     question = "Is the camera currently moving forward or staying in place?"
@@ -305,8 +305,12 @@ def behind_camera(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-@ovos("transient_count", "2.2.3")
+@ovos("transient_count", "2.2.3", timed=True)
 def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
+    """How many X seen so far, some out of view now.  The count is drawn first, among those
+    the prefix offers and the share of the walk at ``k`` still takes, then a category with
+    that many: a count seen so far grows with the walk, and drawn category first, the clock
+    alone read it."""
     p = ep.prefix(k)
     per_cat: dict[str, list[int]] = {}
     for o in p.seen:
@@ -314,8 +318,8 @@ def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     cats = sorted(c for c, v in per_cat.items() if not set(v) & p.visible_now)
     if not cats:
         return []
-    cat = rng.choice(cats)
-    n = len(per_cat[cat])
+    n = int(draw_class(rng, sorted({str(len(per_cat[c])) for c in cats}, key=int)))
+    cat = rng.choice([c for c in cats if len(per_cat[c]) == n])
     values = count_options(n, 4, rng, lowest=1, clamp=False)
     if values is None:
         return []  # the true count would sit at a rank that cannot hold it: no item

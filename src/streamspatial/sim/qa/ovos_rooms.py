@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from streamspatial.bench.conventions import CARDINALS, COMPASS8, SAME_STAY_RATIO
 
+from .balance import draw_class
 from .common import intent
 from .draft import Draft
 from .naming import room_ref
@@ -34,7 +35,7 @@ def _revisit(p: Prefix, rng: random.Random) -> tuple[str, int] | None:
     return ("Yes" if any(r.key == room for r in runs[:-1]) else "No"), room
 
 
-@ovos("revisit_detection", "2.1.1")
+@ovos("revisit_detection", "2.1.1", timed=True)
 def revisit_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     got = class_first(ep, k, rng, YES_NO, _revisit, lookback_s=120.0)
     if got is None:
@@ -59,7 +60,7 @@ def revisit_detection(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
 MAX_STAYS = 5  # most options a revisit count offers
 
 
-@ovos("revisit_counting", "2.1.2", min_history_s=10.0)
+@ovos("revisit_counting", "2.1.2", min_history_s=10.0, timed=True)
 def revisit_counting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """How many separate stays in room R so far (one query point).
 
@@ -69,7 +70,9 @@ def revisit_counting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     one room, the n-th query point's answer was n (read off the query index blind: 0.98); asked
     at drawn counts of one room, the answers still rose with the index, and on one-minute walks
     most rooms have one or two stays, so options 1–4 left a blind "1 or 2" at 0.57 against a
-    chance of 0.25.
+    chance of 0.25.  The count is drawn among those the share of the walk at ``k`` still
+    takes (``balance.draw_class``): a room's count only grows, so uniform over the walk it
+    still rose with the query time.
     """
     p = ep.prefix(k)
     counts: dict[int, int] = {}
@@ -78,7 +81,7 @@ def revisit_counting(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     m = min(MAX_STAYS, max(counts.values(), default=0))
     if m < 2:
         return []
-    want = rng.randint(1, m)
+    want = int(draw_class(rng, [str(i) for i in range(1, m + 1)]))
     rooms = sorted(r for r, c in counts.items() if c == want)
     if not rooms:
         return []

@@ -62,6 +62,9 @@ class Family:
     min_history_s: float = 3.0  # earliest query time worth asking at
     balanced: bool = False  # answers in fixed classes: more candidate frames are tried
     dynamic: bool = False  # asks about events (sim.schedule): needs a dynamic episode
+    # Its answers move with the clock (a count so far, a room seen before): admitted only
+    # while every share of the walk keeps the family's answer distribution (balance.TIME_BINS)
+    timed: bool = False
 
 
 FAMILIES: dict[str, Family] = {}
@@ -76,13 +79,16 @@ def family(
     min_history_s: float = 3.0,
     balanced: bool = False,
     dynamic: bool = False,
+    timed: bool = False,
 ) -> Callable[[Generator], Generator]:
     """Register a generator under ``key`` (decorator)."""
 
     def deco(fn: Generator) -> Generator:
         if key in FAMILIES:
             raise ValueError(f"question family {key!r} registered twice")
-        FAMILIES[key] = Family(key, format, labels, fn, answer, min_history_s, balanced, dynamic)
+        FAMILIES[key] = Family(
+            key, format, labels, fn, answer, min_history_s, balanced, dynamic, timed
+        )
         return fn
 
     return deco

@@ -103,7 +103,7 @@ def o1_snap(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     ]
 
 
-@family("vc.o2_unique", "vcbench", labels("O2-Unique"), "number", min_history_s=12.0)
+@family("vc.o2_unique", "vcbench", labels("O2-Unique"), "number", min_history_s=12.0, timed=True)
 def o2_unique(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     p = ep.prefix(k)
     per = _by_category(p)

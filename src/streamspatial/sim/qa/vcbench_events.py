@@ -47,9 +47,10 @@ def labels(sub: str) -> TaskLabels:
     return TaskLabels(category=sub.split("-")[0], subcategory=sub, task=sub)
 
 
-def event_family(key: str, sub: str):
+def event_family(key: str, sub: str, *, timed: bool = False):
     """Register an event family (VCBench ``sub``): a count, asked only in a dynamic episode's
-    prefixes, from ``MIN_HISTORY_S + 6`` s on; the generator gets the prefix at ``k``."""
+    prefixes, from ``MIN_HISTORY_S + 6`` s on; the generator gets the prefix at ``k``;
+    ``timed``: counts balanced over the shares of the walk (``registry.Family.timed``)."""
 
     def deco(fn: Callable[[Episode, Prefix, random.Random], list[Draft]]):
         @functools.wraps(fn)
@@ -58,7 +59,7 @@ def event_family(key: str, sub: str):
             return fn(ep, p, rng) if p.dynamic else []
 
         register = family(f"vc.{key}", "vcbench", labels(sub), "number", dynamic=True,
-                          min_history_s=MIN_HISTORY_S + 6)  # fmt: skip
+                          min_history_s=MIN_HISTORY_S + 6, timed=timed)  # fmt: skip
         return register(generate)
 
     return deco
@@ -88,7 +89,7 @@ LIGHT_KINDS = {
 }
 
 
-@event_family("e1_action", "E1-Action")
+@event_family("e1_action", "E1-Action", timed=True)
 def e1_action(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times a door has been opened / closed / either so far."""
     verb = rng.choice(sorted(DOOR_KINDS))
@@ -114,7 +115,7 @@ def e1_action(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     )
 
 
-@event_family("e1_transit", "E1-Transit")
+@event_family("e1_transit", "E1-Transit", timed=True)
 def e1_transit(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times the lights (of one room, or anywhere) went off / on / either so far."""
     events = p.events(("light_off", "light_on"))
@@ -145,7 +146,7 @@ def e1_transit(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     )
 
 
-@event_family("e2_periodic", "E2-Periodic")
+@event_family("e2_periodic", "E2-Periodic", timed=True)
 def e2_periodic(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many complete swings of a pendulum (of every one of its kind, together) were seen.
 
@@ -234,7 +235,7 @@ def person_visits(p: Prefix) -> list[Event]:
     return sorted(out, key=lambda e: (e.end, e.start))
 
 
-@event_family("e2_episode", "E2-Episode")
+@event_family("e2_episode", "E2-Episode", timed=True)
 def e2_episode(ep: Episode, p: Prefix, rng: random.Random) -> list[Draft]:
     """How many times a person was seen walking into view and out again so far."""
     visits = person_visits(p)

@@ -1,0 +1,107 @@
+"""Before rendering: what the planned walks can give the families that need rare things.
+
+Most families find a question at nearly every frame.  A few ask about what the event planner
+places a handful of times a walk: a top whose props changed while the camera looked away (UCS
+Quantity Change Tracking, OVO-S 3.2.1) and a carry (UCS Object Trajectory).  The first two
+balance their answers over fixed classes, so the rarest outcome planned sets the most items
+they can make — classes × (rarest + 1) —, and every one of them makes fewer once the questions
+find that some events were not seen whole.  Rendering and asking take most of a run; saying
+which family will fall short, and why, costs nothing once the walks are planned.  (Families
+limited by the walk itself — loops walked round, rooms walked back into — are named after the
+questions, in ``manifest.json`` ``shortfall``.)
+
+:func:`forecast` reads the plans' event schedules and returns, per family short of ``need``
+items, that bound and its reason.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from streamspatial.sim.schedule import Schedule
+
+# Query points a task needs for the blind stress test to tell a few points of bias from noise
+# (at 40, the noise allowance of `qc blind` is about 25 points; fewer are barely judged).
+NEED = 40
+CLASS_SLACK = 1  # sim.qa.balance.CLASS_SLACK: a class may run one ahead of the rarest
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    family: str
+    most: int  # the most items the plans allow (an upper bound)
+    need: int
+    why: str
+
+    def line(self) -> str:
+        return f"{self.family}: at most {self.most} of {self.need} — {self.why}"
+
+
+def glance_outcomes(schedule: Schedule) -> list[int | str]:
+    """Per glance-back: the net change of the kind that changed (−2 … +2), ``"moved"`` or
+    ``"unchanged"``."""
+    by_glance: dict[tuple, list] = {}
+    for e in schedule.events:
+        if e.kind in ("added", "removed", "moved", "unchanged"):
+            by_glance.setdefault((e.detail.get("surface"), e.start, e.end), []).append(e)
+    out: list[int | str] = []
+    for evs in by_glance.values():
+        kinds = {e.kind for e in evs}
+        if kinds == {"unchanged"}:
+            out.append("unchanged")
+        elif kinds == {"moved"}:
+            out.append("moved")
+        else:
+            out.append(sum(int(e.detail["after"]) - int(e.detail["before"]) for e in evs))
+    return out
+
+
+def _balanced(counts: Counter, classes: Iterable) -> tuple[int, object, int]:
+    """The most items classes balanced within CLASS_SLACK allow, the rarest class, its count."""
+    classes = list(classes)
+    rare = min(classes, key=lambda c: counts[c])  # the first of the rarest, in their order
+    return len(classes) * (counts[rare] + CLASS_SLACK), rare, counts[rare]
+
+
+def forecast(
+    schedules: Sequence[Schedule | None], families: Iterable[str], need: int = NEED
+) -> list[Shortfall]:
+    """The families among ``families`` whose planned events (one schedule a walk, None for a
+    walk without events) allow fewer than ``need`` items."""
+    asked = set(families)
+    walks = len(schedules)
+    out: list[Shortfall] = []
+    outcomes = Counter(o for s in schedules if s for o in glance_outcomes(s))
+    glances = sum(outcomes.values())
+    if "ucs.quantity_change" in asked:
+        qct = Counter({"0": outcomes["moved"] + outcomes["unchanged"]})
+        for net in (-2, -1, 1, 2):
+            qct[f"{net:+d}"] = outcomes[net]
+        most, rare, n = _balanced(qct, ("-2", "-1", "0", "+1", "+2"))
+        if most < need:
+            why = (f"its 5 answers are balanced and the {walks} walks plan {glances} "
+                   f"glance-backs, {n} with a net change of {rare}")  # fmt: skip
+            out.append(Shortfall("ucs.quantity_change", most, need, why))
+    if "ovos.change_detection" in asked:
+        cd = Counter()
+        for o, n in outcomes.items():
+            key = o if isinstance(o, str) else ("appeared" if o > 0 else "disappeared")
+            cd[key] += n
+        most, rare, n = _balanced(cd, ("appeared", "disappeared", "moved", "unchanged"))
+        if most < need:
+            what = {"appeared": "props appeared", "disappeared": "props disappeared",
+                    "moved": "a prop moved", "unchanged": "nothing changed"}[str(rare)]  # fmt: skip
+            why = (f"its 4 answers are balanced and the {walks} walks plan {glances} "
+                   f"glance-backs, {n} where {what}")  # fmt: skip
+            out.append(Shortfall("ovos.change_detection", most, need, why))
+    if "ucs.object_trajectory" in asked:
+        carries = sum(1 for s in schedules if s for e in s.events if e.kind == "carried")
+        if carries < need:
+            why = f"one item a carry at most, and the {walks} walks plan {carries} carries"
+            out.append(Shortfall("ucs.object_trajectory", carries, need, why))
+    return out
+
+
+__all__ = ["NEED", "Shortfall", "forecast", "glance_outcomes"]

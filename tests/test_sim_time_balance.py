@@ -1,0 +1,134 @@
+"""Answers that do not follow the clock: families whose answers move with time are balanced
+over the shares of the walk by construction, and a model of the answer on the query time alone
+(``qc blind --models time``) stays within the noise allowance on generated benchmarks."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from streamspatial.sim.qa import FAMILIES, Draft, DraftQuery, QuestionGenerator
+from streamspatial.sim.qa.balance import CLASS_SLACK, TIME_BINS, Balancer, time_bin
+
+YES_NO = ("Yes", "No")
+
+
+def revisit(t: float, answer: str) -> Draft:
+    return Draft(
+        "ovos.revisit_detection",
+        "Is the room you are in now one you had already been in earlier?",
+        [DraftQuery(t, answer)],
+        {},
+        choices=list(YES_NO),
+        answer_class=answer,
+        classes=YES_NO,
+    )
+
+
+def test_a_timed_family_is_balanced_in_every_share_of_the_walk():
+    """ "No" at any time, "Yes" only late (a one-minute walk's revisits): balanced over the
+    whole walk alone, the clock answered; balanced per share, only the shares that offer both
+    keep more than a couple of items, and there the answers are even."""
+    rng = random.Random(0)
+    bal = Balancer()
+    kept: list[Draft] = []
+    for _ in range(3000):
+        t = rng.uniform(0, 60)
+        answer = "Yes" if t > 40 and rng.random() < 0.6 else "No"
+        d = revisit(t, answer)
+        if bal.admit(d, 60.0):
+            kept.append(d)
+    per = Counter((time_bin(d.queries[0].time, 60.0), d.answer_class) for d in kept)
+    for b in range(TIME_BINS):
+        yes, no = per[(b, "Yes")], per[(b, "No")]
+        assert abs(yes - no) <= CLASS_SLACK, (b, yes, no)
+    assert sum(per[(b, "No")] for b in range(4)) == 4  # one each where no "Yes" pairs with it
+    assert sum(per.values()) >= 100
+    # balanced over the whole walk only, the same stream keeps "No" early: the clock reads it
+    plain = Balancer()
+    rng = random.Random(0)
+    early = 0
+    for _ in range(3000):
+        t = rng.uniform(0, 60)
+        d = revisit(t, "Yes" if t > 40 and rng.random() < 0.6 else "No")
+        early += plain.admit(d) and time_bin(t, 60.0) < 4
+    assert early > 50
+
+
+def test_a_timed_family_draws_only_the_answers_its_share_still_takes():
+    bal = Balancer()
+    assert bal.admit(revisit(52.0, "Yes"), 60.0)
+    assert not bal.admit(revisit(53.0, "Yes"), 60.0)  # "Yes" is one ahead in the last sixth
+    assert bal.admit(revisit(5.0, "Yes"), 60.0)  # the first sixth is balanced on its own
+    late = bal.admits("ovos.revisit_detection", time_bin(54.5, 60.0))
+    assert late is not None and not late("Yes") and late("No")
+    assert bal.admit(revisit(54.0, "No"), 60.0)
+    assert bal.admits("ovos.revisit_detection", time_bin(54.5, 60.0))("Yes")  # type: ignore[misc]
+
+
+def test_the_families_whose_answers_move_with_time_are_timed():
+    timed = {k for k, f in FAMILIES.items() if f.timed}
+    assert timed >= {
+        "ovos.revisit_detection", "ovos.revisit_counting", "ovos.transient_count",
+        "s3.area", "s3.current_room_area", "s3.count", "vc.e2_episode",
+    }  # fmt: skip
+
+
+TIMED = sorted(k for k, f in FAMILIES.items() if f.timed)
+
+
+def _benchmark(tmp_path, seed: int, houses: int, minutes: float):
+    """Rendered walks with their events (160×120, 2 fps), asked the timed families only."""
+    pytest.importorskip("mujoco")
+    from streamspatial.sim.generate import GenerateConfig, house_seeds
+    from streamspatial.sim.jobs import render_walk
+    from streamspatial.sim.types import load_episode_meta
+
+    cfg = GenerateConfig(
+        out=tmp_path, houses=houses, seed=seed, minutes=minutes, size=(160, 120), fps=2.0
+    )
+    gen = QuestionGenerator(seed, per_family=12, families=TIMED)
+    items, durations = [], {}
+    for hs in house_seeds("eval", seed, houses):
+        name = f"house-{hs:07d}-walk"
+        render_walk(cfg, ("walk", hs), tmp_path)
+        meta = load_episode_meta(tmp_path / f"{name}.mp4")
+        items += gen.items(meta, video=f"streamspatial-sim/{name}.mp4", episode_id=name)
+        durations[f"streamspatial-sim/{name}.mp4"] = len(meta.frames) / meta.fps
+    return items, durations
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("seed", "houses", "minutes"), [(31, 6, 1.0), (47, 6, 1.0), (53, 3, 3.0)])
+def test_a_clock_answers_no_timed_family_of_a_generated_benchmark(tmp_path, seed, houses, minutes):
+    """One- and three-minute walks of seeds used for nothing else: per family, the answers
+    per third of the walk (query points) are spread alike, and a model of the answer on the
+    query time, its share of the walk and the index stays within the stress test's allowance."""
+    from streamspatial.core.schema import AnswerType
+    from streamspatial.qc.tst import ProbeConfig, stress_test
+    from streamspatial.sim.qa.balance import bin_of
+
+    items, durations = _benchmark(tmp_path, seed, houses, minutes)
+    assert items
+    for t in stress_test(items, ProbeConfig(models=("time",), min_items=20)).tasks:
+        assert not t.flagged, (t.task, t.blind, t.chance, t.allowance)
+    by_family: dict[str, Counter] = {}
+    for it in items:
+        q = it.queries[-1]
+        third = min(2, int(3 * q.time / durations[it.video]))
+        if it.answer_type is AnswerType.CHOICE:
+            key = next(o.text for o in it.options if o.letter == q.answer)
+        else:
+            key = bin_of(it.meta["family"], float(q.answer)) or f"{float(q.answer):g}"
+        by_family.setdefault(it.meta["family"], Counter())[(third, key)] += 1
+    for fam, cells in by_family.items():
+        keys = {k for _, k in cells}
+        totals = {k: sum(cells[(b, k)] for b in range(3)) for k in keys}
+        n = sum(totals.values())
+        for b in range(3):
+            in_third = sum(cells[(b, k)] for k in keys)
+            for k in keys:  # each third holds each answer at about its share of the family
+                allowed = totals[k] / n * in_third + (TIME_BINS // 3) * 2
+                assert cells[(b, k)] <= allowed, (fam, b, k, dict(cells))
