@@ -53,17 +53,17 @@ def test_sim_generate_names_the_shortfall_before_it_renders(tmp_path):
     pytest.importorskip("mujoco")
     from streamspatial.sim.generate import GenerateConfig, generate_benchmark
 
-    said: list[tuple[str, str]] = []
+    said: list[tuple[str, str | int]] = []
     cfg = GenerateConfig(
         out=tmp_path, houses=1, seed=3, minutes=0.5, size=(96, 72), rooms=4, per_family=60
     )
     result = generate_benchmark(
         cfg,
-        lambda stage, d, t: said.append(("stage", stage)),
+        lambda stage, d, t: said.append((stage, d)),
         lambda line: said.append(("!", line)),
     )
     warned = [i for i, (kind, _) in enumerate(said) if kind == "!"]
-    rendering = [i for i, (kind, s) in enumerate(said) if s.startswith("rendering")]
+    rendering = [i for i, (stage, d) in enumerate(said) if stage == "render" and d > 0]
     assert warned and rendering and max(warned) < min(rendering)
     assert {f.family for f in result.forecast} >= {"ucs.quantity_change"}
     manifest = (tmp_path / "manifest.json").read_text()

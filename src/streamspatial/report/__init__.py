@@ -205,45 +205,6 @@ class RunReport:
             "",
             markdown(["scorer", *keys], shown, align_right=pct),
         ]
-        other = self.compared["scorer"]
-        per_row = compare_rows(self.table, Table(**self.compared["table"]), other)
-        if per_row:
-            scores = (self.scorer, other)
-            cells = [
-                {c: fmt_cell("accuracy", v) if c in scores else v for c, v in r.items()}
-                for r in per_row
-            ]
-            table = markdown(list(per_row[0]), cells, align_right=scores)
-            lines += ["", "Rows where they differ:", "", table]
-        lines += [
-            "",
-            table_markdown(self.table),
-        ]
-        if self.compared is not None:
-            lines += ["", self._comparison_markdown()]
-        if self.sources is not None:
-            lines += ["", table_markdown(self.sources)]
-        if self.diagnostics is not None:
-            lines += ["", table_markdown(self.diagnostics)]
-        if self.blind is not None:
-            lines += ["", table_markdown(self.blind), f"*blind scores: `{self.blind_source}`*"]
-        return "\n".join(lines) + "\n"
-
-    def _comparison_markdown(self) -> str:
-        assert self.compared is not None
-        mine, other = headline(self.table), self.compared["headline"]
-        keys = list(dict.fromkeys([*mine, *other]))
-        rows = [
-            {"scorer": self.scorer, **{k: mine.get(k) for k in keys}},
-            {"scorer": self.compared["scorer"], **{k: other.get(k) for k in keys}},
-        ]
-        pct = {k: "accuracy" for k in keys}
-        shown = [{c: (fmt_cell(pct[c], r[c]) if c in pct else r[c]) for c in r} for r in rows]
-        lines = [
-            "### Scorers compared",
-            "",
-            markdown(["scorer", *keys], shown, align_right=pct),
-        ]
         other_name = self.compared["scorer"]
         per_row = compare_rows(self.table, Table(**self.compared["table"]), other_name)
         if per_row:
