@@ -262,6 +262,16 @@ def test_the_label_check_can_fail(gen, tmp_path) -> None:
     report = check_explore(src)
     assert report.revealed == report.identical == report.query_points - 1
     assert len(report.failed) == 2 and all(act["meta"]["item"] in f for f in report.failed)
+    # the command says the same and exits 1; on the folder as generated, 0
+    from typer.testing import CliRunner
+
+    from streamspatial.cli import app
+
+    bad = CliRunner().invoke(app, ["check-explore", str(src)])
+    assert bad.exit_code == 1 and bad.stdout.startswith(report.line())
+    assert bad.stdout.count("  failed: ") == 2
+    good = CliRunner().invoke(app, ["check-explore", str(gen.out)])
+    assert good.exit_code == 0 and good.stdout == check_explore(gen.out).line() + "\n"
 
 
 def test_a_run_fed_the_labels_asks_what_training_shows_and_acts_as_trained(gen, exports, tmp_path):

@@ -72,5 +72,25 @@ def export_sft(
     print(f"  format: {summary.source}")
 
 
+def check_explore(
+    folder: Annotated[
+        Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
+    ],
+) -> None:
+    """Execute every exploration label again in a fresh environment: exit 1 unless each
+    reveals its evidence and renders the views its answer example shows (docs/training.md)."""
+    from streamspatial.train.explore_check import check_explore as run_check
+
+    console = Console(stderr=True)
+    with console.status("executing the exploration labels"):
+        report = run_check(folder)
+    print(report.line())
+    for line in report.failed:
+        print(f"  failed: {line}")
+    if report.failed:
+        raise typer.Exit(1)
+
+
 def register(app: typer.Typer) -> None:
     app.command("export-sft")(export_sft)
+    app.command("check-explore")(check_explore)
