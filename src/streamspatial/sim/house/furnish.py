@@ -34,7 +34,6 @@ MAX_COLOR_SHARE = 0.10  # no measured colour names more than this share of a hou
 CLEAR_TOP = 0.4
 
 
-
 def _door_zones(house: House) -> list[tuple[float, float, float, float]]:
     zones = []
     for d in house.doors:
