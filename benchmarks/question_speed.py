@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report
 
 from streamspatial.sim.generate import GenerateConfig, house_seeds
-from streamspatial.sim.jobs import Group, ask_group, render_walk
+from streamspatial.sim.pipeline.jobs import Group, ask_group, render_walk
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamspatial.sim.forecast import forecast, glance_outcomes
+from streamspatial.sim.pipeline.forecast import forecast, glance_outcomes
 from streamspatial.sim.schedule import Event, Schedule
 
 FAMILIES = ("ucs.quantity_change", "ovos.change_detection", "ucs.object_trajectory")

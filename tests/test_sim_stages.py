@@ -9,11 +9,11 @@ import pytest
 
 from generate_fixtures import files_of, tiny
 from streamspatial.cli import main
-from streamspatial.sim import executors
 from streamspatial.sim.generate import generate_benchmark
-from streamspatial.sim.jobs import GROUP_WALKS, groups_of
+from streamspatial.sim.pipeline import executors
+from streamspatial.sim.pipeline.jobs import GROUP_WALKS, groups_of
+from streamspatial.sim.pipeline.stages import STAGES
 from streamspatial.sim.render import gpu
-from streamspatial.sim.stages import STAGES
 
 pytest.importorskip("mujoco")
 
@@ -65,7 +65,7 @@ def test_groups_split_jobs_evenly_in_order():
 def test_groups_are_asked_on_their_own_and_pooled_alike(tmp_path, monkeypatch):
     """With one walk a group, each walk is asked by its own generator (its own letter and
     order streams): the same files whether the groups are asked here or in workers."""
-    import streamspatial.sim.jobs as jobs
+    import streamspatial.sim.pipeline.jobs as jobs
 
     monkeypatch.setattr(jobs, "GROUP_WALKS", 1)
     one = generate_benchmark(tiny(tmp_path / "one"))

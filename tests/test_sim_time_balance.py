@@ -83,7 +83,7 @@ def _benchmark(tmp_path, seed: int, houses: int, minutes: float):
     """Rendered walks with their events (160×120, 2 fps), asked the timed families only."""
     pytest.importorskip("mujoco")
     from streamspatial.sim.generate import GenerateConfig, house_seeds
-    from streamspatial.sim.jobs import render_walk
+    from streamspatial.sim.pipeline.jobs import render_walk
     from streamspatial.sim.types import load_episode_meta
 
     cfg = GenerateConfig(

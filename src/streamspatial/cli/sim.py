@@ -273,7 +273,7 @@ def gallery(
 
 def stage_line(stages: dict) -> str:
     """One line of the manifest's stage times: wall (CPU) seconds per stage."""
-    from streamspatial.sim.stages import STAGES
+    from streamspatial.sim.pipeline.stages import STAGES
 
     parts = [f"{s} {stages[s]['wall_s']:.1f} ({stages[s]['cpu_s']:.1f})" for s in STAGES]
     return (

@@ -2,8 +2,9 @@
 
 Laid out as its pipeline, each step a subpackage whose docstring says what goes in and what
 comes out: :mod:`.house` → :mod:`.walk` → :mod:`.events` → :mod:`.render` → :mod:`.qa`, run in
-order by :mod:`.generate`; :mod:`.explore` is the world an agent acts in.  The steps share
-three contracts: :mod:`.types` (houses, trajectories, per-frame ground truth),
+order by :mod:`.generate` through :mod:`.pipeline` (units of work, local or Ray executors,
+stage times, the forecast of short families); :mod:`.explore` is the world an agent acts in.
+The steps share three contracts: :mod:`.types` (houses, trajectories, per-frame ground truth),
 :mod:`.schedule` (what moves, as a function of time) and :mod:`.streams` (every random
 stream's number).
 

@@ -4,10 +4,11 @@ Each step is a subpackage with one way in and one way out: :mod:`.house` (a seed
 :class:`~.types.House`), :mod:`.walk` (a house → a :class:`~.types.Trajectory`), :mod:`.events`
 (a walk → the edited walk and a :class:`~.schedule.Schedule`), :mod:`.render` (→ a video and
 its ground truth), :mod:`.qa` (ground truth → items → benchmark files); bias pruning is
-:mod:`streamspatial.qc.prune`.  Random streams are numbered in :mod:`.streams`.  Walks are
-planned, rendered and asked as units of work (:mod:`.jobs`) that an executor runs here, in
-worker processes (:mod:`.executors`) or on Ray actors (:mod:`.ray_generate`), the same files
-either way; each stage's time goes into the manifest (:mod:`.stages`).
+:mod:`streamspatial.qc.prune`. Random streams are numbered in :mod:`.streams`. Walks are
+planned, rendered and asked as units of work (:mod:`.pipeline.jobs`) that an executor runs
+here, in worker processes (:mod:`.pipeline.executors`) or on Ray actors
+(:mod:`.pipeline.ray_actors`), the same files either way; each stage's time goes into the
+manifest (:mod:`.pipeline.stages`).
 
 ``--split`` picks disjoint ranges of house seeds, so the same generator produces evaluation
 benchmarks and training data at scale (S3-Train, S3-Bench §3) without a house ever appearing in
@@ -27,9 +28,9 @@ from typing import Literal
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.executors import StageProgress, plan_all, run_local
-from streamspatial.sim.jobs import Job, Plan, Work, episode_name, groups_of, rendered
-from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.pipeline.executors import StageProgress, plan_all, run_local
+from streamspatial.sim.pipeline.jobs import Job, Plan, Work, episode_name, groups_of, rendered
+from streamspatial.sim.pipeline.stages import StageTimes
 from streamspatial.sim.types import load_episode_meta
 
 from .qa.export import episode_dir, export_items, videos_dir
@@ -61,8 +62,8 @@ class GenerateConfig:
     identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
     rooms: int | None = None  # rooms per house (None: the house generator's choice)
     furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
-    workers: int = 0  # processes rendering walks side by side; 0: automatic (.executors)
-    executor: str = "local"  # "local" (this machine) or "ray" (actors: .ray_generate)
+    workers: int = 0  # processes rendering walks side by side; 0: automatic (.pipeline.executors)
+    executor: str = "local"  # "local" (this machine) or "ray" (actors: .pipeline.ray_actors)
     address: str | None = None  # the Ray cluster to join (None: a local Ray instance)
     # Keep the episodes an interrupted run of the same command already rendered in ``out``
     # (each is a pure function of its seed): only the missing ones are rendered.
@@ -112,8 +113,8 @@ class GenerateResult:
     episodes: list[str] = field(default_factory=list)
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
     shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
-    stages: dict = field(default_factory=dict)  # the manifest's stage times (.stages)
-    forecast: list = field(default_factory=list)  # sim.forecast.Shortfall, before rendering
+    stages: dict = field(default_factory=dict)  # the manifest's stage times (.pipeline.stages)
+    forecast: list = field(default_factory=list)  # .pipeline.forecast.Shortfall, before rendering
 
     @property
     def videos(self) -> Path:
@@ -132,14 +133,15 @@ def generate_benchmark(
 ) -> GenerateResult:
     """Render ``cfg.houses`` walk-throughs (plus the spin probe) and write the benchmark.
 
-    Every walk is planned first (house → walk → events, :func:`~.executors.plan_all`) and the
-    plans read for the families they will leave short (:mod:`.forecast`, one ``notice`` line
-    each, before anything is rendered); then each walk is rendered
-    (:func:`~.jobs.render_walk`) and its group of walks asked (:func:`~.jobs.ask_group`) by
-    the executor (:mod:`.executors`: this process or worker processes; :mod:`.ray_generate`:
-    Ray actors); then, in this process, bias pruning and export.  ``progress(stage, done,
-    total)`` reports each stage of :data:`.stages.STAGES` (walks planned, frames rendered,
-    walks asked, families filled, pruning rounds, files).
+    Every walk is planned first (house → walk → events, :func:`~.pipeline.executors.plan_all`)
+    and the plans read for the families they will leave short (:mod:`.pipeline.forecast`, one
+    ``notice`` line each, before anything is rendered); then each walk is rendered
+    (:func:`~.pipeline.jobs.render_walk`) and its group of walks asked
+    (:func:`~.pipeline.jobs.ask_group`) by the executor (:mod:`.pipeline.executors`: this
+    process or worker processes; :mod:`.pipeline.ray_actors`: Ray actors); then, in this
+    process, bias pruning and export. ``progress(stage, done, total)`` reports each stage of
+    :data:`.pipeline.stages.STAGES` (walks planned, frames rendered, walks asked, families
+    filled, pruning rounds, files).
     """
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
@@ -178,7 +180,7 @@ def generate_benchmark(
             notice(line.line())
     work = Work(cfg, todo, groups, frames_dir, frames_of, plans)
     if cfg.executor == "ray":
-        from streamspatial.sim.ray_generate import run_on_ray
+        from streamspatial.sim.pipeline.ray_actors import run_on_ray
 
         asked = run_on_ray(work, steps, times)
     else:
@@ -203,7 +205,7 @@ def generate_benchmark(
 
 def _forecast(cfg: GenerateConfig, jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path):
     """The families the planned walks (and those already rendered) will leave short."""
-    from streamspatial.sim.forecast import NEED, forecast
+    from streamspatial.sim.pipeline.forecast import NEED, forecast
     from streamspatial.sim.qa import FAMILIES
 
     if not (cfg.events and cfg.furniture == "catalog"):

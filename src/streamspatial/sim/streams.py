@@ -16,7 +16,7 @@ Streams keyed by text rather than numbers (``random.Random`` seeded by a string)
 * ``"{seed}:{episode}:{family}"``, ``"{seed}:letters:{family}"``, ``"{seed}:arrange"`` — which
   frames each question family tries, the letter order of its options and the order of the
   items (:class:`~streamspatial.sim.qa.QuestionGenerator`); the letters and order of the
-  g-th group of walks asked together (:mod:`~streamspatial.sim.jobs`, g ≥ 1) draw from
+  g-th group of walks asked together (:mod:`~streamspatial.sim.pipeline.jobs`, g ≥ 1) draw from
   ``"{seed}/{g}:letters:{family}"`` and ``"{seed}/{g}:arrange"``;
 * ``"ibp:{seed}"``, ``"fill:{seed}"`` — Iterative Bias Pruning and the reserve it fills from
   (:mod:`streamspatial.qc.prune`).

@@ -56,7 +56,7 @@ class QuestionGenerator:
         min_pixels: int | None = None,
         group: int = 0,
     ):
-        """``group``: which group of walks asked together this is (``sim.jobs``); group 0
+        """``group``: which group of walks asked together this is (``sim.pipeline.jobs``); group 0
         deals letters and orders items from the seed's own streams, group g > 0 from its own."""
         self.seed = seed
         self._stream = f"{seed}" if group == 0 else f"{seed}/{group}"

@@ -3,12 +3,12 @@
 :func:`run_local` renders the walks not already rendered and asks every group once its walks
 are there: in this process (one worker: the small benchmarks of tests and the demo), or in a
 pool of worker processes, rendering walks side by side and asking each group as soon as its
-last walk is in.  :mod:`.ray_generate` does the same on Ray actors.  Every unit is a function
+last walk is in.  :mod:`.ray_actors` does the same on Ray actors.  Every unit is a function
 of its arguments, so the files are the same whichever way they run.
 
 How many processes (:func:`process_plan`): without a GPU, as before, one worker per core from
 ``PARALLEL_FROM_FRAMES`` frames of video (software GL already spreads a frame over the cores,
-so smaller jobs render in this process); where EGL finds a GPU (:mod:`.render.gpu`), one
+so smaller jobs render in this process); where EGL finds a GPU (:mod:`..render.gpu`), one
 rendering process per core, however few the walks: a walk's frames are then spread over
 several render processes (:class:`~streamspatial.sim.render.process.RenderProcesses`).
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from streamspatial.sim.jobs import (
+from streamspatial.sim.pipeline.jobs import (
     Group,
     Job,
     Plan,
@@ -31,7 +31,7 @@ from streamspatial.sim.jobs import (
     plan_walk,
     render_walk,
 )
-from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.pipeline.stages import StageTimes
 
 if TYPE_CHECKING:  # pragma: no cover
     from streamspatial.core.schema import Item

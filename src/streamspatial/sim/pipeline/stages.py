@@ -2,10 +2,10 @@
 
 A benchmark's ``manifest.json`` records, under ``stages``, for each of
 
-* ``plan`` — houses, walks and their events (:mod:`.house`, :mod:`.walk`, :mod:`.events`),
-* ``render`` — frames, their ground truth and the video (:mod:`.render`; the render
+* ``plan`` — houses, walks and their events (:mod:`..house`, :mod:`..walk`, :mod:`..events`),
+* ``render`` — frames, their ground truth and the video (:mod:`..render`; the render
   processes' own CPU included),
-* ``ask`` — the questions (:mod:`.qa`),
+* ``ask`` — the questions (:mod:`..qa`),
 * ``fill`` — families left short filled from other walks' spares (:mod:`streamspatial.qc.prune`),
 * ``prune`` — Iterative Bias Pruning (:mod:`streamspatial.qc.prune`),
 * ``export`` — the benchmark files,

@@ -9,7 +9,7 @@ wherever they like and in any order the dependencies allow (a group is asked onc
 are rendered); the files are the same whichever runs them, because each unit depends on its
 arguments alone.
 
-Why groups: questions are balanced (:mod:`.qa.balance`) and their letters dealt over every
+Why groups: questions are balanced (:mod:`..qa.balance`) and their letters dealt over every
 walk asked together, so asking is sequential within a group; groups are independent, so they
 are asked side by side.  A group holds at most ``GROUP_WALKS`` walks, consecutive in job
 order, the walks split evenly between ``ceil(walks / GROUP_WALKS)`` groups (a spin probe goes
@@ -27,10 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.pipeline.stages import StageTimes
+from streamspatial.sim.qa.export import video_ref
 from streamspatial.sim.types import load_episode_meta, meta_path_for
-
-from .qa.export import video_ref
 
 if TYPE_CHECKING:  # pragma: no cover
     from streamspatial.core.schema import Item

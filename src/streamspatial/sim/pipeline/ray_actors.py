@@ -19,7 +19,7 @@ Why this shape:
   its walk or group goes back on the queue for a fresh actor, up to ``MAX_ATTEMPTS`` times.
 * **One actor per CPU of the cluster** (``--workers`` caps it), each rendering with one render
   process: on a GPU node that is one rendering process per core, the way a GPU is kept busy
-  (:mod:`.render.gpu`); a node with several GPUs spreads its actors over them.
+  (:mod:`..render.gpu`); a node with several GPUs spreads its actors over them.
 """
 
 from __future__ import annotations
@@ -34,9 +34,17 @@ from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.cluster import join
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.sim.executors import StageProgress
-from streamspatial.sim.jobs import Group, Job, Plan, Work, ask_group, episode_name, render_walk
-from streamspatial.sim.stages import StageTimes
+from streamspatial.sim.pipeline.executors import StageProgress
+from streamspatial.sim.pipeline.jobs import (
+    Group,
+    Job,
+    Plan,
+    Work,
+    ask_group,
+    episode_name,
+    render_walk,
+)
+from streamspatial.sim.pipeline.stages import StageTimes
 from streamspatial.sim.types import meta_path_for
 
 if TYPE_CHECKING:  # pragma: no cover
