@@ -27,7 +27,7 @@ from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_records
+from ._files import read_json_records
 from ._items import IdRegistry, build_item
 from ._rows import Row, check_number, check_time
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -82,9 +82,8 @@ class OVOBenchAdapter(BenchmarkAdapter):
         invalid="wrong", number_metric="exact", table="ovobench", official=OFFICIAL_SCORER
     )
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return {"id", "task", "video"} <= keys and bool({"gt", "test_info"} & keys)
+    keys_all = frozenset({"id", "task", "video"})
+    keys_any = frozenset({"gt", "test_info"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -31,7 +31,7 @@ from typing import Any
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_array
+from ._files import read_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec
@@ -100,8 +100,7 @@ class StreamingBenchAdapter(BenchmarkAdapter):
         invalid="wrong", number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER
     )
 
-    def sniff(self, path: Path) -> bool:
-        return {"questions", "video_path"} <= first_keys(path)
+    keys_all = frozenset({"questions", "video_path"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
