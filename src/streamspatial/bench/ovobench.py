@@ -19,7 +19,6 @@ under both scorers.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import read_json_records
+from ._files import read_json_records, write_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row, check_number, check_time
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -253,11 +252,7 @@ def to_ovobench_records(item: Item) -> list[dict[str, Any]]:
 
 def write_ovobench_json(items: Iterable[Item], path: Path) -> int:
     """Write multiple-choice items as an ``ovo_bench_new.json`` array; returns the count."""
-    records = [r for it in items for r in to_ovobench_records(it)]
-    tmp = Path(path).with_name(Path(path).name + ".tmp")
-    tmp.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return len(records)
+    return write_json_array([r for it in items for r in to_ovobench_records(it)], path)
 
 
 __all__ = [
