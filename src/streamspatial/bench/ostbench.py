@@ -57,9 +57,7 @@ class OSTBenchAdapter(BenchmarkAdapter):
     name = "ostbench"
     title = "OST-Bench"
     short_title = "OST"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="mra", table="ostbench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(table="ostbench", official=OFFICIAL_SCORER)
 
     keys_all = frozenset({"scan_id", "new_observations", "user_message"})
 

@@ -77,9 +77,7 @@ class OVOBenchAdapter(BenchmarkAdapter):
     title = "OVO-Bench"
     short_title = "OVO"
     headline_metric = "Total Avg."
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="ovobench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="ovobench", official=OFFICIAL_SCORER)
 
     keys_all = frozenset({"id", "task", "video"})
     keys_any = frozenset({"gt", "test_info"})

@@ -68,9 +68,7 @@ class OvosAdapter(BenchmarkAdapter):
     name = "ovos"
     title = "OVO-S-Bench"
     short_title = "OVO-S"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="ovos", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)
 
     keys_all = frozenset({"query_times", "task_subcategory", "answers"})
 

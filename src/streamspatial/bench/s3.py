@@ -96,7 +96,7 @@ class S3Adapter(BenchmarkAdapter):
     name = "s3"
     title = "S3-Bench"
     short_title = "S3"
-    scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="s3")
+    scoring = ScoringSpec(table="s3")
 
     keys_all = frozenset({"task", "format", "query_time", "answer", "video"})
 

@@ -96,9 +96,7 @@ class StreamingBenchAdapter(BenchmarkAdapter):
     title = "StreamingBench"
     short_title = "StrB"
     headline_metric = "total"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER)
 
     keys_all = frozenset({"questions", "video_path"})
 

@@ -50,7 +50,6 @@ class UCSAdapter(BenchmarkAdapter):
     title = "UCS-Bench"
     short_title = "UCS"
     scoring = ScoringSpec(
-        invalid="wrong",
         number_metric="exact",
         table="ucs",
         official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",

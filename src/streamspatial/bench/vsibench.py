@@ -40,8 +40,6 @@ class VSIBenchAdapter(BenchmarkAdapter):
     title = "VSI-Bench"
     short_title = "VSI"
     scoring = ScoringSpec(
-        invalid="wrong",
-        number_metric="mra",
         table="vsibench",
         official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
     )

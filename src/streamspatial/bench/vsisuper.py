@@ -41,9 +41,7 @@ class VSISuperAdapter(BenchmarkAdapter):
     name = "vsisuper"
     title = "VSI-SUPER"
     short_title = "VSI-S"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="mra", table="vsisuper", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
 
     keys_all = frozenset({"video_path", "question"})
     keys_any = frozenset({"type", "split"})
