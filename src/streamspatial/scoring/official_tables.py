@@ -66,11 +66,12 @@ def ovos_official_table(records: Iterable[Record]) -> Table:
     levels = _group(kept, _main_category)
     for level in sorted(levels, key=_natural):
         in_level = levels[level]
+        name = f"L{level}" if level != "unknown" else level
         subs = _group(in_level, lambda r: r.subcategory or "unknown")
         for sub in sorted(subs, key=_natural):
-            rows.append(_row(f"L{level}" if level != "unknown" else level, sub, subs[sub]))
-        rows.append(_row(f"L{level}" if level != "unknown" else level, "All", in_level))
-    rows.append(_row("Overall", "", kept))
+            rows.append(_row(subs[sub], level=name, group=sub))
+        rows.append(_row(in_level, level=name, group="All"))
+    rows.append(_row(kept, level="Overall", group=""))
     return Table(
         name=OvosAdapter.title,
         columns=("level", "group", "n", "invalid", "accuracy"),
@@ -83,10 +84,11 @@ def ovos_official_table(records: Iterable[Record]) -> Table:
     )
 
 
-def _row(level: str, group: str, records: list[ScoredQuery]) -> dict[str, Any]:
+def _row(records: list[ScoredQuery], **labels: str) -> dict[str, Any]:
+    """A row of the official scripts' accuracy tables: its ``labels`` (the first columns),
+    then the query points, the unreadable answers among them and the accuracy."""
     return {
-        "level": level,
-        "group": group,
+        **labels,
         "n": len(records),
         "invalid": sum(1 for r in records if not r.valid),
         "accuracy": _accuracy(records),
@@ -118,25 +120,10 @@ def ucs_official_table(records: Iterable[Record]) -> Table:
         )
     rows = []
     for dim, group in sorted(_group(recs, lambda r: r.category or "unknown").items()):
-        rows.append(
-            {
-                "category": dim,
-                "subcategory": "Overall",
-                "n": len(group),
-                "invalid": sum(1 for r in group if not r.valid),
-                "accuracy": _accuracy(group),
-            }
-        )
+        rows.append(_row(group, category=dim, subcategory="Overall"))
     judged = [r for r in recs if r.valid]
-    rows.append(
-        {
-            "category": "Overall",
-            "subcategory": "",
-            "n": len(judged),
-            "invalid": len(recs) - len(judged),
-            "accuracy": _accuracy(judged),
-        }
-    )
+    overall = _row(judged, category="Overall", subcategory="")
+    rows.append(overall | {"invalid": len(recs) - len(judged)})
     return Table(
         name=UCSAdapter.title,
         columns=("category", "subcategory", "n", "invalid", "accuracy"),
