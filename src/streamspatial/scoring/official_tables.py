@@ -33,7 +33,7 @@ from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _natural, _records
 from streamspatial.scoring.metrics import mean
-from streamspatial.scoring.paper_tables import ucs_table
+from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
 from streamspatial.scoring.stream_tables import streamingbench_official_table
 from streamspatial.scoring.vcbench_tables import vcbench_table
 
@@ -144,37 +144,15 @@ def vsibench_official_table(records: Iterable[Record]) -> Table:
     output: dict[str, float] = {}
     for qtype, group in sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: kv[0]):
         score = mean(float(r.score or 0.0) for r in group)
-        rows.append(
-            {
-                "question_type": qtype,
-                "format": "Num" if group[0].answer_type == "number" else "MC",
-                "n": len(group),
-                "invalid": sum(1 for r in group if not r.valid),
-                "score": score,
-            }
-        )
+        invalid = sum(1 for r in group if not r.valid)
+        rows.append(vsibench_row(qtype, _format(group[0]), len(group), invalid, score))
         output[qtype] = score or 0.0
     merged = sum(output.pop(part, 0.0) for part in VSI_DIRECTION_PARTS) / 3.0
     output["object_rel_direction"] = merged
     parts = [r for r in rows if r["question_type"] in VSI_DIRECTION_PARTS]
-    rows.append(
-        {
-            "question_type": "object_rel_direction",
-            "format": "MC",
-            "n": sum(r["n"] for r in parts),
-            "invalid": sum(r["invalid"] for r in parts),
-            "score": merged,
-        }
-    )
-    rows.append(
-        {
-            "question_type": "Overall",
-            "format": "",
-            "n": len(recs),
-            "invalid": sum(1 for r in recs if not r.valid),
-            "score": sum(output.values()) / len(output),
-        }
-    )
+    rows.append(vsibench_merged_row("object_rel_direction", "MC", parts, merged))
+    invalid = sum(1 for r in recs if not r.valid)
+    rows.append(vsibench_row("Overall", "", len(recs), invalid, sum(output.values()) / len(output)))
     return Table(
         name=VSIBenchAdapter.title,
         columns=("question_type", "format", "n", "invalid", "score"),

@@ -174,6 +174,28 @@ VSI_MERGED = {
 }
 
 
+def vsibench_row(
+    question_type: str, answer_format: str, n: int, invalid: int, score: float | None
+) -> dict[str, Any]:
+    """A row of a VSI-Bench table (the paper's and the official script's)."""
+    return {
+        "question_type": question_type,
+        "format": answer_format,
+        "n": n,
+        "invalid": invalid,
+        "score": score,
+    }
+
+
+def vsibench_merged_row(
+    question_type: str, answer_format: str, parts: list[dict[str, Any]], score: float | None
+) -> dict[str, Any]:
+    """The row of a type merged from the rows ``parts`` (relative direction from its three
+    difficulties): their query points and invalid answers summed, the merged ``score``."""
+    n = sum(r["n"] for r in parts)
+    return vsibench_row(question_type, answer_format, n, sum(r["invalid"] for r in parts), score)
+
+
 def vsibench_table(
     records: Iterable[Record],
     *,
@@ -198,24 +220,9 @@ def vsibench_table(
     type_scores = {name: mean(values) for name, values in merged.items()}
     for name in sorted(set(merge.values()) & set(merged)):
         parts = [r for r in rows if merge.get(r["question_type"]) == name]
-        rows.append(
-            {
-                "question_type": name,
-                "format": parts[0]["format"],
-                "n": sum(r["n"] for r in parts),
-                "invalid": sum(r["invalid"] for r in parts),
-                "score": type_scores[name],
-            }
-        )
-    rows.append(
-        {
-            "question_type": "Overall",
-            "format": "",
-            "n": len(recs),
-            "invalid": sum(r["invalid"] for r in rows[: len(scores)]),
-            "score": mean(type_scores.values()),
-        }
-    )
+        rows.append(vsibench_merged_row(name, parts[0]["format"], parts, type_scores[name]))
+    invalid_answers = sum(r["invalid"] for r in rows[: len(scores)])
+    rows.append(vsibench_row("Overall", "", len(recs), invalid_answers, mean(type_scores.values())))
     return Table(
         name=VSIBenchAdapter.title,
         columns=("question_type", "format", "n", "invalid", "score"),
