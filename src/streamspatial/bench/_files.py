@@ -117,6 +117,15 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: Path) -> None:
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def write_json_array(records: list[dict[str, Any]], path: Path) -> int:
+    """Write ``records`` as one indented JSON array (the layout of releases that ship one),
+    through a temporary file so a reader never sees half of it; returns the count."""
+    tmp = Path(path).with_name(Path(path).name + ".tmp")
+    tmp.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return len(records)
+
+
 def read_jsonl(path: Path, problems: list[Problem]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield ``("line N", object)`` for every good line; report every bad one.
 

@@ -16,6 +16,8 @@ from typing import ClassVar, Literal
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import Item, QueryPoint
 
+from ._files import first_keys
+
 
 @dataclass(frozen=True)
 class ScoringSpec:
@@ -121,6 +123,11 @@ class BenchmarkAdapter(ABC):
     ``short_title`` (a narrow column), ``headline_metric`` (the one number a summary shows),
     ``figures`` (report figures that apply to it beyond the common ones) and ``scoring`` (how
     answers are scored and which results table lays them out).
+
+    ``--format auto`` recognises a file by the field names of its first record (or its parquet
+    columns): it must have every key of ``keys_all`` and, when ``keys_any`` is not empty, at
+    least one of ``keys_any``.  An adapter whose format needs more than that overrides
+    :meth:`sniff`.
     """
 
     name: ClassVar[str]  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench
@@ -129,10 +136,13 @@ class BenchmarkAdapter(ABC):
     headline_metric: ClassVar[str] = "Overall"
     figures: ClassVar[tuple[str, ...]] = ()
     scoring: ClassVar[ScoringSpec]
+    keys_all: ClassVar[frozenset[str]]
+    keys_any: ClassVar[frozenset[str]] = frozenset()
 
-    @abstractmethod
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""
+        keys = first_keys(path)
+        return self.keys_all <= keys and (not self.keys_any or bool(self.keys_any & keys))
 
     @abstractmethod
     def load(self, path: Path) -> LoadResult:

@@ -24,7 +24,7 @@ from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_records
+from ._files import read_json_records
 from ._items import IdRegistry, build_item
 from ._rows import Row
 from .base import (
@@ -57,12 +57,9 @@ class OSTBenchAdapter(BenchmarkAdapter):
     name = "ostbench"
     title = "OST-Bench"
     short_title = "OST"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="mra", table="ostbench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(table="ostbench", official=OFFICIAL_SCORER)
 
-    def sniff(self, path: Path) -> bool:
-        return {"scan_id", "new_observations", "user_message"} <= first_keys(path)
+    keys_all = frozenset({"scan_id", "new_observations", "user_message"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -19,7 +19,6 @@ under both scorers.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_records
+from ._files import read_json_records, write_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row, check_number, check_time
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -78,13 +77,10 @@ class OVOBenchAdapter(BenchmarkAdapter):
     title = "OVO-Bench"
     short_title = "OVO"
     headline_metric = "Total Avg."
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="ovobench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="ovobench", official=OFFICIAL_SCORER)
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return {"id", "task", "video"} <= keys and bool({"gt", "test_info"} & keys)
+    keys_all = frozenset({"id", "task", "video"})
+    keys_any = frozenset({"gt", "test_info"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
@@ -254,11 +250,7 @@ def to_ovobench_records(item: Item) -> list[dict[str, Any]]:
 
 def write_ovobench_json(items: Iterable[Item], path: Path) -> int:
     """Write multiple-choice items as an ``ovo_bench_new.json`` array; returns the count."""
-    records = [r for it in items for r in to_ovobench_records(it)]
-    tmp = Path(path).with_name(Path(path).name + ".tmp")
-    tmp.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return len(records)
+    return write_json_array([r for it in items for r in to_ovobench_records(it)], path)
 
 
 __all__ = [

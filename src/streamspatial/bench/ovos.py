@@ -33,7 +33,7 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_json_records, read_parquet, write_jsonl
+from ._files import read_json_records, read_parquet, write_jsonl
 from ._items import (
     IdRegistry,
     build_item,
@@ -68,13 +68,9 @@ class OvosAdapter(BenchmarkAdapter):
     name = "ovos"
     title = "OVO-S-Bench"
     short_title = "OVO-S"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="ovos", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return {"query_times", "task_subcategory", "answers"} <= keys
+    keys_all = frozenset({"query_times", "task_subcategory", "answers"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

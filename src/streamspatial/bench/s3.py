@@ -28,7 +28,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_jsonl, write_jsonl
+from ._files import read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -96,11 +96,9 @@ class S3Adapter(BenchmarkAdapter):
     name = "s3"
     title = "S3-Bench"
     short_title = "S3"
-    scoring = ScoringSpec(invalid="wrong", number_metric="mra", table="s3")
+    scoring = ScoringSpec(table="s3")
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return {"task", "format", "query_time", "answer", "video"} <= keys
+    keys_all = frozenset({"task", "format", "query_time", "answer", "video"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -31,7 +31,7 @@ from typing import Any
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_array
+from ._files import read_json_array, write_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec
@@ -96,12 +96,9 @@ class StreamingBenchAdapter(BenchmarkAdapter):
     title = "StreamingBench"
     short_title = "StrB"
     headline_metric = "total"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER)
 
-    def sniff(self, path: Path) -> bool:
-        return {"questions", "video_path"} <= first_keys(path)
+    keys_all = frozenset({"questions", "video_path"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()
@@ -203,7 +200,25 @@ def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str | None)
         row.problem("time_stamp", f'expected "HH:MM:SS" (whole numbers), got {stamp!r}')
     video = entry.data.get("video_path")
     if kind == PROACTIVE:
-        return _proactive(row, item_id, task, question, t, video)
+        fields = _proactive_fields(row, task, t)
+    else:
+        fields = _choice_fields(row, task, t, stamp, kind)
+    if fields is None:
+        return None
+    return build_item(
+        row,
+        benchmark="streamingbench",
+        id=item_id,
+        video=_relative(video),
+        question=question,
+        **fields,
+    )
+
+
+def _choice_fields(
+    row: Row, task: str | None, t: int | None, stamp: str | None, kind: str | None
+) -> dict[str, Any] | None:
+    """A multiple-choice question's own item fields; None when the row cannot make one."""
     raw = row.list("options")
     answer = row.str("answer")
     options, listed = _options(row, raw)
@@ -212,18 +227,13 @@ def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str | None)
     if not row.ok or t is None or task is None:
         return None
     kind = kind or (OMNI if task in OMNI_TASKS else REAL)
-    return build_item(
-        row,
-        benchmark="streamingbench",
-        id=item_id,
-        video=_relative(video),
-        question=question,
-        answer_type=AnswerType.CHOICE,
-        options=options,
-        queries=(QueryPoint(index=0, time=float(t), answer=answer.strip()),),
-        task=TaskLabels(level=kind, category=_category(kind, task), task=task),
-        meta={"time_stamp": stamp, "options": listed},
-    )
+    return {
+        "answer_type": AnswerType.CHOICE,
+        "options": options,
+        "queries": (QueryPoint(index=0, time=float(t), answer=answer.strip()),),
+        "task": TaskLabels(level=kind, category=_category(kind, task), task=task),
+        "meta": {"time_stamp": stamp, "options": listed},
+    }
 
 
 def _options(row: Row, raw: list[Any] | None) -> tuple[tuple[Option, ...], list[str]]:
@@ -243,9 +253,9 @@ def _options(row: Row, raw: list[Any] | None) -> tuple[tuple[Option, ...], list[
     return tuple(options), listed
 
 
-def _proactive(
-    row: Row, item_id: str, task: str | None, question: str | None, t: int | None, video: Any
-) -> Item | None:
+def _proactive_fields(row: Row, task: str | None, t: int | None) -> dict[str, Any] | None:
+    """A Proactive Output question's own item fields: its answer is the second the output is
+    due; None when the row cannot make one."""
     truth = row.str("ground_truth_time_stamp")
     output = row.str("ground_truth_output", allow_empty=True)
     t_gt = official_seconds(truth) if truth is not None else None
@@ -253,17 +263,14 @@ def _proactive(
         row.problem("ground_truth_time_stamp", f'expected "HH:MM:SS", got {truth!r}')
     if not row.ok or t is None or t_gt is None or task is None:
         return None
-    return build_item(
-        row,
-        benchmark="streamingbench",
-        id=item_id,
-        video=_relative(video),
-        question=question,
-        answer_type=AnswerType.NUMBER,
-        queries=(QueryPoint(index=0, time=float(max(t, t_gt + POLL_AFTER_S)), answer=float(t_gt)),),
-        task=TaskLabels(level=PROACTIVE, category=CONTEXT_CATEGORY, task=task),
-        meta={"start": t, "output": output, "time_stamp": row.data.get("time_stamp")},
-    )
+    return {
+        "answer_type": AnswerType.NUMBER,
+        "queries": (
+            QueryPoint(index=0, time=float(max(t, t_gt + POLL_AFTER_S)), answer=float(t_gt)),
+        ),
+        "task": TaskLabels(level=PROACTIVE, category=CONTEXT_CATEGORY, task=task),
+        "meta": {"start": t, "output": output, "time_stamp": row.data.get("time_stamp")},
+    }
 
 
 def _relative(video: Any) -> str:
@@ -353,11 +360,7 @@ def to_streamingbench_entry(item: Item) -> dict[str, Any]:
 
 def write_streamingbench_json(items: Iterable[Item], path: Path) -> int:
     """Write multiple-choice items as a ``questions_real.json`` array; returns the count."""
-    entries = [to_streamingbench_entry(it) for it in items]
-    tmp = Path(path).with_name(Path(path).name + ".tmp")
-    tmp.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return len(entries)
+    return write_json_array([to_streamingbench_entry(it) for it in items], path)
 
 
 __all__ = [

@@ -31,7 +31,7 @@ from streamspatial.core.directions import DIRECTIONS, direction_classes
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_json_records
+from ._files import read_json_records
 from ._items import IdRegistry, build_item, evidence_before, interval, options_from_map
 from ._rows import Row, parse_hms
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -50,18 +50,15 @@ class UCSAdapter(BenchmarkAdapter):
     title = "UCS-Bench"
     short_title = "UCS"
     scoring = ScoringSpec(
-        invalid="wrong",
         number_metric="exact",
         table="ucs",
         official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",
     )
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return "video_uid" in keys and bool(
-            {"question_timestamps", "query_timestamp", "timestamp", "answer_label", "answer_idx"}
-            & keys
-        )
+    keys_all = frozenset({"video_uid"})
+    keys_any = frozenset(
+        {"question_timestamps", "query_timestamp", "timestamp", "answer_label", "answer_idx"}
+    )
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

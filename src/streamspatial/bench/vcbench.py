@@ -24,7 +24,7 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_jsonl, write_jsonl
+from ._files import read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, interval
 from ._rows import Row, check_number, check_time
 from .base import TRAJECTORIES, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -56,8 +56,11 @@ class VCBenchAdapter(BenchmarkAdapter):
         official="buaa-colalab/VCBench eval/unify_results.py + eval/compute_metrics.py",
     )
 
+    keys_all = frozenset({"counting_subtype"})
+
     def sniff(self, path: Path) -> bool:
-        return path.suffix != ".parquet" and "counting_subtype" in first_keys(path)
+        # Its loader reads JSON Lines only, so a parquet file is never taken for VCBench.
+        return path.suffix != ".parquet" and super().sniff(path)
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -20,7 +20,7 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from . import prompts
-from ._files import first_keys, read_json_records, read_parquet
+from ._files import read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -40,14 +40,11 @@ class VSIBenchAdapter(BenchmarkAdapter):
     title = "VSI-Bench"
     short_title = "VSI"
     scoring = ScoringSpec(
-        invalid="wrong",
-        number_metric="mra",
         table="vsibench",
         official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
     )
 
-    def sniff(self, path: Path) -> bool:
-        return {"scene_name", "ground_truth", "question_type"} <= first_keys(path)
+    keys_all = frozenset({"scene_name", "ground_truth", "question_type"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -22,7 +22,7 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_records, read_parquet
+from ._files import read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row, check_number, check_time
 from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
@@ -41,13 +41,10 @@ class VSISuperAdapter(BenchmarkAdapter):
     name = "vsisuper"
     title = "VSI-SUPER"
     short_title = "VSI-S"
-    scoring = ScoringSpec(
-        invalid="wrong", number_metric="mra", table="vsisuper", official=OFFICIAL_SCORER
-    )
+    scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
 
-    def sniff(self, path: Path) -> bool:
-        keys = first_keys(path)
-        return {"video_path", "question"} <= keys and bool({"type", "split"} & keys)
+    keys_all = frozenset({"video_path", "question"})
+    keys_any = frozenset({"type", "split"})
 
     def load(self, path: Path) -> LoadResult:
         result = LoadResult()

@@ -126,11 +126,15 @@ def _query_score(r: ScoredQuery, invalid: InvalidPolicy) -> float | None:
     return float(r.score)
 
 
-def _cell(records: Sequence[ScoredQuery], invalid: InvalidPolicy) -> dict[str, Any]:
+def _cell(
+    records: Sequence[ScoredQuery], invalid: InvalidPolicy, metric: str = "score"
+) -> dict[str, Any]:
+    """A table cell's columns: the query points, the invalid answers among them and their
+    mean score, under the column name ``metric`` (``"accuracy"`` where a paper says so)."""
     return {
         "n": len(records),
         "invalid": sum(1 for r in records if not r.valid or r.score is None),
-        "score": mean(_query_score(r, invalid) for r in records),
+        metric: mean(_query_score(r, invalid) for r in records),
     }
 
 

@@ -33,7 +33,7 @@ from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _natural, _records
 from streamspatial.scoring.metrics import mean
-from streamspatial.scoring.paper_tables import ucs_table
+from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
 from streamspatial.scoring.stream_tables import streamingbench_official_table
 from streamspatial.scoring.vcbench_tables import vcbench_table
 
@@ -66,11 +66,12 @@ def ovos_official_table(records: Iterable[Record]) -> Table:
     levels = _group(kept, _main_category)
     for level in sorted(levels, key=_natural):
         in_level = levels[level]
+        name = f"L{level}" if level != "unknown" else level
         subs = _group(in_level, lambda r: r.subcategory or "unknown")
         for sub in sorted(subs, key=_natural):
-            rows.append(_row(f"L{level}" if level != "unknown" else level, sub, subs[sub]))
-        rows.append(_row(f"L{level}" if level != "unknown" else level, "All", in_level))
-    rows.append(_row("Overall", "", kept))
+            rows.append(_row(subs[sub], level=name, group=sub))
+        rows.append(_row(in_level, level=name, group="All"))
+    rows.append(_row(kept, level="Overall", group=""))
     return Table(
         name=OvosAdapter.title,
         columns=("level", "group", "n", "invalid", "accuracy"),
@@ -83,10 +84,11 @@ def ovos_official_table(records: Iterable[Record]) -> Table:
     )
 
 
-def _row(level: str, group: str, records: list[ScoredQuery]) -> dict[str, Any]:
+def _row(records: list[ScoredQuery], **labels: str) -> dict[str, Any]:
+    """A row of the official scripts' accuracy tables: its ``labels`` (the first columns),
+    then the query points, the unreadable answers among them and the accuracy."""
     return {
-        "level": level,
-        "group": group,
+        **labels,
         "n": len(records),
         "invalid": sum(1 for r in records if not r.valid),
         "accuracy": _accuracy(records),
@@ -118,25 +120,10 @@ def ucs_official_table(records: Iterable[Record]) -> Table:
         )
     rows = []
     for dim, group in sorted(_group(recs, lambda r: r.category or "unknown").items()):
-        rows.append(
-            {
-                "category": dim,
-                "subcategory": "Overall",
-                "n": len(group),
-                "invalid": sum(1 for r in group if not r.valid),
-                "accuracy": _accuracy(group),
-            }
-        )
+        rows.append(_row(group, category=dim, subcategory="Overall"))
     judged = [r for r in recs if r.valid]
-    rows.append(
-        {
-            "category": "Overall",
-            "subcategory": "",
-            "n": len(judged),
-            "invalid": len(recs) - len(judged),
-            "accuracy": _accuracy(judged),
-        }
-    )
+    overall = _row(judged, category="Overall", subcategory="")
+    rows.append(overall | {"invalid": len(recs) - len(judged)})
     return Table(
         name=UCSAdapter.title,
         columns=("category", "subcategory", "n", "invalid", "accuracy"),
@@ -157,37 +144,15 @@ def vsibench_official_table(records: Iterable[Record]) -> Table:
     output: dict[str, float] = {}
     for qtype, group in sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: kv[0]):
         score = mean(float(r.score or 0.0) for r in group)
-        rows.append(
-            {
-                "question_type": qtype,
-                "format": "Num" if group[0].answer_type == "number" else "MC",
-                "n": len(group),
-                "invalid": sum(1 for r in group if not r.valid),
-                "score": score,
-            }
-        )
+        invalid = sum(1 for r in group if not r.valid)
+        rows.append(vsibench_row(qtype, _format(group[0]), len(group), invalid, score))
         output[qtype] = score or 0.0
     merged = sum(output.pop(part, 0.0) for part in VSI_DIRECTION_PARTS) / 3.0
     output["object_rel_direction"] = merged
     parts = [r for r in rows if r["question_type"] in VSI_DIRECTION_PARTS]
-    rows.append(
-        {
-            "question_type": "object_rel_direction",
-            "format": "MC",
-            "n": sum(r["n"] for r in parts),
-            "invalid": sum(r["invalid"] for r in parts),
-            "score": merged,
-        }
-    )
-    rows.append(
-        {
-            "question_type": "Overall",
-            "format": "",
-            "n": len(recs),
-            "invalid": sum(1 for r in recs if not r.valid),
-            "score": sum(output.values()) / len(output),
-        }
-    )
+    rows.append(vsibench_merged_row("object_rel_direction", "MC", parts, merged))
+    invalid = sum(1 for r in recs if not r.valid)
+    rows.append(vsibench_row("Overall", "", len(recs), invalid, sum(output.values()) / len(output)))
     return Table(
         name=VSIBenchAdapter.title,
         columns=("question_type", "format", "n", "invalid", "score"),

@@ -55,17 +55,9 @@ def ovos_table(
             _group(in_level, lambda r: getattr(r, by) or r.task).items(),
             key=lambda kv: _natural(kv[0]),
         ):
-            cell = _cell(in_cat, invalid)
-            cat_scores.append(cell["score"])
-            rows.append(
-                {
-                    "level": level,
-                    "group": cat,
-                    "n": cell["n"],
-                    "invalid": cell["invalid"],
-                    "accuracy": cell["score"],
-                }
-            )
+            cell = _cell(in_cat, invalid, "accuracy")
+            cat_scores.append(cell["accuracy"])
+            rows.append({"level": level, "group": cat, **cell})
         level_mean = mean(cat_scores)
         if level_mean is not None:
             level_means.append(level_mean)
@@ -115,40 +107,15 @@ def ucs_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") ->
     for cat, in_cat in sorted(
         _group(recs, lambda r: r.category or r.task).items(), key=lambda kv: _natural(kv[0])
     ):
-        cell = _cell(in_cat, invalid)
         rows.append(
-            {
-                "category": cat,
-                "subcategory": "Overall",
-                "n": cell["n"],
-                "invalid": cell["invalid"],
-                "accuracy": cell["score"],
-            }
+            {"category": cat, "subcategory": "Overall", **_cell(in_cat, invalid, "accuracy")}
         )
         for sub, in_sub in sorted(
             _group(in_cat, lambda r: r.subcategory or r.task).items(),
             key=lambda kv: _natural(kv[0]),
         ):
-            cell = _cell(in_sub, invalid)
-            rows.append(
-                {
-                    "category": cat,
-                    "subcategory": sub,
-                    "n": cell["n"],
-                    "invalid": cell["invalid"],
-                    "accuracy": cell["score"],
-                }
-            )
-    cell = _cell(recs, invalid)
-    rows.append(
-        {
-            "category": "Overall",
-            "subcategory": "",
-            "n": cell["n"],
-            "invalid": cell["invalid"],
-            "accuracy": cell["score"],
-        }
-    )
+            rows.append({"category": cat, "subcategory": sub, **_cell(in_sub, invalid, "accuracy")})
+    rows.append({"category": "Overall", "subcategory": "", **_cell(recs, invalid, "accuracy")})
     return Table(
         name=UCSAdapter.title,
         columns=("category", "subcategory", "n", "invalid", "accuracy"),
@@ -178,32 +145,17 @@ def s3_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> 
     recs = _records(records)
     rows = []
     for task, in_task, cell in _per_task(recs, invalid):
+        first = in_task[0]
         rows.append(
-            {
-                "task": task,
-                "dimension": in_task[0].category or "",
-                "format": _format(in_task[0]),
-                "n": cell["n"],
-                "invalid": cell["invalid"],
-                "score": cell["score"],
-            }
+            {"task": task, "dimension": first.category or "", "format": _format(first), **cell}
         )
     for label, subset in (
         ("Num", [r for r in recs if _format(r) == "Num"]),
         ("MC", [r for r in recs if _format(r) == "MC"]),
         ("Overall", recs),
     ):
-        cell = _cell(subset, invalid)
-        rows.append(
-            {
-                "task": label,
-                "dimension": "",
-                "format": "" if label == "Overall" else label,
-                "n": cell["n"],
-                "invalid": cell["invalid"],
-                "score": cell["score"],
-            }
-        )
+        shown = "" if label == "Overall" else label
+        rows.append({"task": label, "dimension": "", "format": shown, **_cell(subset, invalid)})
     return Table(
         name=S3Adapter.title,
         columns=("task", "dimension", "format", "n", "invalid", "score"),
@@ -222,6 +174,28 @@ VSI_MERGED = {
 }
 
 
+def vsibench_row(
+    question_type: str, answer_format: str, n: int, invalid: int, score: float | None
+) -> dict[str, Any]:
+    """A row of a VSI-Bench table (the paper's and the official script's)."""
+    return {
+        "question_type": question_type,
+        "format": answer_format,
+        "n": n,
+        "invalid": invalid,
+        "score": score,
+    }
+
+
+def vsibench_merged_row(
+    question_type: str, answer_format: str, parts: list[dict[str, Any]], score: float | None
+) -> dict[str, Any]:
+    """The row of a type merged from the rows ``parts`` (relative direction from its three
+    difficulties): their query points and invalid answers summed, the merged ``score``."""
+    n = sum(r["n"] for r in parts)
+    return vsibench_row(question_type, answer_format, n, sum(r["invalid"] for r in parts), score)
+
+
 def vsibench_table(
     records: Iterable[Record],
     *,
@@ -238,15 +212,7 @@ def vsibench_table(
     scores: dict[str, float | None] = {}
     rows = []
     for task, in_task, cell in _per_task(recs, invalid):
-        rows.append(
-            {
-                "question_type": task,
-                "format": _format(in_task[0]),
-                "n": cell["n"],
-                "invalid": cell["invalid"],
-                "score": cell["score"],
-            }
-        )
+        rows.append({"question_type": task, "format": _format(in_task[0]), **cell})
         scores[task] = cell["score"]
     merged: dict[str, list[float | None]] = defaultdict(list)
     for task, score in scores.items():
@@ -254,24 +220,9 @@ def vsibench_table(
     type_scores = {name: mean(values) for name, values in merged.items()}
     for name in sorted(set(merge.values()) & set(merged)):
         parts = [r for r in rows if merge.get(r["question_type"]) == name]
-        rows.append(
-            {
-                "question_type": name,
-                "format": parts[0]["format"],
-                "n": sum(r["n"] for r in parts),
-                "invalid": sum(r["invalid"] for r in parts),
-                "score": type_scores[name],
-            }
-        )
-    rows.append(
-        {
-            "question_type": "Overall",
-            "format": "",
-            "n": len(recs),
-            "invalid": sum(r["invalid"] for r in rows[: len(scores)]),
-            "score": mean(type_scores.values()),
-        }
-    )
+        rows.append(vsibench_merged_row(name, parts[0]["format"], parts, type_scores[name]))
+    invalid_answers = sum(r["invalid"] for r in rows[: len(scores)])
+    rows.append(vsibench_row("Overall", "", len(recs), invalid_answers, mean(type_scores.values())))
     return Table(
         name=VSIBenchAdapter.title,
         columns=("question_type", "format", "n", "invalid", "score"),
