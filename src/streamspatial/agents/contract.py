@@ -180,10 +180,13 @@ class Agent(ABC):
 
     Subclasses set :attr:`name` (what ``--agent`` and the registry call it), implement
     :meth:`frames_needed` and :meth:`decide`, and may override :meth:`reset`, :attr:`label`,
-    :attr:`offline`, :attr:`reads_video` and :meth:`from_options`.
+    :attr:`offline`, :attr:`reads_video`, :attr:`polls` and :meth:`from_options`.
     """
 
     name: ClassVar[str]
+    # True for an agent that runs a benchmark's polling protocol (StreamingBench's proactive
+    # items, :meth:`~streamspatial.bench.base.BenchmarkAdapter.polling`).
+    polls: ClassVar[bool] = False
 
     @classmethod
     def from_options(cls, options: AgentOptions) -> Agent:
@@ -205,12 +208,6 @@ class Agent(ABC):
     def reads_video(self) -> bool:
         """False for an agent that sends text only: the run then opens no video at all."""
         return True
-
-    @property
-    def polls(self) -> bool:
-        """True for an agent that runs a benchmark's polling protocol (StreamingBench's
-        proactive items, :meth:`~streamspatial.bench.base.BenchmarkAdapter.polling`)."""
-        return False
 
     @abstractmethod
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:

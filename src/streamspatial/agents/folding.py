@@ -37,7 +37,6 @@ from streamspatial.video.prefix import PrefixView
 
 from . import fold_memory as fm
 from .contract import (
-    Agent,
     AgentOptions,
     Ask,
     Diagnostics,
@@ -45,7 +44,7 @@ from .contract import (
     QueryContext,
     VideoStream,
 )
-from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
+from .model_memory import ModelMemoryAgent, clip, image_parts, prefix_grid
 
 FOLD_INSTRUCTION = (
     "Memory folding at {t} s. Describe the scene in the frames above: the room, the salient "
@@ -95,7 +94,7 @@ class FoldState:
     merged: list[list[int]] = field(default_factory=list)
 
 
-class FoldingAgent(Agent):
+class FoldingAgent(ModelMemoryAgent):
     """``--agent folding``: dense recent frames plus model-written folded memory."""
 
     name: ClassVar[str] = "folding"
@@ -127,8 +126,7 @@ class FoldingAgent(Agent):
             problems.append(f"--fold-memory must be one of {known}, got {memory_format!r}")
         if problems:
             raise InputError("; ".join(problems))
-        self.params = params or GenerationParams()
-        self.variant = variant
+        super().__init__(params, variant)
         self.fold_every = float(fold_every)
         self.window_s = float(window_s)
         self.dense_fps = float(dense_fps)
@@ -202,7 +200,7 @@ class FoldingAgent(Agent):
             parts += image_parts(frames)
             words = max(20, self.memory_chars // 7)
             parts.append(TextPart(FOLD_INSTRUCTION.format(t=f"{t:g}", words=words)))
-        request = side_request(parts, t, side_params(self.params, self.fold_tokens))
+        request = self.memory_request(parts, t, self.fold_tokens)
         response = await backend.generate(request)
         if response.error is not None:
             # Not folded: the memory stays as it was and this fold is made again by the next
@@ -267,8 +265,7 @@ class FoldingAgent(Agent):
         if dense:
             parts.append(TextPart(f"Recent frames (last {self.window_s:g} s):"))
             parts += image_parts(dense)
-        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not (folds or dense))))
-        request = ctx.request(parts, params=self.params, system=system_for(ctx.adapter, item))
+        request = self.answer_request(ctx, parts, shown=bool(folds or dense))
         return Ask(request, self._diagnostics(st, folds, dense, query))
 
     def _diagnostics(

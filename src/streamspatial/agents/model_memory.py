@@ -18,7 +18,7 @@ from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, ModelRequest, Part, TextPart
 from streamspatial.video.prefix import JpegFrame, query_frame_index
 
-from .contract import VideoStream
+from .contract import Agent, QueryContext, VideoStream
 
 # S3-Bench App. 1.1: the system prompt AMF-VLM is evaluated with.
 AMF_SYSTEM = (
@@ -75,3 +75,22 @@ def clip(text: str, limit: int) -> str:
 def system_for(adapter: BenchmarkAdapter, item: Item) -> str:
     """The benchmark's own system prompt, else AMF-VLM's."""
     return adapter.system_prompt(item) or AMF_SYSTEM
+
+
+class ModelMemoryAgent(Agent):
+    """An agent whose memory the model writes: its memory calls and its answer share the run's
+    decoding settings, and its answer follows the memory the same way whatever the memory is."""
+
+    def __init__(self, params: GenerationParams | None, variant: str):
+        self.params = params or GenerationParams()
+        self.variant = variant
+
+    def memory_request(self, parts: list[Part], t: float, max_tokens: int) -> ModelRequest:
+        """A side call asked at time ``t`` under the run's settings, capped at ``max_tokens``."""
+        return side_request(parts, t, side_params(self.params, max_tokens))
+
+    def answer_request(self, ctx: QueryContext, parts: list[Part], *, shown: bool) -> ModelRequest:
+        """``parts`` (the memory, with the frames it shows), then the benchmark's prompt (its
+        text-only form when nothing was ``shown``), under :func:`system_for`'s system prompt."""
+        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not shown)))
+        return ctx.request(parts, params=self.params, system=system_for(ctx.adapter, ctx.item))

@@ -42,14 +42,11 @@ class ProactiveAgent(PolicyAgent, StreamingAgent):
     """Polls a proactive item every second (official protocol); a policy agent otherwise."""
 
     name: ClassVar[str] = "proactive"
+    polls: ClassVar[bool] = True
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._frames: dict[int, JpegFrame] = {}
-
-    @property
-    def polls(self) -> bool:
-        return True
 
     @property
     def reads_video(self) -> bool:

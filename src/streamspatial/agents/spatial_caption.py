@@ -24,7 +24,6 @@ from streamspatial.models.types import Backend, GenerationParams, Part, TextPart
 from streamspatial.video.prefix import JpegFrame, PrefixView
 
 from .contract import (
-    Agent,
     AgentOptions,
     Ask,
     Diagnostics,
@@ -32,7 +31,7 @@ from .contract import (
     QueryContext,
     VideoStream,
 )
-from .model_memory import clip, image_parts, prefix_grid, side_params, side_request, system_for
+from .model_memory import ModelMemoryAgent, clip, image_parts, prefix_grid
 
 CAPTION_INSTRUCTION = (
     "Write a spatial caption of this frame: the salient objects with their colours, where each "
@@ -50,7 +49,7 @@ class CaptionState:
     errors: int = 0
 
 
-class SpatialCaptionAgent(Agent):
+class SpatialCaptionAgent(ModelMemoryAgent):
     """``--agent spatial-caption``: the 64 most recent frames, each with its model caption."""
 
     name: ClassVar[str] = "spatial-caption"
@@ -70,8 +69,7 @@ class SpatialCaptionAgent(Agent):
                 "spatial-caption: the buffer needs ≥ 1 frame, a positive sampling rate and "
                 f"≥ 16 caption characters (got {buffer}, {sample_fps}, {caption_chars})"
             )
-        self.params = params or GenerationParams()
-        self.variant = variant
+        super().__init__(params, variant)
         self.buffer = buffer
         self.sample_fps = float(sample_fps)
         self.caption_chars = caption_chars
@@ -102,7 +100,6 @@ class SpatialCaptionAgent(Agent):
         st = self.state
         missing = [i for i in wanted if i not in st.captions]
         frames = view.get(missing)
-        params = side_params(self.params, self.caption_tokens)
         words = max(15, self.caption_chars // 7)
 
         failures: list[str] = []
@@ -110,7 +107,8 @@ class SpatialCaptionAgent(Agent):
         async def caption(frame: JpegFrame) -> None:
             parts: list[Part] = image_parts([frame])
             parts.append(TextPart(CAPTION_INSTRUCTION.format(words=words)))
-            response = await backend.generate(side_request(parts, frame.time, params))
+            request = self.memory_request(parts, frame.time, self.caption_tokens)
+            response = await backend.generate(request)
             if response.error is None:
                 st.captions[frame.index] = clip(response.text, self.caption_chars)
             else:  # left uncaptioned: the next query (or --retry-errors) asks again
@@ -142,8 +140,7 @@ class SpatialCaptionAgent(Agent):
             text = st.captions.get(f.index)
             captioned += text is not None
             parts.append(TextPart(f"Spatial caption: {text or '(unavailable)'}"))
-        parts.append(TextPart(ctx.prompt(variant=self.variant, text_only=not frames)))
-        request = ctx.request(parts, params=self.params, system=system_for(ctx.adapter, item))
+        request = self.answer_request(ctx, parts, shown=bool(frames))
         diagnostics = Diagnostics.of_times(
             [f.time for f in frames],
             query,

@@ -33,6 +33,7 @@ from typing import Any
 
 from streamspatial.core.cluster import check_address, join
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.eval.execute import placement
 from streamspatial.eval.planner import VideoPlan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.eval.runner import Runner, make_record, run_all
@@ -137,11 +138,9 @@ class VideoWorker:
         while (item := await queue.get()) is not _END:
             yield asdict(item)
         await task  # re-raises what went wrong in the runner
-        inner = getattr(self.backend, "inner", self.backend)  # through the response cache
-        where = getattr(inner, "placement", None)
         yield {
             "stats": {"decodes": runner.stats.decodes, "frames": runner.stats.frames_decoded},
-            "placement": where.as_dict() if where is not None else None,
+            "placement": placement(self.backend),
         }
 
     async def close(self) -> None:

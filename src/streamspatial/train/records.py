@@ -40,6 +40,7 @@ from pydantic import (
 )
 
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.core.schema import Seconds
 
 KINDS = ("qa", "explore", "fold")
 Kind = Literal["qa", "explore", "fold"]
@@ -105,17 +106,10 @@ class TrainingExample(_Strict):
     id: str = Field(min_length=1)
     kind: Kind
     video: str = Field(min_length=1)  # relative to the folder's videos/
-    t_q: float = Field(ge=0)
+    t_q: Seconds
     frames: tuple[float, ...] | None = None  # prefix frame times; None: the policy's
     messages: tuple[Message, ...]
     meta: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("t_q")
-    @classmethod
-    def _finite(cls, v: float) -> float:
-        if not math.isfinite(v):
-            raise ValueError("expected a finite t_q")
-        return v
 
     @field_validator("frames")
     @classmethod
