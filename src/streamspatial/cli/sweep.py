@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from streamspatial.cli.options import Limit, NoProgress, Videos, run_options
 from streamspatial.core.errors import StreamspatialError
 
 THINKING = {"none": (None,), "on": (True,), "off": (False,), "both": (True, False)}
@@ -111,8 +112,9 @@ def run_sweep(
 def register(app: typer.Typer) -> None:
     @app.command("sweep")
     def sweep(
+        ctx: typer.Context,
         data: Annotated[Path, typer.Option(help="Benchmark file.")],
-        videos: Annotated[Path, typer.Option(help="Folder holding the videos.")],
+        videos: Videos,
         models: Annotated[str, typer.Option(help="Comma-separated model specs.")],
         policies: Annotated[str, typer.Option(help="Comma-separated frame policies.")],
         out: Annotated[Path, typer.Option(help="Sweep folder: one run folder per cell.")],
@@ -137,34 +139,20 @@ def register(app: typer.Typer) -> None:
         batch_size: Annotated[
             int | None, typer.Option(help="hf: models: requests per generate (default 8).")
         ] = None,
-        limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+        limit: Limit = None,
         cache_dir: Annotated[
             Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
         ] = None,
         config: Annotated[
             Path | None, typer.Option(help="YAML with run options shared by every cell.")
         ] = None,
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Run a models × policies (× thinking) grid, then write OUT/report.html."""
         from streamspatial.report import leaderboard, leaderboard_markdown
         from streamspatial.report.html import REPORT_HTML, write_html
 
-        given = {
-            "data": data,
-            "videos": videos,
-            "format": format,
-            "agent": agent,
-            "base_url": base_url,
-            "concurrency": concurrency,
-            "device": device,
-            "dtype": dtype,
-            "batch_size": batch_size,
-            "limit": limit,
-            "cache_dir": cache_dir,
-            "progress": False if no_progress else None,
-        }
-        given = {k: v for k, v in given.items() if v is not None}
+        given = run_options(ctx.params, skip=("models", "policies", "thinking", "out"))
         runs, worst = run_sweep(
             given, _split(models, "models"), _split(policies, "policies"), thinking, out, config
         )

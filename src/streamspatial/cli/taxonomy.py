@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from streamspatial.cli.options import NoProgress
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.report.tables import markdown
 
@@ -58,7 +59,7 @@ def register(app: typer.Typer) -> None:
             float, typer.Option(help="Judge sampling temperature (3 votes per query).")
         ] = 0.7,
         concurrency: Annotated[int, typer.Option(help="Queries judged at once.")] = 8,
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Label each wrong answer with one of five error classes; write taxonomy.json."""
         from streamspatial.analysis.taxonomy import (

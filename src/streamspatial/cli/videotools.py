@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from streamspatial.cli.options import NoProgress
 from streamspatial.core.errors import StreamspatialError
 
 
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
         data: Annotated[Path, typer.Option(help="VCBench file (data or eval layout).")],
         videos: Annotated[Path, typer.Option(help="Folder holding its videos.")],
         out: Annotated[Path, typer.Option(help="Output folder (videos/ + the new JSONL).")],
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Re-encode each counting item's video with "Current count: N" drawn top-left."""
         from streamspatial.analysis.overlay import occurrence_ends, overlay_items, overlay_video
