@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from streamspatial.cli.options import Limit, NoProgress, Videos, run_options
+from streamspatial.cli.run import execute
 from streamspatial.core.errors import StreamspatialError
 
 THINKING = {"none": (None,), "on": (True,), "off": (False,), "both": (True, False)}
@@ -66,10 +67,9 @@ def run_sweep(
     out: Path,
     config: Path | None = None,
 ) -> tuple[list[Path], int]:
-    """Run (or resume) every cell; returns the run folders and the worst exit status."""
-    from streamspatial.api import run
+    """Run (or resume) every cell as ``streamspatial run`` does; returns the run folders and the
+    worst exit status."""
     from streamspatial.eval.config import build_config, load_config_file
-    from streamspatial.eval.outcome import summary_line
 
     cells = grid(models, policies, thinking)
     base_extra = dict((load_config_file(config) if config else {}).get("extra_body") or {})
@@ -103,9 +103,7 @@ def run_sweep(
         think = cells[k - 1][2]
         label = f"{cfg.model} · {cfg.policy}" + ("" if think is None else f" · thinking {think}")
         print(f"[{k}/{len(configs)}] {label} → {cfg.out}", file=sys.stderr)
-        outcome = run(cfg, notify=lambda line: print(line, file=sys.stderr))
-        print(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer), file=sys.stderr)
-        worst = max(worst, outcome.exit_status)
+        worst = max(worst, execute(cfg))
     return [c.out for c in configs], worst
 
 
