@@ -4,15 +4,21 @@ An option that means the same in two commands (same flag, same help text) is an 
 alias here, so its name and help cannot drift apart between them.  Where one command requires
 the value and another may go without it, the one ``typer.Option`` stands in two aliases (the
 plain type and ``| None``).  Options whose help differs by command stay with that command.
+Beside them, what the shared options turn into: the bar ``--no-progress`` turns off, and the
+run options a command line gave (``run``, ``sweep``).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 _DATA = typer.Option("--data", help="Benchmark file (JSONL/JSON/parquet).")
 _VIDEOS = typer.Option("--videos", help="Folder holding the videos.")
@@ -30,6 +36,17 @@ NoProgress = Annotated[bool, typer.Option("--no-progress")]
 TrainFolder = Annotated[
     Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
 ]
+
+
+def progress_bar(no_progress: bool) -> Progress | None:
+    """The counting bar (task description, bar, done/total) a command shows while it works, or
+    ``None`` with ``--no-progress`` or when stderr is no terminal (a log keeps no redraws)."""
+    if no_progress or not sys.stderr.isatty():
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+
 
 # On/off switches of the run options: the RunConfig field each one sets when given, and to what.
 _SWITCHES = {"force": ("force", True), "retry_errors": ("retry_errors", True),
@@ -66,5 +83,6 @@ __all__ = [
     "OptionalVideos",
     "TrainFolder",
     "Videos",
+    "progress_bar",
     "run_options",
 ]

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from streamspatial.cli.options import NoProgress
+from streamspatial.cli.options import NoProgress, progress_bar
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.report.tables import markdown
 
@@ -101,12 +100,10 @@ def register(app: typer.Typer) -> None:
                 for j in judges:
                     await j.aclose()
 
-        show = not no_progress and sys.stderr.isatty()
-        if show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn()) as bar:
-                task = bar.add_task("judge", total=len(records))
+        bar = progress_bar(no_progress)
+        if bar is not None:
+            with bar:
+                task = bar.add_task("judging", total=len(records))
                 judged = asyncio.run(go(lambda: bar.advance(task)))
         else:
             judged = asyncio.run(go(None))
