@@ -18,12 +18,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from streamspatial.cli.options import BaseUrl, Data
+
 qc_app = typer.Typer(
     help="Quality control of benchmark items (OVO-S-Bench App. E.5; UCS-Bench App. F.4–F.5).",
     no_args_is_help=True,
 )
 
-DataOpt = Annotated[Path, typer.Option("--data", help="Benchmark file (JSONL/JSON/parquet).")]
 FormatOpt = Annotated[
     str, typer.Option("--format", help="auto | ovos | vcbench | ucs | s3 | vsibench")
 ]
@@ -132,9 +133,7 @@ def blind(
             "the clock give the answers away?); default: all of them."
         ),
     ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
-    ] = None,
+    base_url: BaseUrl = None,
     api_key_env: Annotated[
         str, typer.Option(help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
@@ -286,7 +285,7 @@ def _model_probe(data, model, format, base_url, api_key_env, concurrency, max_to
 
 @qc_app.command("options")
 def options(
-    data: DataOpt,
+    data: Data,
     format: FormatOpt = "auto",
     length_ratio: Annotated[
         float, typer.Option(min=1.0, help="Flag a correct option this many times longer.")
@@ -348,7 +347,7 @@ def count_distractors(
 
 @qc_app.command("neighbours")
 def neighbours(
-    data: DataOpt,
+    data: Data,
     format: FormatOpt = "auto",
     k: Annotated[int, typer.Option(min=1, max=6, help="Distractors per item.")] = 4,
     top: Annotated[int, typer.Option(min=1, help="Neighbours retrieved per item.")] = 20,

@@ -14,6 +14,13 @@ from typing import Annotated
 import typer
 
 from streamspatial.bench.registry import FORMATS
+from streamspatial.cli.options import (
+    BaseUrl,
+    Limit,
+    OptionalData,
+    OptionalVideos,
+    run_options,
+)
 from streamspatial.eval.config import RunConfig, build_config
 
 
@@ -32,10 +39,9 @@ def execute(cfg: RunConfig) -> int:
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
-        data: Annotated[
-            Path | None, typer.Option(help="Benchmark file (JSONL/JSON/parquet).")
-        ] = None,
-        videos: Annotated[Path | None, typer.Option(help="Folder holding the videos.")] = None,
+        ctx: typer.Context,
+        data: OptionalData = None,
+        videos: OptionalVideos = None,
         model: Annotated[
             str | None,
             typer.Option(
@@ -86,9 +92,7 @@ def register(app: typer.Typer) -> None:
                 help="Exploration actions allowed per explorable simulator item (default 0: off)."
             ),
         ] = None,
-        base_url: Annotated[
-            str | None, typer.Option(help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL).")
-        ] = None,
+        base_url: BaseUrl = None,
         api_key_env: Annotated[
             str | None,
             typer.Option(help="Environment variable holding the API key (default OPENAI_API_KEY)."),
@@ -116,7 +120,7 @@ def register(app: typer.Typer) -> None:
                 "--concurrency twice this keeps the GPU busy)."
             ),
         ] = None,
-        limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+        limit: Limit = None,
         timeout: Annotated[
             float | None,
             typer.Option(help="Seconds per model request before it is retried (default 120)."),
@@ -199,44 +203,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Evaluate a model under the strict streaming protocol (resumable)."""
-        given = {
-            "data": data,
-            "videos": videos,
-            "model": model,
-            "policy": policy,
-            "out": out,
-            "format": format,
-            "agent": agent,
-            "fold_every": fold_every,
-            "fold_memory": fold_memory,
-            "perception": perception,
-            "explore_steps": explore_steps,
-            "base_url": base_url,
-            "api_key_env": api_key_env,
-            "concurrency": concurrency,
-            "device": device,
-            "dtype": dtype,
-            "batch_size": batch_size,
-            "limit": limit,
-            "cache_dir": cache_dir,
-            "timeout": timeout,
-            "max_retries": max_retries,
-            "frame_size": frame_size,
-            "variant": variant,
-            "scorer": scorer,
-            "clips": clips,
-            "history": history,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "top_p": top_p,
-            "force": True if force else None,
-            "retry_errors": True if retry_errors else None,
-            "progress": False if no_progress else None,
-            "executor": executor,
-            "address": address,
-            "workers": workers,
-        }
-        cfg = build_config(given, config)
+        cfg = build_config(run_options(ctx.params), config)
         rc = execute(cfg)
         if rc:
             raise typer.Exit(rc)

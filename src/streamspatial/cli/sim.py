@@ -93,6 +93,7 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
 
 @sim_app.command("generate")
 def generate(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", help="Output folder for files and videos.")],
     houses: Annotated[int, typer.Option("--houses", help="Number of houses (one walk each).")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Seed: same seed, same benchmark.")] = 0,
@@ -192,26 +193,10 @@ def generate(
 
     if split not in ("train", "eval"):
         raise InputError(f"--split: expected train or eval, got {split!r}")
-    cfg = GenerateConfig(
-        out=out,
-        houses=houses,
-        seed=seed,
-        minutes=minutes,
-        size=parse_size(size),
-        fps=fps,
-        split=split,  # type: ignore[arg-type]
-        per_family=per_family,
-        identity_turns=spin_turns,
-        rooms=rooms,
-        furniture=furniture,
-        workers=workers,
-        executor=executor,
-        address=address,
-        resume=resume,
-        prune=prune,
-        reserve=reserve,
-        events=events,
-    )
+    # Each option is the GenerateConfig field of its name but these three: --size is parsed,
+    # --spin-turns sets identity_turns and --no-progress is no setting of the benchmark.
+    fields = {k: v for k, v in ctx.params.items() if k not in ("size", "spin_turns", "no_progress")}
+    cfg = GenerateConfig(**fields, size=parse_size(size), identity_turns=spin_turns)
     cfg.check()
     result = run_generation(cfg, progress=not no_progress)
     console = Console()

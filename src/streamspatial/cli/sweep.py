@@ -16,6 +16,8 @@ from typing import Annotated, Any
 
 import typer
 
+from streamspatial.cli.options import Limit, NoProgress, Videos, run_options
+from streamspatial.cli.run import execute
 from streamspatial.core.errors import StreamspatialError
 
 THINKING = {"none": (None,), "on": (True,), "off": (False,), "both": (True, False)}
@@ -65,10 +67,9 @@ def run_sweep(
     out: Path,
     config: Path | None = None,
 ) -> tuple[list[Path], int]:
-    """Run (or resume) every cell; returns the run folders and the worst exit status."""
-    from streamspatial.api import run
+    """Run (or resume) every cell as ``streamspatial run`` does; returns the run folders and the
+    worst exit status."""
     from streamspatial.eval.config import build_config, load_config_file
-    from streamspatial.eval.outcome import summary_line
 
     cells = grid(models, policies, thinking)
     base_extra = dict((load_config_file(config) if config else {}).get("extra_body") or {})
@@ -102,17 +103,16 @@ def run_sweep(
         think = cells[k - 1][2]
         label = f"{cfg.model} · {cfg.policy}" + ("" if think is None else f" · thinking {think}")
         print(f"[{k}/{len(configs)}] {label} → {cfg.out}", file=sys.stderr)
-        outcome = run(cfg, notify=lambda line: print(line, file=sys.stderr))
-        print(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer), file=sys.stderr)
-        worst = max(worst, outcome.exit_status)
+        worst = max(worst, execute(cfg))
     return [c.out for c in configs], worst
 
 
 def register(app: typer.Typer) -> None:
     @app.command("sweep")
     def sweep(
+        ctx: typer.Context,
         data: Annotated[Path, typer.Option(help="Benchmark file.")],
-        videos: Annotated[Path, typer.Option(help="Folder holding the videos.")],
+        videos: Videos,
         models: Annotated[str, typer.Option(help="Comma-separated model specs.")],
         policies: Annotated[str, typer.Option(help="Comma-separated frame policies.")],
         out: Annotated[Path, typer.Option(help="Sweep folder: one run folder per cell.")],
@@ -137,34 +137,20 @@ def register(app: typer.Typer) -> None:
         batch_size: Annotated[
             int | None, typer.Option(help="hf: models: requests per generate (default 8).")
         ] = None,
-        limit: Annotated[int | None, typer.Option(help="Only the first N items.")] = None,
+        limit: Limit = None,
         cache_dir: Annotated[
             Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
         ] = None,
         config: Annotated[
             Path | None, typer.Option(help="YAML with run options shared by every cell.")
         ] = None,
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Run a models × policies (× thinking) grid, then write OUT/report.html."""
         from streamspatial.report import leaderboard, leaderboard_markdown
         from streamspatial.report.html import REPORT_HTML, write_html
 
-        given = {
-            "data": data,
-            "videos": videos,
-            "format": format,
-            "agent": agent,
-            "base_url": base_url,
-            "concurrency": concurrency,
-            "device": device,
-            "dtype": dtype,
-            "batch_size": batch_size,
-            "limit": limit,
-            "cache_dir": cache_dir,
-            "progress": False if no_progress else None,
-        }
-        given = {k: v for k, v in given.items() if v is not None}
+        given = run_options(ctx.params, skip=("models", "policies", "thinking", "out"))
         runs, worst = run_sweep(
             given, _split(models, "models"), _split(policies, "policies"), thinking, out, config
         )

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from streamspatial.cli.options import NoProgress, progress_bar
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.report.tables import markdown
 
@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
             float, typer.Option(help="Judge sampling temperature (3 votes per query).")
         ] = 0.7,
         concurrency: Annotated[int, typer.Option(help="Queries judged at once.")] = 8,
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Label each wrong answer with one of five error classes; write taxonomy.json."""
         from streamspatial.analysis.taxonomy import (
@@ -100,12 +100,10 @@ def register(app: typer.Typer) -> None:
                 for j in judges:
                     await j.aclose()
 
-        show = not no_progress and sys.stderr.isatty()
-        if show:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            with Progress(TextColumn("judging"), BarColumn(), MofNCompleteColumn()) as bar:
-                task = bar.add_task("judge", total=len(records))
+        bar = progress_bar(no_progress)
+        if bar is not None:
+            with bar:
+                task = bar.add_task("judging", total=len(records))
                 judged = asyncio.run(go(lambda: bar.advance(task)))
         else:
             judged = asyncio.run(go(None))

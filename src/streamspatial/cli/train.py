@@ -9,15 +9,14 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from streamspatial.cli.options import TrainFolder
 from streamspatial.train.export import DEFAULT_DATASET, DEFAULT_POLICY
 from streamspatial.train.formats import FORMATS
 from streamspatial.train.records import KINDS
 
 
 def export_sft(
-    folder: Annotated[
-        Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
-    ],
+    folder: TrainFolder,
     format: Annotated[str, typer.Option("--format", help="|".join(FORMATS))],
     out: Annotated[
         Path | None, typer.Option("--out", help="Export folder (default: FOLDER/sft/FORMAT).")
@@ -73,9 +72,7 @@ def export_sft(
 
 
 def check_explore(
-    folder: Annotated[
-        Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
-    ],
+    folder: TrainFolder,
 ) -> None:
     """Execute every exploration label again in a fresh environment: exit 1 unless each
     reveals its evidence and renders the views its answer example shows (docs/training.md)."""

@@ -8,21 +8,13 @@ experiments are ordinary runs.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from streamspatial.cli.options import NoProgress, progress_bar
 from streamspatial.core.errors import StreamspatialError
-
-
-def _progress(enabled: bool):
-    if not (enabled and sys.stderr.isatty()):
-        return None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +23,7 @@ def register(app: typer.Typer) -> None:
         data: Annotated[Path, typer.Option(help="VCBench file (data or eval layout).")],
         videos: Annotated[Path, typer.Option(help="Folder holding its videos.")],
         out: Annotated[Path, typer.Option(help="Output folder (videos/ + the new JSONL).")],
-        no_progress: Annotated[bool, typer.Option("--no-progress")] = False,
+        no_progress: NoProgress = False,
     ) -> None:
         """Re-encode each counting item's video with "Current count: N" drawn top-left."""
         from streamspatial.analysis.overlay import occurrence_ends, overlay_items, overlay_video
@@ -43,7 +35,7 @@ def register(app: typer.Typer) -> None:
         if not kept:
             raise StreamspatialError(f"{data}: no item with accumulating occurrences to overlay")
         new_items = []
-        bar = _progress(not no_progress)
+        bar = progress_bar(no_progress)
         if bar:
             bar.start()
             task = bar.add_task("overlay", total=len(kept))
