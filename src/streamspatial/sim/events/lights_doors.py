@@ -58,9 +58,9 @@ def plan_lights(
             break
         lo, hi = runs[int(rng.integers(len(runs)))]
         span = (hi - lo) / fps - 0.6
-        off = float(rng.uniform(LIGHT_OFF[0], min(LIGHT_OFF[1], span)))
-        if off < LIGHT_OFF[0]:
+        if span < LIGHT_OFF[0]:  # at 2 fps a 2-s stay leaves 0.9 s: no off that fits
             continue
+        off = float(rng.uniform(LIGHT_OFF[0], min(LIGHT_OFF[1], span)))
         # Switch half-way between frames: frame i is lit, frame i+1 is dark.
         t_off = (lo + 0.3 * fps + math.floor(float(rng.uniform(0, span - off)) * fps) + 0.5) / fps
         t_on = (math.floor((t_off + off) * fps) + 0.5) / fps
