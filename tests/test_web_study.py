@@ -63,7 +63,16 @@ def _try_seek(page, t: float) -> float:
 
 
 def _answer_when_asked(page, item_id: str, t_q: float, letter: str, *, key: bool = False) -> None:
-    page.wait_for_selector(f"#question .q[data-item='{item_id}']", timeout=15_000)
+    try:
+        page.wait_for_selector(f"#question .q[data-item='{item_id}']", timeout=15_000)
+    except Exception as exc:  # say what the page was doing, not only that it timed out
+        state = page.evaluate(
+            "(() => { const v = document.getElementById('video');"
+            " return {error: document.getElementById('error').textContent,"
+            " time: v.currentTime, paused: v.paused, ended: v.ended,"
+            " readyState: v.readyState, src: v.src}; })()"
+        )
+        raise AssertionError(f"question {item_id} never shown; page state {state}") from exc
     assert page.evaluate("document.getElementById('video').paused")
     assert abs(_current_time(page) - t_q) < 0.06  # stopped at the query time
     assert f"Question number {item_id}" in page.inner_text("#question")
@@ -156,6 +165,33 @@ def test_participant_session_reaches_report(study, browser):
     assert "| ada-streaming | human:Ada | human:human-streaming | official | 3 | 0 | 66.67 |" in (
         res.output
     )
+
+
+def test_page_waits_out_a_server_clock_that_started_late(study, browser, monkeypatch):
+    """A /start that reaches the server late (a loaded machine, a slow network) leaves the
+    server's watching clock behind the page's; the page waits the difference out at the query
+    time instead of giving up on a question the server cannot release yet."""
+    from streamspatial.web.human import Participant
+
+    srv, _ = study
+    real_start = Participant.start
+
+    def late_start(self, video):
+        time.sleep(1.5)  # longer than the server's slack, shorter than the page's patience
+        return real_start(self, video)
+
+    monkeypatch.setattr(Participant, "start", late_start)
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    page.fill("#name", "Lag")
+    page.click("#join button[type=submit]")
+    page.wait_for_url("**/watch?p=lag")
+    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    page.click("#play")
+    _answer_when_asked(page, "1", 2.0, "B")
+    page.wait_for_function("document.getElementById('progress').textContent.startsWith('1/')")
+    assert page.inner_text("#error") == ""
+    page.close()
 
 
 def _api(srv, slug: str, path: str, body: dict | None = None) -> httpx.Response:

@@ -16,6 +16,7 @@ let furthest = 0;        // the furthest time reached in this video (streaming)
 let nextTime = null;     // the next query time (streaming)
 let asking = false;      // a question is on screen
 let shownQuestion = null; // the streaming question on screen, for keyboard answers
+let started = Promise.resolve(); // the server has started this video's clock
 
 async function api(path, body) {
   const init = body === undefined ? {} : {
@@ -55,7 +56,8 @@ function show(state) {
                            {once: true});
     playButton.hidden = mode === "offline";
     playButton.disabled = false;
-    api("/start", {video: v.path}).catch(fail);
+    started = api("/start", {video: v.path});
+    started.catch(fail);
   } else if (!video.src.endsWith(v.url)) {
     // The server hands out the video only up to the next question: after an answer the
     // permitted prefix grows, under a new URL.  Reload it and carry on where we stopped.
@@ -134,13 +136,31 @@ async function ask(attempt = 0) {
   }
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The server bounds progress by its own clock (no faster than 1x since the video started
+// there), so a request that lagged on its way leaves that clock behind the page's.  Wait out
+// the difference instead of asking for a question the server cannot release yet.
+async function reportReached(video, t) {
+  await started;
+  for (let attempt = 0; ; attempt++) {
+    const {reached} = await api("/progress", {video: video, time: t});
+    const behind = t - reached;
+    if (behind <= 0.05) return;
+    if (attempt >= 20) {
+      throw new Error(`the server accepts playback up to ${fmt(reached)} only, not ${fmt(t)}`);
+    }
+    await sleep(Math.min(2000, behind * 1000 + 100));
+  }
+}
+
 function stopAtQuery() {
   asking = true;
   playButton.disabled = true;
   video.pause();
   furthest = nextTime;
   video.currentTime = nextTime;
-  api("/progress", {video: currentVideo, time: nextTime}).then(() => ask()).catch(fail);
+  reportReached(currentVideo, nextTime).then(() => ask()).catch(fail);
 }
 
 // Watch the clock often enough to stop within a frame or two of the query time.
