@@ -362,6 +362,9 @@ def check(meta: EpisodeMeta, item: Item, by_id: dict[str, Item]) -> None:
     elif task == "Transient Count Memory":
         cat = params["category"]
         assert ans == str(len({i for i in seen if obj(meta, i).category == cat}))
+        # options: the block of four counts from one that holds the answer (1-4, 5-8, ...)
+        first = (int(ans) - 1) // 4 * 4 + 1
+        assert sorted(int(o.text) for o in item.options) == [first, first + 1, first + 2, first + 3]
     elif task == "Chronological Recall":
         s = stays(frames)
         a, b = params["room_ids"]

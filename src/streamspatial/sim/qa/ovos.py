@@ -20,7 +20,7 @@ from streamspatial.core.geometry import wrap_pi
 from streamspatial.core.schema import TaskLabels
 
 from .balance import draw_class
-from .common import clear_margin, count_options, intent, ladder, name, nameable
+from .common import clear_margin, count_block, intent, ladder, name, nameable
 from .draft import Draft, choice_draft
 from .naming import plural, room_ref
 from .prefix import Prefix, object_distance
@@ -310,7 +310,10 @@ def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
     """How many X seen so far, some out of view now.  The count is drawn first, among those
     the prefix offers and the share of the walk at ``k`` still takes, then a category with
     that many: a count seen so far grows with the walk, and drawn category first, the clock
-    alone read it."""
+    alone read it.  The options are the block of four consecutive counts that holds it (1–4,
+    5–8, …: ``common.count_block``) and are its answer classes, so in each share of the walk
+    the block's counts, and the answer's rank among the options, stay level: early shares,
+    which offer ones and twos only, keep an item or two."""
     p = ep.prefix(k)
     per_cat: dict[str, list[int]] = {}
     for o in p.seen:
@@ -320,10 +323,7 @@ def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     n = int(draw_class(rng, sorted({str(len(per_cat[c])) for c in cats}, key=int)))
     cat = rng.choice([c for c in cats if len(per_cat[c]) == n])
-    values = count_options(n, 4, rng, lowest=1, clamp=False)
-    if values is None:
-        return []  # the true count would sit at a rank that cannot hold it: no item
-    opts = [str(v) for v in values]
+    opts = [str(v) for v in count_block(n, 4)]
     return [
         classed_draft(
             p,
@@ -333,5 +333,6 @@ def transient_count(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             opts,
             p.evidence(per_cat[cat]),
             intent("transient_count", per_cat[cat], category=cat),
+            classes=opts,
         )
     ]
