@@ -17,14 +17,16 @@ from streamspatial.sim.events.carries import (
     plan_carries,
     wanted_side,
 )
-from streamspatial.sim.events.changes import glance_target, open_spots
+from streamspatial.sim.events.changes import glance_target, open_spots, wanted_outcome
 from streamspatial.sim.events.holds import Ctx
 from streamspatial.sim.events.lights_doors import PASS_RADIUS
 from streamspatial.sim.events.params import (
     DOOR_PASS_GUARD,
     DOOR_VIEW_DIST,
     GLANCE_CATEGORIES,
+    GLANCE_DECK,
     GLANCE_OPEN,
+    GLANCE_OPS,
     PROP_SPACING,
 )
 from streamspatial.sim.events.plan import GLANCE_FALLBACKS, _anchors, manoeuvre_share, plan_events
@@ -276,6 +278,51 @@ def test_quantity_changes_reach_every_count(many):
                 per[key] += 1 if e.kind == "added" else -1
         nets.update(v for v in per.values() if v)
     assert {-2, -1, 1, 2} <= set(nets), nets
+
+
+def test_glance_back_outcomes_are_dealt_not_drawn():
+    """A walk's glance-backs take the outcome it has planned least, ties in the deck's order
+    rotated by the walk's slot: six walks lead with each outcome once and follow with each
+    once, so a benchmark's walks share the rarer changes of two out evenly (drawn, twenty
+    one-minute walks planned a single +2) and the first glance-back of a walk is no likelier
+    than a later one to be any outcome."""
+    house = generate_house(3)
+
+    def fresh(slot: int) -> Ctx:
+        ctx = Ctx(house, None, None, 4 / 3, 10.0, np.random.default_rng(0), [], [])
+        ctx.slot = slot
+        return ctx
+
+    assert wanted_outcome(fresh(0)) == GLANCE_DECK[0]
+    assert wanted_outcome(fresh(7)) == GLANCE_DECK[1]
+    ctx = fresh(0)
+    ctx.glance_outcomes.update({GLANCE_DECK[0]: 1, GLANCE_DECK[2]: 1})
+    assert wanted_outcome(ctx) == GLANCE_DECK[1]
+    ctx.glance_outcomes.update(GLANCE_DECK)
+    assert wanted_outcome(ctx) == GLANCE_DECK[1]  # the least planned, whatever the slot
+    firsts, seconds = [], []
+    for slot in range(len(GLANCE_DECK)):
+        ctx = fresh(slot)
+        firsts.append(wanted_outcome(ctx))
+        ctx.glance_outcomes[firsts[-1]] += 1
+        seconds.append(wanted_outcome(ctx))
+    assert sorted(firsts) == sorted(seconds) == sorted(GLANCE_DECK)
+    assert set(GLANCE_OPS) == set(GLANCE_DECK)
+
+
+def test_a_benchmarks_walks_plan_every_glance_back_outcome_alike():
+    """Twelve one-minute walks in their slots: every outcome planned, none more than twice as
+    often as another but for the changes of two, which a small top turns into one."""
+    from streamspatial.sim.pipeline.forecast import glance_outcomes
+
+    got = Counter()
+    for slot, seed in enumerate(range(60, 72)):
+        house = generate_house(seed)
+        traj = plan_trajectory(house, duration=60, fps=5, seed=0)
+        got.update(glance_outcomes(plan_events(house, traj, 0, slot=slot)[1]))
+    ones = [got["unchanged"], got["moved"], got[-1], got[1]]
+    assert min(ones) >= 2 and max(ones) <= 2 * min(ones), got
+    assert got[-2] >= 1 and got[2] >= 1, got
 
 
 def test_some_glance_backs_only_move_one_prop(many):
