@@ -42,6 +42,9 @@ def test_the_rarest_planned_outcome_bounds_a_balanced_family():
     assert (
         "2 walks plan 2 glance-backs, 0 with a net change of -2" in short["ucs.quantity_change"].why
     )
+    # the bound grows with the walks: 40 items need 2 × 40 / 5 walks like these at least
+    hint = "; it takes 16 walks of this length or more"
+    assert short["ucs.quantity_change"].line().endswith(hint)
     assert short["ovos.change_detection"].most == 4  # four answers, no prop moved
     assert short["ucs.object_trajectory"].most == 1
     assert "plan 1 carries" in short["ucs.object_trajectory"].line()

@@ -74,6 +74,12 @@ class GenerateConfig:
     # for textured houses; the spin probe never has any.
     events: bool = True
 
+    def walk_slot(self, house_seed: int) -> int:
+        """A walk's place among this benchmark's walks (its house seed's index): where the
+        event planner starts dealing its glance-backs' outcomes, so the walks share them out
+        evenly (``sim.events.plan.plan_events``'s ``slot``)."""
+        return house_seeds(self.split, self.seed, self.houses).index(house_seed)
+
     def check(self) -> None:
         problems = []
         if self.houses < 1:

@@ -3,8 +3,11 @@
 A carry goes between two furniture tops in view, or between one top and a spot on the floor
 in view (the paper's own options include "to the floor in the center of the living room"),
 so most views with one top qualify.  The person stands at the first place from the
-manoeuvre's first pose (out of the walk's view), walks straight on free floor, and stays at
-the second place to its last pose.
+manoeuvre's first pose (out of the walk's view) and walks straight on free floor between the
+two.  Where both places lie off the view's centre line, the carries go both ways in turn (a
+prop from A to B, another from B to A, ...): each sets down on the other side of the view,
+so a hold's carries balance UCS Object Trajectory's two answers by themselves, and no walk
+back empty-handed takes the hold's time.
 """
 
 from __future__ import annotations
@@ -125,6 +128,15 @@ def _set_down_side(pose: CameraPose, pair) -> int:
     return 1 if wrap_angle(_bearing(pose, b.places(pb)[0]) - pose.yaw) > 0 else -1
 
 
+def _side_of(pose: CameraPose, end: End, stand) -> int | None:
+    """The side of the view from ``pose`` (left +1, right -1) a place lies on, None where one
+    of its spots lies within ``SIDE_CLEAR_DEG`` of the centre line or the spots straddle it."""
+    offs = [math.degrees(wrap_angle(_bearing(pose, q) - pose.yaw)) for q in end.places(stand)]
+    if min(map(abs, offs)) < SIDE_CLEAR_DEG or min(offs) * max(offs) < 0:
+        return None
+    return 1 if offs[0] > 0 else -1
+
+
 def _top_pairs(ctx: Ctx, anchor: CameraPose, tops):
     pairs = [
         (a, b) for a, b in itertools.permutations(tops, 2) if 1.0 <= math.dist(a.xy, b.xy) <= 5.0
@@ -182,8 +194,7 @@ def _watchable(ctx: Ctx, anchor: CameraPose, ea, eb):
     if ctx.seen(anchor, stands).any():
         return None
     heading = math.atan2(mid[1], mid[0])
-    offs = [math.degrees(wrap_angle(_bearing(anchor, q) - heading)) for q in b.places(pb)]
-    if min(map(abs, offs)) < SIDE_CLEAR_DEG or min(offs) * max(offs) < 0:
+    if _side_of(_at(anchor, heading, pitch), b, pb) is None:
         return None  # the set-down place straight ahead: left or right would be a guess
     xy = anchor.position[:2]
     if any(_blocks(xy, p, sp) for e, p in ((a, pa), (b, pb)) for sp in _nearest(e, p)):
@@ -241,39 +252,74 @@ def _carry_walk(ctx: Ctx, a: Surface, b: Surface):
     return ctx.cache[key]
 
 
+def _stocked(alternate: bool, want: int, n_a: int, n_b: int) -> tuple[int, int]:
+    """How many props stand at A and at B when the hold starts: one way, a prop at A per
+    carry; both ways, A's for the carries from A and B's for those from B, with one of B's
+    spots left free for the first set-down."""
+    if not alternate:
+        n = min(want, n_a, n_b)
+        return n, 0
+    from_a, from_b = (want + 1) // 2, want // 2
+    return min(from_a, n_a), max(0, min(from_b, n_b - 1))
+
+
 def plan_carries(
     ctx: Ctx, pose: CameraPose, window, t0: float, t1: float, person: int, pair, next_id
 ) -> Content | None:
-    """The person carries 1–2 props from surface A to surface B, both in view."""
+    """The person carries 2–3 props between places A and B, both in view: A to B, then B to A
+    and so on where both places lie off the centre line (else each from A to B, walking back
+    between)."""
     (sa, pa), (sb, pb) = pair
     rng = ctx.rng
     out = Content(visits={"person": []})
     want = int(rng.integers(CARRIES[0], CARRIES[1] + 1))
-    pa, pb = np.asarray(pa), np.asarray(pb)
-    length = float(np.hypot(*(pb - pa)))
-    u = (pb - pa) / length
-    right = np.array([u[1], -u[0]])
-    yaw = math.atan2(u[1], u[0])
+    ends = ((sa, np.asarray(pa)), (sb, np.asarray(pb)))
+    sides = (_side_of(pose, sa, pa), _side_of(pose, sb, pb))
+    alternate = None not in sides
+    spots = (_nearest(sa, pa), _nearest(sb, pb))
+    stock_a, stock_b = _stocked(alternate, want, len(spots[0]), len(spots[1]))
+    # Spot indices whose prop has not been carried yet, at each end (B's on its far spots),
+    # and the spot indices a prop stands on now.
+    stock = [set(range(stock_a)), set(range(len(spots[1]) - stock_b, len(spots[1])))]
+    full = [set(stock[0]), set(stock[1])]
+    length = float(np.hypot(*(ends[1][1] - ends[0][1])))
     P = lambda q: (round(float(q[0]), 4), round(float(q[1]), 4), PERSON_Z)  # noqa: E731
-    wps = [Waypoint(window[0], P(pa), yaw)]
+    yaw_ab = math.atan2(*(ends[1][1] - ends[0][1])[::-1])
+    wps = [Waypoint(window[0], P(ends[0][1]), yaw_ab)]
     t = t0 + float(rng.uniform(*FIRST_LIFT))
-    spots_a = _nearest(sa, pa)
-    spots_b = _nearest(sb, pb)
-    for k in range(min(want, len(spots_a), len(spots_b))):
+    at = 0  # the end the person stands at
+    for k in range(want):
+        src = k % 2 if alternate else 0
+        dst = 1 - src
+        free = [i for i in range(len(spots[dst])) if i not in full[dst]]
+        if not stock[src] or not free:
+            break
         walk = float(np.clip(length / rng.uniform(*CARRY_SPEED), *CARRY_TIME))
-        back = length / CARRY_SPEED[1] if k else 0.0
+        back = length / CARRY_SPEED[1] if at != src else 0.0
         if t + back + walk + 2 * LIFT > t1 - REST_AFTER:
             break
-        if back:
-            wps += [Waypoint(t, P(pb), yaw + math.pi), Waypoint(t + back, P(pa), yaw + math.pi)]
+        (e_src, p_src), (e_dst, p_dst) = ends[src], ends[dst]
+        u = (p_dst - p_src) / length
+        right = np.array([u[1], -u[0]])
+        yaw = math.atan2(u[1], u[0])
+        if back:  # empty-handed to where the next prop stands
+            wps += [
+                Waypoint(t, P(p_dst), yaw + math.pi),
+                Waypoint(t + back, P(p_src), yaw + math.pi),
+            ]
             t += back
         big = [c for c in CARRY_CATEGORIES if c in ctx.prop_categories]
         pool = big or ctx.prop_categories
         cat = pool[int(rng.integers(len(pool)))]
         size = PROP_SIZE[cat]
-        fa = (spots_a[k][0], spots_a[k][1], round(sa.top + size[2] / 2, 4))
-        fb = (spots_b[k][0], spots_b[k][1], round(sb.top + size[2] / 2, 4))
-        ha, hb = pa + 0.28 * right, pb + 0.28 * right
+        i_src, i_dst = min(stock[src]), free[0]
+        stock[src].discard(i_src)
+        full[src].discard(i_src)
+        full[dst].add(i_dst)
+        q_src, q_dst = spots[src][i_src], spots[dst][i_dst]
+        fa = (q_src[0], q_src[1], round(e_src.top + size[2] / 2, 4))
+        fb = (q_dst[0], q_dst[1], round(e_dst.top + size[2] / 2, 4))
+        ha, hb = p_src + HAND_SIDE * right, p_dst + HAND_SIDE * right
         track = [
             Waypoint(0.0, fa, yaw),
             Waypoint(t, fa, yaw),
@@ -283,25 +329,28 @@ def plan_carries(
             ),
             Waypoint(t + 2 * LIFT + walk, fb, yaw),
         ]
-        wps += [Waypoint(t, P(pa), yaw), Waypoint(t + LIFT, P(pa), yaw)]
-        wps += [Waypoint(t + LIFT + walk, P(pb), yaw), Waypoint(t + 2 * LIFT + walk, P(pb), yaw)]
+        wps += [Waypoint(t, P(p_src), yaw), Waypoint(t + LIFT, P(p_src), yaw)]
+        wps += [
+            Waypoint(t + LIFT + walk, P(p_dst), yaw),
+            Waypoint(t + 2 * LIFT + walk, P(p_dst), yaw),
+        ]
         pid = next_id()
         out.props.append({"id": pid, "category": cat, "size": size, "track": track})
         detail = {
-            "from_surface": sa.surface,
-            "to_surface": sb.surface,
+            "from_surface": e_src.surface,
+            "to_surface": e_dst.surface,
             "from": list(fa),
             "to": list(fb),
             "category": cat,
         }
-        room = sa.room
         out.events.append(
-            (f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, room, detail))
+            (f"prop{pid}", Event("carried", t, t + 2 * LIFT + walk, pid, e_src.room, detail))
         )
+        ctx.carry_sides[sides[dst] if alternate else _set_down_side(pose, pair)] += 1
+        at = dst
         t += 2 * LIFT + walk + float(rng.uniform(0.2, 0.6))
     if not out.events:
         return None
-    ctx.carry_sides[_set_down_side(pose, pair)] += len(out.events)
     last = wps[-1]
     wps.append(Waypoint(window[1], last.position, last.yaw))
     out.visits["person"].append(wps)

@@ -20,19 +20,18 @@ from streamspatial.sim.events.holds import Content, Ctx, _at
 from streamspatial.sim.events.manoeuvres import Segment, glance_back
 from streamspatial.sim.events.params import (
     AMPLITUDE,
-    CHANGE_OPS,
-    CHANGE_WEIGHTS,
     GLANCE_AWAY,
     GLANCE_CATEGORIES,
+    GLANCE_DECK,
     GLANCE_OFFERS,
     GLANCE_OPEN,
+    GLANCE_OPS,
     GLANCE_TURN,
     PENDULUM_SIZE,
     PERIOD,
     PROP_SIZE,
     PROP_SPACING,
     SURFACE_DIST,
-    UNCHANGED_PROB,
 )
 from streamspatial.sim.events.scene import Surface
 from streamspatial.sim.events.sightline import open_distance
@@ -86,8 +85,8 @@ def plan_glance(
     """The manoeuvre and its changes; ``start`` is its first pose's index in the new walk.
     ``open_only``: None unless it can look away into open space (``GLANCE_OPEN``)."""
     rng, fps = ctx.rng, ctx.fps
-    planned = _planned_ops(rng, 3)  # before the top: a change of two looks for room for it
-    target = glance_target(ctx, anchor, roomy=len(planned) == 2)
+    planned = list(GLANCE_OPS[wanted_outcome(ctx)])  # before the top: a change of two looks
+    target = glance_target(ctx, anchor, roomy=len(planned) == 2)  # for room for it
     if target is None:
         return None
     surf, yaw, pitch = target
@@ -140,13 +139,17 @@ def open_spots(ctx: Ctx, surf: Surface) -> list[tuple[float, float]]:
     return [s for s in surf.spots if all(math.dist(s, q) >= PROP_SPACING for q in taken)]
 
 
-def _planned_ops(rng: np.random.Generator, n_spots: int) -> list[str]:
-    """The changes a changing glance-back makes to the main kind, drawn before the top is
-    chosen: a net −2, −1, +1 or +2, or one prop moved (``CHANGE_OPS``, ``CHANGE_WEIGHTS``);
-    two need a top of three spots or more (drawn again among the others on a smaller one)."""
-    n = len(CHANGE_OPS) if n_spots >= 3 else 3
-    w = np.asarray(CHANGE_WEIGHTS[:n])
-    return list(CHANGE_OPS[int(rng.choice(n, p=w / w.sum()))])
+def wanted_outcome(ctx: Ctx) -> str:
+    """What the next glance-back does (``GLANCE_DECK``): the outcome the walk has planned
+    least so far, ties in the deck's order rotated by the walk's slot."""
+    k = ctx.slot % len(GLANCE_DECK)
+    order = GLANCE_DECK[k:] + GLANCE_DECK[:k]
+    return min(order, key=lambda o: ctx.glance_outcomes[o])
+
+
+def outcome_of(planned: list[str]) -> str:
+    """The deck's name for a glance-back's planned changes (``GLANCE_OPS`` inverted)."""
+    return next(o for o, ops in GLANCE_OPS.items() if list(ops) == planned)
 
 
 def _spaced(spots: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -189,7 +192,7 @@ def _changes(
     # the changes were drawn first (used if something changes), so the top is laid for them:
     # props of the main kind to take away or move, free spots to put more on
     if len(planned) > 1 and len(free) < 3:
-        planned = _planned_ops(rng, len(free))
+        planned = planned[:1]  # no room for a change of two: one of the same sign
     net = planned.count("added") - planned.count("removed")
     n_main = int(rng.integers(max(1, -net), min(3, len(free) - max(net, 1)) + 1))
     for _ in range(n_main):
@@ -203,7 +206,8 @@ def _changes(
     def xyz(spot, cat: str) -> list[float]:
         return [spot[0], spot[1], round(surf.top + PROP_SIZE[cat][2] / 2, 4)]
 
-    if rng.random() < UNCHANGED_PROB:
+    ctx.glance_outcomes[outcome_of(planned)] += 1
+    if not planned:
         detail = {"surface": sid, "count": sum(1 for p in props if p["states"][-1][2])}
         out.events.append(("surface", Event("unchanged", t_away[0], t_away[1], sid, room, detail)))
     else:  # the planned change of the main kind: its props only

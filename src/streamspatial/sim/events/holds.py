@@ -64,15 +64,24 @@ class Ctx:
     # Carries planned so far by the side of the view they set down on (+1 left, -1 right):
     # the next carry view looks for the rarer side (``carries.carry_view``).
     carry_sides: Counter[int] = field(default_factory=Counter)
+    # Glance-backs planned so far by outcome, and the walk's place in the benchmark: the next
+    # glance-back's outcome is dealt from them (``changes.wanted_outcome``).
+    glance_outcomes: Counter[str] = field(default_factory=Counter)
+    slot: int = 0
     cache: dict = field(default_factory=dict)
 
-    def keep(self) -> tuple[set[int], dict, Counter[int]]:
+    def keep(self) -> tuple[set[int], dict, Counter[int], Counter[str]]:
         """What a manoeuvre's draw changes, to restore when the draw is not kept."""
-        return set(self.used_surfaces), dict(self.glance_spots), Counter(self.carry_sides)
+        return (
+            set(self.used_surfaces),
+            dict(self.glance_spots),
+            Counter(self.carry_sides),
+            Counter(self.glance_outcomes),
+        )
 
-    def restore(self, kept: tuple[set[int], dict, Counter[int]]) -> None:
+    def restore(self, kept: tuple[set[int], dict, Counter[int], Counter[str]]) -> None:
         self.used_surfaces, self.glance_spots = set(kept[0]), dict(kept[1])
-        self.carry_sides = Counter(kept[2])
+        self.carry_sides, self.glance_outcomes = Counter(kept[2]), Counter(kept[3])
 
     def seen(self, pose: CameraPose, pts) -> np.ndarray:
         pts = np.asarray(pts, dtype=float).reshape(-1, 3)

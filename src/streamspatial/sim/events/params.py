@@ -128,20 +128,29 @@ PROP_COLORS = ("red", "blue", "green", "yellow", "white", "orange", "purple")
 PROP_GAP = 0.06  # m between props, and to the surface's edge
 SURFACE_TOP = (0.35, 1.4)  # m: furniture tops a camera at eye height can look onto
 SURFACE_DIST = (0.9, 3.6)  # m from the camera to the top looked at (a cup: ~12 px at 640x480)
-UNCHANGED_PROB = 0.2  # a glance-back where nothing changes (the brief: ~1/4)
-# A glance-back that changes something makes one of five changes to its main kind: a net
-# count change of -2, -1, +1 or +2, or one prop moved to the free spot furthest from it (±2
-# need a top of three spots or more), drawn with these weights.  OVO-S 3.2.1 asks what
-# changed (one or more added, one or more removed, one moved, nothing), UCS Quantity Change
-# Tracking the net count (-2 … +2), and both balance their classes, so each stops at about
-# (rarest class + 1) × classes.  With nothing changed on a fifth of the glance-backs and a
-# move 4/3 as likely as each count change, a glance-back is "moved" or "nothing" 0.2 each,
-# and each count change 0.15: the two families' rarest classes are 0.2 and 0.15 of the
-# glance-backs (it was 0.15 and 0.15 with 0.25 unchanged, uniform changes, and ±2 no answer
-# of OVO-S 3.2.1).  Before stop 27, a quarter of the changing glance-backs drew 1-3 changes
-# one by one, most of which changed one kind twice and were asked by neither.
-CHANGE_OPS = (("removed",), ("added",), ("moved",), ("removed", "removed"), ("added", "added"))
-CHANGE_WEIGHTS = (3.0, 3.0, 4.0, 3.0, 3.0)
+# What a glance-back does to its top's main kind of prop: nothing, one prop moved to the free
+# spot furthest from it, or a net count change of -2, -1, +1 or +2 (±2 need a top of three
+# spots or more; on a smaller one a change of two becomes one of the same sign).  OVO-S 3.2.1
+# asks what changed (one or more added, one or more removed, one moved, nothing) and UCS
+# Quantity Change Tracking the net count (-2 … +2); both balance their classes, so each stops
+# at about (rarest class + 1) × classes.  The outcomes are *dealt*, not drawn: a walk's
+# glance-backs take the outcome it has planned least so far, ties going in this order
+# rotated by the walk's place in the benchmark (``plan_events``'s ``slot``), one step a walk.
+# Each outcome then leads about one walk in six and follows in as many, and the rarest class
+# of either family is about a sixth of the glance-backs planned.  Drawn at random with
+# weights (nothing 0.2, moved 0.2, each count 0.15), the 33 glance-backs of the twenty
+# one-minute walks of seed 4242 planned a single +2, and Quantity Change Tracking stopped at
+# 13 items.  (Every first glance-back of a walk taking the deck's even places would tie the
+# outcome to the walk's clock: a step of one keeps first and later glance-backs alike.)
+GLANCE_DECK = ("unchanged", "-2", "+1", "moved", "+2", "-1")
+GLANCE_OPS: dict[str, tuple[str, ...]] = {
+    "unchanged": (),
+    "moved": ("moved",),
+    "-1": ("removed",),
+    "+1": ("added",),
+    "-2": ("removed", "removed"),
+    "+2": ("added", "added"),
+}
 # The main kind of a glance-back's top: props with a side of 15 cm or more first (the house's
 # own categories excepted).  A change counts only where every prop of the kind is seen on both
 # visits, and an 8-10 cm cup or apple is under the pixel threshold of a 160x120 frame from 2 m.

@@ -255,11 +255,15 @@ def plan_events(
     *,
     aspect: float = ASPECT,
     report: dict | None = None,
+    slot: int | None = None,
 ) -> tuple[Trajectory, Schedule]:
     """The walk with watch holds and glance-backs inserted, and what happens around it.
 
     The trajectory keeps its number of poses and times ``i / fps``.  ``report``, when given,
     receives the manoeuvres placed (kind, first pose, length) and the frames they took.
+    ``slot``: the walk's place among a benchmark's walks (the house seed when None), where
+    its glance-backs start dealing their outcomes (:data:`~.params.GLANCE_DECK`), so the
+    walks of one benchmark share them out evenly.
     """
     rng = np.random.default_rng([house.seed, seed, streams.EVENTS])
     fps, n = trajectory.fps, len(trajectory.poses)
@@ -274,6 +278,7 @@ def plan_events(
         surfaces(house),
         [c for c in PROP_CATEGORIES if c not in used],
     )
+    ctx.slot = house.seed if slot is None else slot
     counter = itertools.count(ACTOR_ID_BASE)
     ids = {"person": next(counter), "ball": next(counter), "next": lambda: next(counter)}
     scale = max(1.0, n / fps / 60.0)

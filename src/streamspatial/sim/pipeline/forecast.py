@@ -16,6 +16,7 @@ items, that bound and its reason.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,9 +35,18 @@ class Shortfall:
     most: int  # the most items the plans allow (an upper bound)
     need: int
     why: str
+    walks: int = 0  # the walks planned
+
+    @property
+    def enough(self) -> int | None:
+        """The fewest walks of this length that could plan enough (the bound grows about in
+        step with the walks; questions then find some events not seen whole, so it is a
+        floor), None when the plans bound the family at nothing."""
+        return math.ceil(self.walks * self.need / self.most) if self.most and self.walks else None
 
     def line(self) -> str:
-        return f"{self.family}: at most {self.most} of {self.need} — {self.why}"
+        hint = f"; it takes {self.enough} walks of this length or more" if self.enough else ""
+        return f"{self.family}: at most {self.most} of {self.need} — {self.why}{hint}"
 
 
 def glance_outcomes(schedule: Schedule) -> list[int | str]:
@@ -83,7 +93,7 @@ def forecast(
         if most < need:
             why = (f"its 5 answers are balanced and the {walks} walks plan {glances} "
                    f"glance-backs, {n} with a net change of {rare}")  # fmt: skip
-            out.append(Shortfall("ucs.quantity_change", most, need, why))
+            out.append(Shortfall("ucs.quantity_change", most, need, why, walks))
     if "ovos.change_detection" in asked:
         cd = Counter()
         for o, n in outcomes.items():
@@ -95,12 +105,12 @@ def forecast(
                     "moved": "a prop moved", "unchanged": "nothing changed"}[str(rare)]  # fmt: skip
             why = (f"its 4 answers are balanced and the {walks} walks plan {glances} "
                    f"glance-backs, {n} where {what}")  # fmt: skip
-            out.append(Shortfall("ovos.change_detection", most, need, why))
+            out.append(Shortfall("ovos.change_detection", most, need, why, walks))
     if "ucs.object_trajectory" in asked:
         carries = sum(1 for s in schedules if s for e in s.events if e.kind == "carried")
         if carries < need:
             why = f"one item a carry at most, and the {walks} walks plan {carries} carries"
-            out.append(Shortfall("ucs.object_trajectory", carries, need, why))
+            out.append(Shortfall("ucs.object_trajectory", carries, need, why, walks))
     return out
 
 

@@ -104,7 +104,8 @@ def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
                 from streamspatial.sim.events.plan import plan_events
 
                 aspect = cfg.size[0] / cfg.size[1]
-                traj, schedule = plan_events(house, traj, cfg.seed, aspect=aspect)
+                slot = cfg.walk_slot(hs)
+                traj, schedule = plan_events(house, traj, cfg.seed, aspect=aspect, slot=slot)
         else:
             from streamspatial.sim.walk.spin import spin_trajectory
 
