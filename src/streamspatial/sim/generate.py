@@ -77,8 +77,10 @@ class GenerateConfig:
     def walk_slot(self, house_seed: int) -> int:
         """A walk's place among this benchmark's walks (its house seed's index): where the
         event planner starts dealing its glance-backs' outcomes, so the walks share them out
-        evenly (``sim.events.plan.plan_events``'s ``slot``)."""
-        return house_seeds(self.split, self.seed, self.houses).index(house_seed)
+        evenly (``sim.events.plan.plan_events``'s ``slot``); a house that is not one of this
+        benchmark's (a walk planned on its own) takes its seed, the planner's default."""
+        seeds = house_seeds(self.split, self.seed, self.houses)
+        return seeds.index(house_seed) if house_seed in seeds else house_seed
 
     def check(self) -> None:
         problems = []
