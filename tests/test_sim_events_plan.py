@@ -311,8 +311,9 @@ def test_glance_back_outcomes_are_dealt_not_drawn():
 
 
 def test_a_benchmarks_walks_plan_every_glance_back_outcome_alike():
-    """Twelve one-minute walks in their slots: every outcome planned, none more than twice as
-    often as another but for the changes of two, which a small top turns into one."""
+    """Twelve one-minute walks in their slots plan every one of the six outcomes (thirteen
+    glance-backs; drawn at random, an outcome of weight 0.15 is missing from thirteen with
+    probability 0.85^13 = 0.12, and there are four such)."""
     from streamspatial.sim.pipeline.forecast import glance_outcomes
 
     got = Counter()
@@ -320,9 +321,8 @@ def test_a_benchmarks_walks_plan_every_glance_back_outcome_alike():
         house = generate_house(seed)
         traj = plan_trajectory(house, duration=60, fps=5, seed=0)
         got.update(glance_outcomes(plan_events(house, traj, 0, slot=slot)[1]))
-    ones = [got["unchanged"], got["moved"], got[-1], got[1]]
-    assert min(ones) >= 2 and max(ones) <= 2 * min(ones), got
-    assert got[-2] >= 1 and got[2] >= 1, got
+    assert set(got) == {"unchanged", "moved", -2, -1, 1, 2}, got
+    assert max(got.values()) <= 4 * min(got.values()), got
 
 
 def test_some_glance_backs_only_move_one_prop(many):
@@ -514,9 +514,12 @@ def test_planned_carries_are_counted_by_side(many):
 def test_a_carrys_tops_take_later_glance_backs_on_their_other_spots(many):
     """A top a carry used is not lost to the glance-backs after it: they lay their props on
     its spots clear of the carried props' (test_props_never_stand_in_each_others_place
-    checks they never meet)."""
+    checks they never meet).  A one-minute walk has a glance-back after its carry hold now
+    and then (seven of the twenty-four here); house 50's puts its props on the carry's top."""
+    house = generate_house(50)
+    traj = plan_trajectory(house, duration=60, fps=10, seed=0)
     shared = 0
-    for _house, _traj, sched in many:
+    for _house, _traj, sched in [*many, (house, traj, plan_events(house, traj, 0)[1])]:
         carried = {}
         for e in sched.events:
             if e.kind == "carried":
