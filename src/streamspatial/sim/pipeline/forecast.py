@@ -3,9 +3,11 @@
 Most families find a question at nearly every frame.  A few ask about what the event planner
 places a handful of times a walk: a top whose props changed while the camera looked away (UCS
 Quantity Change Tracking, OVO-S 3.2.1) and a carry (UCS Object Trajectory).  The first two
-balance their answers over fixed classes, so the rarest outcome planned sets the most items
-they can make — classes × (rarest + 1) —, and every one of them makes fewer once the questions
-find that some events were not seen whole.  Rendering and asking take most of a run; saying
+ask each change once, on the camera's return, and balance their answers over fixed classes,
+so the rarest outcome planned sets the most items they can make — classes × (rarest + 1) —,
+and they make fewer once the questions find that some events were not seen whole.  Object
+Trajectory asks a carry at every query time after it, so only a benchmark without carries
+is certain to leave it short.  Rendering and asking take most of a run; saying
 which family will fall short, and why, costs nothing once the walks are planned.  (Families
 limited by the walk itself — loops walked round, rooms walked back into — are named after the
 questions, in ``manifest.json`` ``shortfall``.)
@@ -107,10 +109,13 @@ def forecast(
                    f"glance-backs, {n} where {what}")  # fmt: skip
             out.append(Shortfall("ovos.change_detection", most, need, why, walks))
     if "ucs.object_trajectory" in asked:
+        # A carry is asked at every query time after it while it stays the prop's latest, so
+        # the carries planned do not bound the items (twenty one-minute walks of seed 6161:
+        # 42 items about 13 carries); none at all does.
         carries = sum(1 for s in schedules if s for e in s.events if e.kind == "carried")
-        if carries < need:
-            why = f"one item a carry at most, and the {walks} walks plan {carries} carries"
-            out.append(Shortfall("ucs.object_trajectory", carries, need, why, walks))
+        if not carries:
+            why = f"it asks about carries, and none of the {walks} walks plans one"
+            out.append(Shortfall("ucs.object_trajectory", 0, need, why, walks))
     return out
 
 
