@@ -256,7 +256,9 @@ def test_the_label_check_can_fail(gen, tmp_path) -> None:
     act["messages"][-1]["text"] = json.dumps(
         {"action": "rotate_left" if "sweep" in act["messages"][-1]["text"] else "sweep_around"}
     )
-    answer["meta"]["avoid"], answer["meta"]["reveal"] = answer["meta"]["reveal"], []
+    # evidence no view can show (an instance the house does not have); swapping reveal and
+    # avoid instead passed whenever the other action happened not to show the evidence
+    answer["meta"]["reveal"] = [*answer["meta"]["reveal"], 999_999]
     src = _copy(gen, tmp_path, [json.dumps(r) for r in rows])
     (src / "explore").symlink_to(gen.out / "explore")
     report = check_explore(src)
