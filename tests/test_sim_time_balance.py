@@ -230,8 +230,17 @@ def test_a_clock_answers_no_timed_family_of_a_generated_benchmark(tmp_path, seed
     items, durations = _benchmark(tmp_path, seed, houses, minutes)
     assert items
     tasks = stress_test(items, ProbeConfig(models=("time",), min_items=20)).tasks
-    flagged = {t.task: (t.blind, t.chance, t.allowance) for t in tasks if t.flagged}
-    assert not flagged, flagged
+    # The clock's test: the time-only model over chance by more than the allowance.  (The
+    # stress test's other flag, a training median scoring a high MRA, is about how spread a
+    # number's answers are, whatever the time: generation prunes it, and the families asked
+    # here without pruning can trip it on six walks, as E2-Episode's 1-3 comings and goings
+    # did on seed 31, its median scoring MRA 0.51 while the time-only model stayed at it.)
+    clocked = {
+        t.task: (t.blind, t.chance, t.allowance)
+        for t in tasks
+        if t.judged and t.blind - t.chance > t.allowance
+    }
+    assert not clocked, clocked
     by_family: dict[str, Counter] = {}
     for it in items:
         q = it.queries[-1]
