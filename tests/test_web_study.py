@@ -51,6 +51,17 @@ def browser():
         b.close()
 
 
+def _join(browser, srv, name: str):
+    """A participant joins from the study page and lands on the player, the video loaded."""
+    page = browser.new_page()
+    page.goto(srv.url + "/")
+    page.fill("#name", name)
+    page.click("#join button[type=submit]")
+    page.wait_for_url(f"**/watch?p={name.lower()}")
+    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    return page
+
+
 def _current_time(page) -> float:
     return page.evaluate("document.getElementById('video').currentTime")
 
@@ -87,12 +98,7 @@ def _answer_when_asked(page, item_id: str, t_q: float, letter: str, *, key: bool
 
 def test_participant_session_reaches_report(study, browser):
     srv, out = study
-    page = browser.new_page()
-    page.goto(srv.url + "/")
-    page.fill("#name", "Ada")
-    page.click("#join button[type=submit]")
-    page.wait_for_url("**/watch?p=ada")
-    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    page = _join(browser, srv, "Ada")
     # Before playing, nothing ahead can be reached and no question is shown.
     assert _try_seek(page, 3.0) < 0.06
     assert page.is_hidden("#question")
@@ -181,12 +187,7 @@ def test_page_waits_out_a_server_clock_that_started_late(study, browser, monkeyp
         return real_start(self, video)
 
     monkeypatch.setattr(Participant, "start", late_start)
-    page = browser.new_page()
-    page.goto(srv.url + "/")
-    page.fill("#name", "Lag")
-    page.click("#join button[type=submit]")
-    page.wait_for_url("**/watch?p=lag")
-    page.wait_for_function("document.getElementById('video').readyState >= 1")
+    page = _join(browser, srv, "Lag")
     page.click("#play")
     _answer_when_asked(page, "1", 2.0, "B")
     page.wait_for_function("document.getElementById('progress').textContent.startsWith('1/')")
