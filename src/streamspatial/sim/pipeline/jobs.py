@@ -164,18 +164,23 @@ def ask_group(
         questions = QuestionGenerator(
             cfg.seed, per_family=cfg.per_family, reserve=reserve, group=group.index
         )
+        names = {job: episode_name(*job) for job in group.jobs}
+        metas = {job: load_episode_meta(frames_dir / f"{names[job]}.mp4") for job in group.jobs}
+        walks = [job for job in group.jobs if job[0] == "walk"]
+        asked = questions.group_items(
+            [(metas[job], video_ref(names[job]), names[job]) for job in walks], tick
+        )
+        by_job = dict(zip(walks, asked, strict=True))
         items: list[Item] = []
-        episodes: list[str] = []
-        for kind, hs in group.jobs:
-            name = episode_name(kind, hs)
-            meta = load_episode_meta(frames_dir / f"{name}.mp4")
-            if kind == "walk":
-                items += questions.items(meta, video=video_ref(name), episode_id=name)
-            else:
-                items += questions.identity_items(meta, video=video_ref(name), episode_id=name)
-            episodes.append(name)
+        for job in group.jobs:
+            name = names[job]
+            if job in by_job:
+                items += by_job[job]
+                continue
+            items += questions.identity_items(metas[job], video=video_ref(name), episode_id=name)
             if tick is not None:
                 tick()
+        episodes = [names[job] for job in group.jobs]
     return items, episodes, times
 
 
