@@ -67,8 +67,8 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
 
     console = console or Console(stderr=True)
 
-    def notice(line: str) -> None:  # before rendering: what the planned walks leave short
-        console.print(f"will fall short: {line}", highlight=False)
+    def notice(line: str) -> None:  # before rendering: walks lengthened, families left short
+        console.print(line, highlight=False)
 
     if not progress:
         return generate_benchmark(cfg, notice=notice)
@@ -185,6 +185,15 @@ def generate(
             "carrying and walking, a ball, door leaves swinging, lights off and on, props "
             "changing while the camera looks away, a metronome (the walk gets watch holds "
             "and glance-backs for them).",
+        ),
+    ] = True,
+    stretch: Annotated[
+        bool,
+        typer.Option(
+            "--stretch/--no-stretch",
+            help="Lengthen a walk (to two or three times --minutes) that enters fewer than four "
+            "rooms: OVO-S Optimal Path, Rerouting and Topological Structure ask about the rooms "
+            "walked through. The terminal and manifest.json (stretched) name such walks.",
         ),
     ] = True,
 ) -> None:

@@ -73,6 +73,9 @@ class GenerateConfig:
     # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
     # for textured houses; the spin probe never has any.
     events: bool = True
+    # Lengthen a walk that enters fewer rooms than the room-graph families need
+    # (.pipeline.stretch: up to three times --minutes); False keeps every walk as asked.
+    stretch: bool = True
 
     def walk_slot(self, house_seed: int) -> int:
         """A walk's place among this benchmark's walks (its house seed's index): where the
@@ -182,11 +185,15 @@ def generate_benchmark(
     times = StageTimes()
     steps = StageProgress(progress, len(todo), sum(map(frames_of, todo)), len(jobs))
     plans = plan_all(cfg, todo, sum(map(frames_of, todo)), steps, times)
+    planned = {job: len(plan[1].poses) for job, plan in plans.items()}
+    steps.frames = sum(planned.values())
+    stretched = {episode_name(*j): n / per_walk for j, n in planned.items() if n > per_walk}
     ahead = _forecast(cfg, jobs, plans, frames_dir)
-    for line in ahead:
+    lines = [_stretch_line(stretched, len(seeds), cfg)] if stretched else []
+    for line in lines + [f"will fall short: {f.line()}" for f in ahead]:
         if notice is not None:
-            notice(line.line())
-    work = Work(cfg, todo, groups, frames_dir, frames_of, plans)
+            notice(line)
+    work = Work(cfg, todo, groups, frames_dir, lambda job: planned.get(job, frames_of(job)), plans)
     if cfg.executor == "ray":
         from streamspatial.sim.pipeline.ray_actors import run_on_ray
 
@@ -201,6 +208,8 @@ def generate_benchmark(
     with times.stage("export"):
         short = shortfall(items, cfg, len(seeds))
         manifest = _manifest(cfg, seeds, episodes, pruning, short)
+        if stretched:
+            manifest["stretched"] = {k: round(v, 3) for k, v in sorted(stretched.items())}
         if ahead:
             manifest["forecast"] = {f.family: [f.most, f.need, f.why] for f in ahead}
         files = export_items(items, out, manifest=manifest)
@@ -209,6 +218,18 @@ def generate_benchmark(
     if progress is not None:
         progress("export", len(files), len(files))
     return GenerateResult(out, files, items, episodes, pruning, short, stages, ahead)
+
+
+def _stretch_line(stretched: dict[str, float], walks: int, cfg: GenerateConfig) -> str:
+    """The notice that some walks were planned longer than asked, and why."""
+    from streamspatial.sim.pipeline.stretch import ROOMS_WANTED
+
+    lengths = sorted({round(m * cfg.minutes, 2) for m in stretched.values()})
+    return (
+        f"lengthened {len(stretched)} of {walks} walks to {' or '.join(f'{x:g}' for x in lengths)}"
+        f" minutes: at {cfg.minutes:g} they entered fewer than {ROOMS_WANTED} rooms, which OVO-S "
+        "Optimal Path, Rerouting and Topological Structure ask about (--no-stretch keeps them)"
+    )
 
 
 def _forecast(cfg: GenerateConfig, jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path):

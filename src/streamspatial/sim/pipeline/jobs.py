@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.pipeline.stages import StageTimes
+from streamspatial.sim.pipeline.stretch import STRETCH, stretched
 from streamspatial.sim.qa.export import video_ref
 from streamspatial.sim.types import load_episode_meta, meta_path_for
 
@@ -86,6 +87,11 @@ def episode_name(kind: str, hs: int) -> str:
     return f"house-{hs:07d}-{kind}"
 
 
+def walk_frames(cfg: GenerateConfig, multiple: float = 1) -> int:
+    """Frames of a walk ``multiple`` times the length asked for (``.stretch``)."""
+    return max(1, round(cfg.minutes * 60 * multiple * cfg.fps))
+
+
 def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
     """Build one house and plan its walk with its events (or its spin probe): what
     :func:`render_walk` renders, and what the forecast (:mod:`.forecast`) reads before any
@@ -99,13 +105,20 @@ def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
     with times.stage("plan"):
         house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
         if kind == "walk":
-            traj = plan_trajectory(house, duration=cfg.minutes * 60, fps=cfg.fps, seed=cfg.seed)
-            if cfg.events and house.style == "textured":
+
+            def plan(multiple: float):
+                traj = plan_trajectory(
+                    house, duration=cfg.minutes * 60 * multiple, fps=cfg.fps, seed=cfg.seed
+                )
+                if not (cfg.events and house.style == "textured"):
+                    return traj, None
                 from streamspatial.sim.events.plan import plan_events
 
                 aspect = cfg.size[0] / cfg.size[1]
                 slot = cfg.walk_slot(hs)
-                traj, schedule = plan_events(house, traj, cfg.seed, aspect=aspect, slot=slot)
+                return plan_events(house, traj, cfg.seed, aspect=aspect, slot=slot)
+
+            (traj, schedule), _ = stretched(house, plan, stretch=cfg.stretch)
         else:
             from streamspatial.sim.walk.spin import spin_trajectory
 
@@ -195,10 +208,11 @@ def rendered(
         if not (video.is_file() and meta_path_for(video).is_file()):
             continue
         meta = load_episode_meta(video)
-        want = (hs, per_walk if kind == "walk" else spin_frames, cfg.fps, cfg.size)
+        lengths = [walk_frames(cfg, m) for m in (STRETCH if cfg.stretch else STRETCH[:1])]
+        want = (hs, lengths if kind == "walk" else [spin_frames], cfg.fps, cfg.size)
         size = (meta.intrinsics.width, meta.intrinsics.height)
         got = (meta.house.seed, len(meta.frames), meta.fps, size)
-        if got != want:
+        if got[0] != want[0] or got[1] not in want[1] or got[2:] != want[2:]:
             raise InputError(
                 f"--resume: {video} was rendered with other settings (house seed, frames, fps, "
                 f"size {got}; this run wants {want}); use a new --out or leave --resume out"

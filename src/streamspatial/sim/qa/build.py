@@ -11,7 +11,6 @@ per family by a :class:`~streamspatial.sim.qa.draft.LetterDealer` that lives as 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -149,12 +148,20 @@ class QuestionGenerator:
         return out
 
     def _offers(
-        self, fam: Family, ep: Episode, meta: EpisodeMeta, episode_id: str, *, pool: bool = False
+        self,
+        fam: Family,
+        ep: Episode,
+        meta: EpisodeMeta,
+        episode_id: str,
+        *,
+        pool: bool = False,
+        only: str | None = None,
     ) -> Iterator[tuple[str, list[Draft]]]:
         """The family's questions at seeded query frames, with their signatures.  A balanced
         family draws its answer class among those the balance admits now; for the ``pool``,
-        among all of them, at every frame."""
-        rng = random.Random(f"{self.seed}:{episode_id}:{fam.key}" + (":pool" if pool else ""))
+        at every frame, class ``only`` (None: any class)."""
+        stream = f"{self.seed}:{episode_id}:{fam.key}"
+        rng = random.Random(stream if not pool else f"{stream}:pool:{only or ''}")
         n = len(meta.frames)
         duration = n / meta.fps
         lo = min(n - 1, round(fam.min_history_s * meta.fps))
@@ -164,7 +171,11 @@ class QuestionGenerator:
         tries = BALANCED_TRIES if fam.key in BINS or fam.balanced or fam.timed else TRIES
         for k in cands if pool else cands[: want * tries]:
             when = time_bin((k + 0.5) / meta.fps, duration) if fam.timed else None
-            token = OPEN_CLASSES.set(None if pool else self._balance.admits(fam.key, when))
+            if pool:
+                admits = None if only is None else only.__eq__
+            else:
+                admits = self._balance.admits(fam.key, when)
+            token = OPEN_CLASSES.set(admits)
             try:
                 batch = fam.generate(ep, k, random.Random(rng.random()))
             finally:
@@ -200,16 +211,18 @@ class QuestionGenerator:
         classes = self._balance.classes.get(fam.key)
         want = self.per_family + self.reserve
         cap = want * (POOL_PER_CLASS if classes else POOL_OPEN)
-        have: Counter[str | None] = Counter()
         got: dict[str, list[Draft]] = {}
-        for sig, batch in self._offers(fam, ep, meta, episode_id, pool=True):
-            key = batch[-1].answer_class if classes else None
-            if sig in seen or sig in got or have[key] >= cap:
-                continue
-            have[key] += 1
-            got[sig] = batch
-            if all(have[c] >= cap for c in (classes or (None,))):
-                break
+        # A class at a time: drawn among all at each frame, a rare class is drawn at a
+        # fifth of its frames, and those then mostly find the same latest one.
+        for only in classes or (None,):
+            have = 0
+            for sig, batch in self._offers(fam, ep, meta, episode_id, pool=True, only=only):
+                if sig in seen or sig in got or (only and batch[-1].answer_class != only):
+                    continue
+                got[sig] = batch
+                have += 1
+                if have >= cap:
+                    break
         return list(got.items())
 
     def _take_round(
