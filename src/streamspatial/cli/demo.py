@@ -292,7 +292,6 @@ def run_demo(
         identity_turns=spin_turns,
         rooms=4,
         events=False,  # the demo's timings and numbers are checked as they are
-        stretch=False,
     )
     cfg.check()
     console.print(f"[1/3] generating {houses} houses × {minutes:g} min at {size[0]}x{size[1]}")

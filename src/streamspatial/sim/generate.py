@@ -74,8 +74,10 @@ class GenerateConfig:
     # for textured houses; the spin probe never has any.
     events: bool = True
     # Lengthen a walk that enters fewer rooms than the room-graph families need
-    # (.pipeline.stretch: up to three times --minutes); False keeps every walk as asked.
-    stretch: bool = True
+    # (.pipeline.stretch: up to three times ``minutes``).  Off here, so a walk is exactly as
+    # long as asked for whoever calls the library (tests, training data); ``sim generate``
+    # turns it on (``--stretch``, its default), building a benchmark of every family.
+    stretch: bool = False
 
     def walk_slot(self, house_seed: int) -> int:
         """A walk's place among this benchmark's walks (its house seed's index): where the
@@ -224,10 +226,12 @@ def _stretch_line(stretched: dict[str, float], walks: int, cfg: GenerateConfig) 
     """The notice that some walks were planned longer than asked, and why."""
     from streamspatial.sim.pipeline.stretch import ROOMS_WANTED
 
-    lengths = sorted({round(m * cfg.minutes, 2) for m in stretched.values()})
+    lengths = " or ".join(
+        f"{x:g}" for x in sorted({round(m * cfg.minutes, 2) for m in stretched.values()})
+    )
     return (
-        f"lengthened {len(stretched)} of {walks} walks to {' or '.join(f'{x:g}' for x in lengths)}"
-        f" minutes: at {cfg.minutes:g} they entered fewer than {ROOMS_WANTED} rooms, which OVO-S "
+        f"lengthened {len(stretched)} of {walks} walks to {lengths} minutes: at "
+        f"{round(cfg.minutes, 2):g} they entered fewer than {ROOMS_WANTED} rooms, which OVO-S "
         "Optimal Path, Rerouting and Topological Structure ask about (--no-stretch keeps them)"
     )
 

@@ -1,0 +1,65 @@
+"""Walks lengthened where they enter fewer rooms than the room-graph families need."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.pipeline.stretch import ROOMS_WANTED, STRETCH, rooms_entered, stretched
+from streamspatial.sim.walk.nav import plan_trajectory
+
+SECONDS = 8.0  # a walk this short enters one or two rooms of a six-room house
+
+
+def _plan(house):
+    return lambda m: (plan_trajectory(house, duration=SECONDS * m, fps=2.0, seed=1), m)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_the_first_length_that_enters_enough_rooms_is_kept(seed):
+    house = generate_house(seed, n_rooms=6, furniture="boxes")
+    plan = _plan(house)
+    rooms = {m: rooms_entered(house, plan(m)[0]) for m in STRETCH}
+    assert rooms[1] < ROOMS_WANTED  # the walk as asked is too short: it must be lengthened
+    (traj, tag), multiple = stretched(house, plan)
+    enough = [m for m in STRETCH if rooms[m] >= ROOMS_WANTED]
+    want = enough[0] if enough else max(STRETCH, key=lambda m: (rooms[m], -m))
+    assert multiple == want == tag
+    assert len(traj.poses) == round(SECONDS * want * 2.0)
+
+
+def test_without_stretch_the_walk_is_as_asked():
+    house = generate_house(11, n_rooms=6, furniture="boxes")
+    (traj, tag), multiple = stretched(house, _plan(house), stretch=False)
+    assert multiple == tag == 1 and len(traj.poses) == round(SECONDS * 2.0)
+
+
+def test_a_small_house_asks_only_for_its_rooms():
+    house = generate_house(11, n_rooms=2, furniture="boxes")
+    (traj, _), multiple = stretched(house, _plan(house))
+    assert rooms_entered(house, traj) == 2 or multiple == STRETCH[-1]
+
+
+def test_sim_generate_says_which_walks_it_lengthened(tmp_path):
+    pytest.importorskip("mujoco")
+    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.types import load_episode_meta
+
+    said: list[str] = []
+    cfg = GenerateConfig(
+        out=tmp_path, houses=1, seed=11, minutes=SECONDS / 60, size=(48, 36), fps=2.0,
+        rooms=6, furniture="boxes", per_family=1, prune=False, stretch=True,
+    )  # fmt: skip
+    result = generate_benchmark(cfg, notice=said.append)
+    (video,) = (tmp_path / "videos").rglob("*.mp4")
+    frames = len(load_episode_meta(video).frames)
+    multiple = frames / round(SECONDS * 2.0)
+    assert multiple in STRETCH[1:]
+    assert said[0].startswith(
+        f"lengthened 1 of 1 walks to {round(SECONDS * multiple / 60, 2):g} min"
+    )
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["stretched"] == {video.name.removesuffix(".mp4"): multiple}
+    assert result.items
