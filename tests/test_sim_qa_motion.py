@@ -21,7 +21,13 @@ from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
-from streamspatial.sim.qa.changes import _frame_after, _frame_before, object_trajectory
+from streamspatial.sim.qa.balance import OPEN_CLASSES
+from streamspatial.sim.qa.changes import (
+    _frame_after,
+    _frame_before,
+    object_trajectory,
+    quantity_change,
+)
 from streamspatial.sim.qa.motion import surface_change, surface_changes, visits
 from streamspatial.sim.qa.naming import plural
 from streamspatial.sim.qa.ovos_motion import (
@@ -247,3 +253,32 @@ def test_a_carry_is_read_at_the_frames_that_bracket_it():
     assert _frame_after(p, 58.4) == 584 and _frame_before(p, 58.4) == 584  # on a frame
     assert _frame_after(p, 0.1 * 3) == 3  # 0.30000000000000004 s is frame 3
     assert _frame_after(p, 99.0) == 599 and _frame_before(p, -1.0) == 0
+
+
+def test_a_change_is_asked_on_the_return_and_later(meta):
+    """Quantity Change Tracking asks "while I looked away" on the camera's return to the desk
+    (a mug gone, seen again from 21 s), and "the last time I looked away from it" once the
+    camera has turned from it (25-27 s), until the desk is seen again; the rules agent
+    answers both from the same two visits."""
+    ep = Episode(meta, min_pixels=1)
+    gen = QuestionGenerator(3, families=["ucs.quantity_change"])
+    agent = SceneGraphRulesAgent(
+        provider_factory=lambda it, m=meta: SimGroundTruth(m, key=m.video, min_pixels=1)
+    )
+    token = OPEN_CLASSES.set("-1".__eq__)
+    try:
+        asked = {t: quantity_change(ep, round(t * FPS), random.Random(0)) for t in range(14, 40)}
+    finally:
+        OPEN_CLASSES.reset(token)
+    when = {t: d[0].question.split("desk ")[-1] for t, d in asked.items() if d}
+    assert when == {
+        **dict.fromkeys(range(21, 25), "while I looked away?"),
+        **dict.fromkeys(range(25, 28), "the last time I looked away from it?"),
+    }
+    for t in (22, 26):
+        (draft,) = asked[t]
+        draft.meta["family"] = "ucs.quantity_change"
+        (it,) = gen._finish([draft], video=meta.video, episode_id="later")
+        assert correct_text(it) == "One mug was removed."
+        d = decide(agent, None, it, it.queries[0], Adapter())
+        assert extract_choice(d.text, it.letters) == it.queries[0].answer

@@ -1,7 +1,8 @@
 """UCS-Bench's dynamic-scene families (Table 7): Quantity Change Tracking, Object Trajectory.
 
 * Quantity Change Tracking — how many props of a kind were added to or removed from a surface
-  while the camera looked away (its previous and latest visits compared, :mod:`.motion`);
+  while the camera looked away (its previous and latest visits compared, :mod:`.motion`),
+  asked on the return or later ("the last time I looked away from it");
 * Object Trajectory — where a prop the person carried in view went: lifted from surface A,
   carried in a straight line to surface B,
   in B's room.  The prop is seen resting on A within 3 s before the lift and on B within
@@ -67,38 +68,38 @@ def quantity_class(c: Change) -> str | None:
 
 
 def _latest_change(ep: Episode, k: int, want: str, rng: random.Random):
-    p0 = whole_second(ep, k)
-    if p0 is None or not p0.dynamic:
+    """A surface's latest change of class ``want`` by the whole second of ``k``: between its
+    previous visit and its latest, which may have ended (the camera has looked away again
+    since); with whether the latest visit is on, or just was."""
+    p = whole_second(ep, k)
+    if p is None or not p.dynamic:
         return None
-    step = max(1, round(ep.fps))
-    for kk in range(p0.k, 0, -step):  # whole seconds, newest first
-        p = whole_second(ep, kk)
-        if p is None:
-            return None
-        done = ep.derived("changes", p.k, all_changes)
-        cands = [c for c in done if quantity_class(c) == want and c.last.end >= p.k - round(p.fps)]
-        if cands:
-            return p, rng.choice(cands)
-    return None
+    cands = [c for c in ep.derived("changes", p.k, all_changes) if quantity_class(c) == want]
+    if not cands:
+        return None
+    c = rng.choice(cands)
+    return p, c, c.last.end >= p.k - round(p.fps)
 
 
 @ucs_dynamic("quantity_change", QUANTITY, "Quantity Change Tracking", balanced=True)
 def quantity_change(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-    """How many props of a kind were added to or removed from a surface while I looked away."""
+    """How many props of a kind were added to or removed from a surface while I looked away:
+    on the return, or later about the last time I looked away from it (UCS-Bench asks the
+    count "during the event", whenever the question comes)."""
     want = draw_class(rng, QUANTITY_TEXT)
     got = _latest_change(ep, k, want, rng)
     if got is None:
         return []
-    p, c = got
+    p, c, now = got
     cat, cats = category_text(c.category), plural(c.category)
     choices = [t.format(cat=cat, cats=cats) for t, _ in QUANTITY_TEXT.values()]
     answer, open_answer = (t.format(cat=cat, cats=cats) for t in QUANTITY_TEXT[want])
+    when = "while I looked away" if now else "the last time I looked away from it"
     return [
         _draft(
             p,
             "quantity_change",
-            f"How many {cats} were added to or removed from the {name(p, c.surface)} while I "
-            f"looked away?",
+            f"How many {cats} were added to or removed from the {name(p, c.surface)} {when}?",
             answer,
             choices,
             p.spans(range(c.first.start, c.first.end + 1))
