@@ -7,14 +7,39 @@ import json
 import pytest
 
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.pipeline.stretch import ROOMS_WANTED, STRETCH, rooms_entered, stretched
+from streamspatial.sim.pipeline.stretch import (
+    GLANCES_WANTED,
+    ROOMS_WANTED,
+    STRETCH,
+    rooms_entered,
+    stretched,
+)
+from streamspatial.sim.schedule import Event, Schedule
 from streamspatial.sim.walk.nav import plan_trajectory
 
 SECONDS = 8.0  # a walk this short enters one or two rooms of a six-room house
 
 
-def _plan(house):
-    return lambda m: (plan_trajectory(house, duration=SECONDS * m, fps=2.0, seed=1), m)
+def _plan(house, glances=lambda m: None, seconds: float = SECONDS):
+    """A walk ``m`` times ``seconds`` long, with a schedule of ``glances(m)`` glance-backs
+    (None: a walk without events)."""
+
+    def plan(m):
+        n = glances(m)
+        events = () if n is None else tuple(_glance(10.0 * i) for i in range(n))
+        traj = plan_trajectory(house, duration=seconds * m, fps=2.0, seed=1)
+        return traj, None if n is None else Schedule(events=events)
+
+    return plan
+
+
+def _glance(t: float) -> Event:
+    detail = {"surface": 5, "category": "box", "before": 1, "after": 2}
+    return Event("added", t, t + 2.0, 1001 + int(t), 1, detail)  # type: ignore[arg-type]
+
+
+def _multiple(traj) -> float:
+    return len(traj.poses) / round(SECONDS * 2.0)
 
 
 @pytest.mark.parametrize("seed", [11, 12, 13])
@@ -23,23 +48,34 @@ def test_the_first_length_that_enters_enough_rooms_is_kept(seed):
     plan = _plan(house)
     rooms = {m: rooms_entered(house, plan(m)[0]) for m in STRETCH}
     assert rooms[1] < ROOMS_WANTED  # the walk as asked is too short: it must be lengthened
-    (traj, tag), multiple = stretched(house, plan)
+    (traj, _), multiple = stretched(house, plan)
     enough = [m for m in STRETCH if rooms[m] >= ROOMS_WANTED]
     want = enough[0] if enough else max(STRETCH, key=lambda m: (rooms[m], -m))
-    assert multiple == want == tag
-    assert len(traj.poses) == round(SECONDS * want * 2.0)
+    assert multiple == want == _multiple(traj)
 
 
 def test_without_stretch_the_walk_is_as_asked():
     house = generate_house(11, n_rooms=6, furniture="boxes")
-    (traj, tag), multiple = stretched(house, _plan(house), stretch=False)
-    assert multiple == tag == 1 and len(traj.poses) == round(SECONDS * 2.0)
+    (traj, _), multiple = stretched(house, _plan(house), stretch=False)
+    assert multiple == _multiple(traj) == 1
 
 
 def test_a_small_house_asks_only_for_its_rooms():
     house = generate_house(11, n_rooms=2, furniture="boxes")
     (traj, _), multiple = stretched(house, _plan(house))
     assert rooms_entered(house, traj) == 2 or multiple == STRETCH[-1]
+
+
+def test_a_walk_planning_too_few_glance_backs_is_lengthened():
+    """Rooms enough at every length (a two-room house): the glance-backs decide."""
+    house = generate_house(11, n_rooms=2, furniture="boxes")
+    assert rooms_entered(house, _plan(house, seconds=60.0)(1)[0]) == 2
+    plan = _plan(house, glances=lambda m: m - 1, seconds=60.0)  # 0, 1, 2 glance-backs
+    (traj, schedule), multiple = stretched(house, plan)
+    assert multiple == GLANCES_WANTED + 1 and len(schedule.events) == 2
+    assert len(traj.poses) == round(60.0 * multiple * 2.0)
+    few = _plan(house, glances=lambda m: 1, seconds=60.0)  # never enough: the shortest
+    assert stretched(house, few)[1] == 1
 
 
 def test_sim_generate_says_which_walks_it_lengthened(tmp_path):

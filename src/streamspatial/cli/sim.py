@@ -192,8 +192,10 @@ def generate(
         typer.Option(
             "--stretch/--no-stretch",
             help="Lengthen a walk (to two or three times --minutes) that enters fewer than four "
-            "rooms: OVO-S Optimal Path, Rerouting and Topological Structure ask about the rooms "
-            "walked through. The terminal and manifest.json (stretched) name such walks.",
+            "rooms (OVO-S Optimal Path, Rerouting and Topological Structure ask about the rooms "
+            "walked through) or plans fewer than two glance-backs (UCS Quantity Change "
+            "Tracking, OVO-S Change Detection). The terminal and manifest.json (stretched) "
+            "name such walks.",
         ),
     ] = True,
 ) -> None:

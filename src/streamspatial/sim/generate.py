@@ -73,10 +73,10 @@ class GenerateConfig:
     # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
     # for textured houses; the spin probe never has any.
     events: bool = True
-    # Lengthen a walk that enters fewer rooms than the room-graph families need
-    # (.pipeline.stretch: up to three times ``minutes``).  Off here, so a walk is exactly as
-    # long as asked for whoever calls the library (tests, training data); ``sim generate``
-    # turns it on (``--stretch``, its default), building a benchmark of every family.
+    # Lengthen a walk that enters fewer rooms, or plans fewer glance-backs, than the
+    # room-graph and change families need (.pipeline.stretch: up to three times ``minutes``).
+    # Off here, so a walk is exactly as long as asked for whoever calls the library (tests,
+    # training data); ``sim generate`` turns it on (``--stretch``, its default).
     stretch: bool = False
 
     def walk_slot(self, house_seed: int) -> int:
@@ -224,15 +224,17 @@ def generate_benchmark(
 
 def _stretch_line(stretched: dict[str, float], walks: int, cfg: GenerateConfig) -> str:
     """The notice that some walks were planned longer than asked, and why."""
-    from streamspatial.sim.pipeline.stretch import ROOMS_WANTED
+    from streamspatial.sim.pipeline.stretch import GLANCES_WANTED, ROOMS_WANTED
 
     lengths = " or ".join(
         f"{x:g}" for x in sorted({round(m * cfg.minutes, 2) for m in stretched.values()})
     )
     return (
         f"lengthened {len(stretched)} of {walks} walks to {lengths} minutes: at "
-        f"{round(cfg.minutes, 2):g} they entered fewer than {ROOMS_WANTED} rooms, which OVO-S "
-        "Optimal Path, Rerouting and Topological Structure ask about (--no-stretch keeps them)"
+        f"{round(cfg.minutes, 2):g} they entered fewer than {ROOMS_WANTED} rooms (OVO-S Optimal "
+        f"Path, Rerouting and Topological Structure ask about them) or planned fewer than "
+        f"{GLANCES_WANTED} glance-backs (UCS Quantity Change Tracking, OVO-S Change Detection); "
+        "--no-stretch keeps them"
     )
 
 
