@@ -99,3 +99,32 @@ def test_sim_generate_says_which_walks_it_lengthened(tmp_path):
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["stretched"] == {video.name.removesuffix(".mp4"): multiple}
     assert result.items
+
+
+class _Asked(Exception):
+    """Raised by the stand-in generation: the configuration the command built is all we read."""
+
+
+@pytest.mark.parametrize(
+    ("args", "want"),
+    [
+        ((), True),  # an evaluation benchmark asks every family
+        (("--split", "train"), False),  # training data is as long as asked
+        (("--split", "train", "--stretch"), True),
+        (("--no-stretch",), False),
+    ],
+)
+def test_sim_generate_stretches_evaluation_walks_by_default(monkeypatch, tmp_path, args, want):
+    import streamspatial.cli.sim as sim_cli
+    from streamspatial.cli import main
+
+    built = []
+
+    def capture(cfg, **kw):
+        built.append(cfg)
+        raise _Asked
+
+    monkeypatch.setattr(sim_cli, "run_generation", capture)
+    with pytest.raises(_Asked):
+        main(["sim", "generate", "--out", str(tmp_path / "b"), "--no-progress", *args])
+    assert built[0].stretch is want

@@ -188,16 +188,18 @@ def generate(
         ),
     ] = True,
     stretch: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--stretch/--no-stretch",
             help="Lengthen a walk (to two or three times --minutes) that enters fewer than four "
             "rooms (OVO-S Optimal Path, Rerouting and Topological Structure ask about the rooms "
             "walked through) or plans fewer than two glance-backs (UCS Quantity Change "
             "Tracking, OVO-S Change Detection). The terminal and manifest.json (stretched) "
-            "name such walks.",
+            "name such walks. Default: on for --split eval (a benchmark of every family), off "
+            "for --split train (training data as long as asked).",
+            show_default=False,
         ),
-    ] = True,
+    ] = None,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
     from streamspatial.sim.generate import GenerateConfig
@@ -207,6 +209,8 @@ def generate(
     # Each option is the GenerateConfig field of its name but these three: --size is parsed,
     # --spin-turns sets identity_turns and --no-progress is no setting of the benchmark.
     fields = {k: v for k, v in ctx.params.items() if k not in ("size", "spin_turns", "no_progress")}
+    if fields["stretch"] is None:  # an evaluation benchmark asks every family; training data
+        fields["stretch"] = split == "eval"  # is sized by the walks asked for
     cfg = GenerateConfig(**fields, size=parse_size(size), identity_turns=spin_turns)
     cfg.check()
     result = run_generation(cfg, progress=not no_progress)

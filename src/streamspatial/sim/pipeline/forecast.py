@@ -8,9 +8,10 @@ rarest), so an outcome no walk plans holds each of the others to one question: c
 (0 + 1) in all, whatever else the walks show.  An outcome planned once bounds nothing this
 simple: a change is asked at several query times (OVO-S 3.2.1 while the top is in view, UCS
 on the return and later): on the twenty one-minute walks of seed 8181, OVO-S 3.2.1 asked 62
-questions about 37 changes, up to four about one.  Object Trajectory asks a carry at every query time after it, so only a
-benchmark without carries is certain to leave it short.  Rendering and asking take most of a
-run; saying which family will fall short, and why, costs nothing once the walks are planned.
+questions about 37 changes, up to four about one.  Object Trajectory asks a carry at every
+query time after it, so only a benchmark without carries is certain to leave it short.
+Rendering and asking take most of a run; saying which family will fall short, and why, costs
+nothing once the walks are planned.
 (Families that end short for other reasons are named after the questions, in
 ``manifest.json`` ``shortfall``.)
 
