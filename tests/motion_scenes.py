@@ -85,6 +85,7 @@ def scene(
     floor_carry: bool = False,
     carry_back: bool = False,
     twin: bool = False,
+    ball: bool = False,
 ):
     """Camera at C facing table S (S2 beside it, S3 on the other side holding a prop that
     stays put): a person stands, then makes three moves in
@@ -94,7 +95,8 @@ def scene(
     appears on S while the camera looks away the first time.  ``floor_carry``: the cup is
     set down on the floor beside S2 instead of on S2.  ``carry_back``: at 38–41 s the cup is
     carried on, to the floor behind the camera (out of view).  ``twin``: a second prop of the
-    first one's kind, beside it, has the same change at the same time (two removed, say)."""
+    first one's kind, beside it, has the same change at the same time (two removed, say).
+    ``ball``: a ball comes to lie on S while the camera looks away the first time."""
     house = generate_house(seed, n_rooms=4)
     s, s2, s3 = surfaces(house)[:3]
     sx, sy = s.position[0], s.position[1]
@@ -170,6 +172,10 @@ def scene(
     if twin:
         spot = (sx - 0.2 * lx, sy - 0.2 * ly, top)
         actors.append(_change(1006, kinds[0], "orange", spot, shift, ch1, 18.0))
+    if ball:
+        spot = (sx + 0.2 * fx, sy - 0.2 * fy, top)
+        track = (Waypoint(0.0, spot, present=False), Waypoint(18.0, spot))
+        actors.append(Actor(1007, "ball", "ball", "red", (0.22, 0.22, 0.22), track))
     if second_change:
         spot = (sx + 0.2 * fx, sy + 0.2 * fy, top)
         actors.append(_change(1005, kinds[4], "yellow", spot, shift, "added", 18.0))

@@ -98,6 +98,15 @@ def test_change_on_the_surface_is_recomputed(meta):
     assert surface_change(ep.prefix(round(37 * FPS)), s) is None  # carried away in view
 
 
+def test_a_ball_on_the_surface_leaves_its_change_unasked():
+    """A ball is no prop, but it is on the top: "nothing changed" (or "a mug was removed",
+    as if nothing else had) would not be the whole truth, and the rules agent sees it."""
+    s = surfaces(scene().house)[0].instance_id
+    at = round(22 * FPS)
+    assert surface_change(Episode(scene(), min_pixels=1).prefix(at), s).cls == "removed"
+    assert surface_changes(Episode(scene(ball=True), min_pixels=1).prefix(at), s) == []
+
+
 def test_each_category_gets_its_own_change_when_several_happen():
     meta = scene(second_change=True)
     ep = Episode(meta, min_pixels=1)
