@@ -128,3 +128,29 @@ def test_sim_generate_stretches_evaluation_walks_by_default(monkeypatch, tmp_pat
     with pytest.raises(_Asked):
         main(["sim", "generate", "--out", str(tmp_path / "b"), "--no-progress", *args])
     assert built[0].stretch is want
+
+
+def test_resume_keeps_a_lengthened_walk_and_names_it(tmp_path):
+    """``--resume`` takes a walk an earlier run lengthened as that run's (the same pure
+    function of the seed), still names it, and refuses it where the run asks for no stretch."""
+    pytest.importorskip("mujoco")
+    from dataclasses import replace
+
+    from streamspatial.core.errors import InputError
+    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+
+    cfg = GenerateConfig(
+        out=tmp_path, houses=1, seed=11, minutes=SECONDS / 60, size=(48, 36), fps=2.0,
+        rooms=6, furniture="boxes", per_family=1, prune=False, stretch=True,
+    )  # fmt: skip
+    generate_benchmark(cfg)
+    first = json.loads((tmp_path / "manifest.json").read_text())["stretched"]
+    (video,) = (tmp_path / "videos").rglob("*.mp4")
+    mtime = video.stat().st_mtime_ns
+    said: list[str] = []
+    generate_benchmark(replace(cfg, resume=True), notice=said.append)
+    assert video.stat().st_mtime_ns == mtime  # kept, not rendered again
+    assert json.loads((tmp_path / "manifest.json").read_text())["stretched"] == first
+    assert said and said[0].startswith("lengthened 1 of 1 walks")
+    with pytest.raises(InputError, match=r"--resume: .*rendered with other settings"):
+        generate_benchmark(replace(cfg, resume=True, stretch=False))

@@ -29,7 +29,15 @@ from typing import Literal
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
 from streamspatial.sim.pipeline.executors import StageProgress, plan_all, run_local
-from streamspatial.sim.pipeline.jobs import Job, Plan, Work, episode_name, groups_of, rendered
+from streamspatial.sim.pipeline.jobs import (
+    Job,
+    Plan,
+    Work,
+    episode_name,
+    groups_of,
+    rendered,
+    walk_frames,
+)
 from streamspatial.sim.pipeline.stages import StageTimes
 from streamspatial.sim.types import load_episode_meta
 
@@ -174,7 +182,7 @@ def generate_benchmark(
     jobs: list[Job] = [("walk", hs) for hs in seeds]
     if cfg.identity_turns:
         jobs.append(("spin", seeds[0]))
-    per_walk = max(1, round(cfg.minutes * 60 * cfg.fps))
+    per_walk = walk_frames(cfg)
     per_spin = spin_frames(cfg.identity_turns, cfg.fps) if cfg.identity_turns else 0
 
     def frames_of(job: Job) -> int:
@@ -187,10 +195,11 @@ def generate_benchmark(
     times = StageTimes()
     steps = StageProgress(progress, len(todo), sum(map(frames_of, todo)), len(jobs))
     plans = plan_all(cfg, todo, sum(map(frames_of, todo)), steps, times)
+    walks = _walks(jobs, plans, frames_dir)
     planned = {job: len(plan[1].poses) for job, plan in plans.items()}
     steps.frames = sum(planned.values())
-    stretched = {episode_name(*j): n / per_walk for j, n in planned.items() if n > per_walk}
-    ahead = _forecast(cfg, jobs, plans, frames_dir)
+    stretched = {episode_name(*j): n / per_walk for j, (n, _) in walks.items() if n > per_walk}
+    ahead = _forecast(cfg, [schedule for _, schedule in walks.values()])
     lines = [_stretch_line(stretched, len(seeds), cfg)] if stretched else []
     for line in lines + [f"will fall short: {f.line()}" for f in ahead]:
         if notice is not None:
@@ -238,22 +247,29 @@ def _stretch_line(stretched: dict[str, float], walks: int, cfg: GenerateConfig) 
     )
 
 
-def _forecast(cfg: GenerateConfig, jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path):
-    """The families the planned walks (and those already rendered) will leave short."""
+def _walks(jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path) -> dict[Job, tuple]:
+    """Every walk's frames and event schedule: as planned by this run, or as rendered by an
+    earlier one (``--resume``), so the walks it lengthened are named too."""
+    out: dict[Job, tuple] = {}
+    for job in jobs:
+        if job[0] != "walk":
+            continue
+        if job in plans:
+            out[job] = (len(plans[job][1].poses), plans[job][2])
+        else:
+            meta = load_episode_meta(frames_dir / f"{episode_name(*job)}.mp4")
+            out[job] = (len(meta.frames), meta.schedule)
+    return out
+
+
+def _forecast(cfg: GenerateConfig, schedules: list):
+    """The families the walks' planned events (one schedule a walk, None without events)
+    will leave short."""
     from streamspatial.sim.pipeline.forecast import NEED, forecast
     from streamspatial.sim.qa import FAMILIES
 
     if not (cfg.events and cfg.furniture == "catalog"):
         return []  # no events: the dynamic families are not asked
-    schedules = []
-    for job in jobs:
-        if job[0] != "walk":
-            continue
-        if job in plans:
-            schedules.append(plans[job][2])
-        else:  # rendered by an earlier run (--resume)
-            video = frames_dir / f"{episode_name(*job)}.mp4"
-            schedules.append(load_episode_meta(video).schedule)
     # what was asked, up to what the stress test needs to judge a task
     return forecast(schedules, FAMILIES, need=min(NEED, cfg.per_family * len(schedules)))
 
