@@ -118,3 +118,27 @@ def test_damaged_files_are_still_recognised(tmp_path):
     array = tmp_path / "ucs.json"
     array.write_text((FIXTURES / "ucs_questions.json").read_text()[:700])  # cut mid-array
     assert detect_format(array) == "ucs"
+
+
+def test_every_benchmark_declares_its_decoding_with_a_source():
+    from streamspatial.bench.base import GenerationSettings
+    from streamspatial.bench.registry import ADAPTERS
+
+    for name, adapter in ADAPTERS.items():
+        gen = adapter.generation
+        assert isinstance(gen, GenerationSettings), name
+        assert gen.source.strip(), f"{name}: decoding without a source"
+        assert gen.max_tokens is not None and gen.max_tokens >= 1, name
+        assert gen.temperature is None or gen.temperature >= 0, name
+    # OVO-S-Bench App. G.2, and VSI-SUPER's task yaml
+    assert ADAPTERS["ovos"].generation.fields() == {
+        "temperature": 0.0,
+        "max_tokens": 1024,
+        "top_p": None,
+    }
+    assert ADAPTERS["ovos"].generation.source.startswith("OVO-S-Bench App. G.2")
+    assert ADAPTERS["vsisuper"].generation.fields() == {
+        "temperature": 0.0,
+        "max_tokens": 16,
+        "top_p": None,
+    }

@@ -40,6 +40,41 @@ class ScoringSpec:
     official: str | None = None
 
 
+@dataclass(frozen=True)
+class GenerationSettings:
+    """A benchmark's official decoding, as plain values with where they are written.
+
+    What a run sends by default (``run``, ``sweep``, ``evaluate``): a flag, a per-model
+    ``sampling:`` entry or a thinking model's recipe override it field by field.  A field left
+    ``None`` is not sent, as the benchmark's official code does not send it (the server's own
+    default holds).  Plain values, not the models' request type: ``bench`` imports no model
+    code.  ``temperature`` 0 is greedy decoding.
+    """
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    source: str = ""
+
+    def fields(self) -> dict[str, float | int | None]:
+        """The decoding fields by name (``temperature``, ``max_tokens``, ``top_p``)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                "top_p": self.top_p}  # fmt: skip
+
+
+# The papers' protocol for a benchmark whose official code fixes no decoding of its own:
+# greedy with a 1,024-token cap (OVO-S-Bench App. G.2, the non-reasoning baseline).
+PAPERS_PROTOCOL = "OVO-S-Bench App. G.2: greedy, 1,024-token cap"
+
+
+def papers_protocol(why: str) -> GenerationSettings:
+    """Greedy with 1,024 tokens (:data:`PAPERS_PROTOCOL`), for a benchmark that publishes no
+    decoding of its own; ``why`` says so."""
+    return GenerationSettings(
+        temperature=0.0, max_tokens=1024, source=f"{why}; the papers' protocol, {PAPERS_PROTOCOL}"
+    )
+
+
 @dataclass
 class LoadResult:
     items: list[Item] = field(default_factory=list)
@@ -121,8 +156,9 @@ class BenchmarkAdapter(ABC):
     Besides reading and prompting, an adapter carries how its benchmark is *presented*, so
     no report, demo or server branches on benchmark names: ``title`` (as its paper names it),
     ``short_title`` (a narrow column), ``headline_metric`` (the one number a summary shows),
-    ``figures`` (report figures that apply to it beyond the common ones) and ``scoring`` (how
-    answers are scored and which results table lays them out).
+    ``figures`` (report figures that apply to it beyond the common ones), ``scoring`` (how
+    answers are scored and which results table lays them out) and ``generation`` (its official
+    decoding, :class:`GenerationSettings`, sent by default).
 
     ``--format auto`` recognises a file by the field names of its first record (or its parquet
     columns): it must have every key of ``keys_all`` and, when ``keys_any`` is not empty, at
@@ -136,6 +172,7 @@ class BenchmarkAdapter(ABC):
     headline_metric: ClassVar[str] = "Overall"
     figures: ClassVar[tuple[str, ...]] = ()
     scoring: ClassVar[ScoringSpec]
+    generation: ClassVar[GenerationSettings]
     keys_all: ClassVar[frozenset[str]]
     keys_any: ClassVar[frozenset[str]] = frozenset()
 

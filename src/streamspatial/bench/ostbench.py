@@ -31,6 +31,7 @@ from .base import (
     BenchmarkAdapter,
     Dialogue,
     DialogueTurn,
+    GenerationSettings,
     LoadResult,
     PromptOptions,
     ScoringSpec,
@@ -58,6 +59,11 @@ class OSTBenchAdapter(BenchmarkAdapter):
     title = "OST-Bench"
     short_title = "OST"
     scoring = ScoringSpec(table="ostbench", official=OFFICIAL_SCORER)
+    generation = GenerationSettings(
+        max_tokens=1000,
+        source="rbler1234/OST-Bench models/utils/openai_api.py: max_tokens 1000, no temperature "
+        "(the server's own)",
+    )
 
     keys_all = frozenset({"scan_id", "new_observations", "user_message"})
 

@@ -29,7 +29,7 @@ from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPo
 from ._files import read_json_records, write_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row, check_number, check_time
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 # inference.py's three modes and their tasks, in the order OVO-Bench's Table 2 prints them.
 MODES: dict[str, tuple[str, ...]] = {
@@ -78,6 +78,13 @@ class OVOBenchAdapter(BenchmarkAdapter):
     short_title = "OVO"
     headline_metric = "Total Avg."
     scoring = ScoringSpec(number_metric="exact", table="ovobench", official=OFFICIAL_SCORER)
+    generation = GenerationSettings(
+        temperature=0.1,
+        top_p=0.001,
+        max_tokens=256,
+        source="JoeLeelyf/OVO-Bench models/QWen2VL.py (its vLLM path): temperature 0.1, top_p "
+        "0.001, max_tokens 256",
+    )
 
     keys_all = frozenset({"id", "task", "video"})
     keys_any = frozenset({"gt", "test_info"})

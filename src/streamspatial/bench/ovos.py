@@ -43,7 +43,7 @@ from ._items import (
     options_from_map,
 )
 from ._rows import Row, check_time, decode_json_text
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 # The columns of the release's schema (data/README.md of the official repository).
 COLUMNS = (
@@ -69,6 +69,11 @@ class OvosAdapter(BenchmarkAdapter):
     title = "OVO-S-Bench"
     short_title = "OVO-S"
     scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)
+    generation = GenerationSettings(
+        temperature=0.0,
+        max_tokens=1024,
+        source="OVO-S-Bench App. G.2: greedy, 1,024-token cap (models without a thinking mode)",
+    )
 
     keys_all = frozenset({"query_times", "task_subcategory", "answers"})
 

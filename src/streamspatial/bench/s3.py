@@ -31,7 +31,7 @@ from . import prompts
 from ._files import read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, evidence_before
 from ._rows import Row
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, papers_protocol
 from .tasks import S3_GENERATED_TASKS, S3_TASKS
 
 PREV_ANSWER = "{prev_answer}"
@@ -97,6 +97,7 @@ class S3Adapter(BenchmarkAdapter):
     title = "S3-Bench"
     short_title = "S3"
     scoring = ScoringSpec(table="s3")
+    generation = papers_protocol("S3-Bench publishes no decoding setting")
 
     keys_all = frozenset({"task", "format", "query_time", "answer", "video"})
 

@@ -34,7 +34,7 @@ from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPo
 from ._files import read_json_array, write_json_array
 from ._items import IdRegistry, build_item
 from ._rows import Row
-from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec, papers_protocol
 from .tasks import primitive_of
 
 REAL, OMNI, SQA, PROACTIVE = "real", "omni", "sqa", "proactive"
@@ -97,6 +97,10 @@ class StreamingBenchAdapter(BenchmarkAdapter):
     short_title = "StrB"
     headline_metric = "total"
     scoring = ScoringSpec(number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER)
+    generation = papers_protocol(
+        "StreamingBench fixes no decoding for all models (src/model/*: each model's own, e.g. "
+        "MiniCPM-o samples at 0.5)"
+    )
 
     keys_all = frozenset({"questions", "video_path"})
 

@@ -34,7 +34,7 @@ from . import prompts
 from ._files import read_json_records
 from ._items import IdRegistry, build_item, evidence_before, interval, options_from_map
 from ._rows import Row, parse_hms
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 UNKNOWN = "unknown"
 # Which released shape an item came from: the official script that reads that shape scores it.
@@ -53,6 +53,12 @@ class UCSAdapter(BenchmarkAdapter):
         number_metric="exact",
         table="ucs",
         official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",
+    )
+    generation = GenerationSettings(
+        temperature=0.0,
+        max_tokens=16,
+        source="cocowy1/UCS-Bench examples/evaluate_ucsbench_vlm.py: temperature 0.0, max_tokens "
+        "16 (UCS-Bench App. C: deterministic decoding)",
     )
 
     keys_all = frozenset({"video_uid"})

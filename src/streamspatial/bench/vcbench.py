@@ -27,7 +27,14 @@ from . import prompts
 from ._files import read_jsonl, write_jsonl
 from ._items import IdRegistry, build_item, interval
 from ._rows import Row, check_number, check_time
-from .base import TRAJECTORIES, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import (
+    TRAJECTORIES,
+    BenchmarkAdapter,
+    GenerationSettings,
+    LoadResult,
+    PromptOptions,
+    ScoringSpec,
+)
 
 SUBCATEGORIES = {
     "O1": ("O1-Snap", "O1-Delta"),
@@ -54,6 +61,11 @@ class VCBenchAdapter(BenchmarkAdapter):
         number_metric="gpa",
         table="vcbench",
         official="buaa-colalab/VCBench eval/unify_results.py + eval/compute_metrics.py",
+    )
+    generation = GenerationSettings(
+        temperature=0.0,
+        max_tokens=128,
+        source="buaa-colalab/VCBench eval/demo_gemini.py: temperature 0, max_output_tokens 128",
     )
 
     keys_all = frozenset({"counting_subtype"})

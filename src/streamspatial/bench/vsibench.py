@@ -23,7 +23,7 @@ from . import prompts
 from ._files import read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
 NUMERIC_TYPES = (
@@ -42,6 +42,12 @@ class VSIBenchAdapter(BenchmarkAdapter):
     scoring = ScoringSpec(
         table="vsibench",
         official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
+    )
+    generation = GenerationSettings(
+        temperature=0.0,
+        max_tokens=16,
+        source="lmms-eval tasks/vsibench/_default_template_yaml generation_kwargs: "
+        "max_new_tokens 16, temperature 0, do_sample false",
     )
 
     keys_all = frozenset({"scene_name", "ground_truth", "question_type"})

@@ -25,7 +25,7 @@ from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 from ._files import read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row, check_number, check_time
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec
+from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 from .vsibench import QUERY_AT_END
 
 RECALL, COUNT = "Recall", "Count"
@@ -42,6 +42,12 @@ class VSISuperAdapter(BenchmarkAdapter):
     title = "VSI-SUPER"
     short_title = "VSI-S"
     scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
+    generation = GenerationSettings(
+        temperature=0.0,
+        max_tokens=16,
+        source="cambrian-s lmms-eval tasks cambrians_vsr, cambrians_vsc yaml generation_kwargs: "
+        "max_new_tokens 16, temperature 0, do_sample false",
+    )
 
     keys_all = frozenset({"video_path", "question"})
     keys_any = frozenset({"type", "split"})
