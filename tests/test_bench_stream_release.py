@@ -239,3 +239,14 @@ def test_sim_export_writes_a_generated_benchmark_in_both_formats(capsys, tmp_pat
     assert detect_format(generated / "ovo_bench_new.json") == "ovobench"
     rc, out = cli(capsys, "sim", "export", tmp_path, "--format", "ovobench")
     assert rc == 2 and "items.jsonl: not found" in out
+
+
+def test_polling_times_stop_at_the_ground_truth_and_the_query_time() -> None:
+    from streamspatial.bench.base import Polling
+
+    poll = Polling(start=2.0, until=9.0, probe="p", answer="a")
+    assert poll.times(9.0) == [3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    assert poll.times(6.5) == [3.0, 4.0, 5.0, 6.0]  # never past the query time
+    assert poll.window_start == 2.0
+    alerting = Polling(start=0.0, until=2.0, probe="p", every=0.5, shown_from=0.0)
+    assert alerting.times(2.0) == [0.5, 1.0, 1.5, 2.0] and alerting.answer is None

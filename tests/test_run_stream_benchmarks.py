@@ -271,11 +271,14 @@ def test_streamingbench_sqa_official_history_only_on_request(capsys, tmp_path, s
 
 
 def test_streamingbench_proactive_polls_every_second(capsys, tmp_path, sb_release) -> None:
+    """The benchmark selects its polling protocol: no flag; an agent that cannot poll is
+    refused with one line and no run folder."""
     data = sb_release / "questions_proactive.json"
     with FakeOpenAIServer(sb_answer, fps=fx.FPS) as server:
+        rc, _, err = run(capsys, server, data, sb_release, tmp_path / "f", "--agent", "folding")
+        assert rc == 2 and "--agent folding cannot do" in err and len(err.splitlines()) == 1
+        assert not (tmp_path / "f").exists() and not server.requests
         rc, _, err = run(capsys, server, data, sb_release, tmp_path / "p")
-        assert rc == 2 and "--agent proactive" in err  # the policy agent cannot poll
-        rc, _, err = run(capsys, server, data, sb_release, tmp_path / "p", "--agent", "proactive")
         requests = list(server.requests)
     assert rc == 0, err
     records = assert_causal(requests, tmp_path / "p")

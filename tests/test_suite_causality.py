@@ -46,7 +46,6 @@ AGENT_OPTIONS: dict[str, dict[str, Any]] = {
     "spatial-caption": {},
     "scene-graph": {"perception": "classical"},
     "scene-graph-rules": {"perception": "classical"},
-    "proactive": {},  # polls proactive items only (its own canary: test_run_stream_benchmarks)
 }
 
 

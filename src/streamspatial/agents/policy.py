@@ -7,7 +7,9 @@ options (each after "Option A:"), then the benchmark's own prompt (G.5/G.6: ever
 exactly the same text, only the images differ).
 
 A benchmark whose items are turns of a dialogue (OST-Bench) fixes the frames instead: each
-turn's chat re-sends the earlier turns with the model's own replies (:mod:`.dialogue`).
+turn's chat re-sends the earlier turns with the model's own replies (:mod:`.dialogue`).  One
+whose items are polled (StreamingBench's Proactive Output) says so too, and those items are
+asked by its polling loop (:mod:`.polling`): the benchmark selects the protocol, not a flag.
 
 ``scorer="official"`` sends what the benchmark's official code sends instead: frames chosen
 by its sampling code, no time captions (its requests carry the images alone), and its prompt
@@ -24,8 +26,9 @@ from streamspatial.bench.registry import ADAPTERS
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
 
-from .contract import Agent, AgentOptions, Ask, QueryContext, VideoStream
+from .contract import Agent, AgentOptions, Answer, Ask, QueryContext, VideoStream
 from .dialogue import dialogue_frames, dialogue_request
+from .polling import polled, polling_frames, run_polling
 from .requests import option_image_parts
 
 TEXT_ONLY = ("none", "text-only", "text")
@@ -35,6 +38,7 @@ class PolicyAgent(Agent):
     """Shows the model the frames a sampling policy picks from the prefix."""
 
     name: ClassVar[str] = "policy"
+    polls: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -76,6 +80,9 @@ class PolicyAgent(Agent):
     def frames_needed(self, item: Item, query: QueryPoint, stream: VideoStream) -> Sequence[int]:
         if self.text_only or stream.n_frames <= 0:
             return []
+        poll = polled(item)
+        if poll is not None:  # the benchmark polls it: one frame a second of its window
+            return polling_frames(poll, query, stream)
         from streamspatial.video.policies import select_frames
         from streamspatial.video.prefix import query_frame_index
 
@@ -89,7 +96,11 @@ class PolicyAgent(Agent):
         )
         return sorted({int(i) for i in picked})
 
-    async def decide(self, ctx: QueryContext) -> Ask:
+    async def decide(self, ctx: QueryContext) -> Ask | Answer:
+        poll = ctx.adapter.polling(ctx.item)
+        if poll is not None:  # text only: polled all the same, with no frames (a blind row)
+            captions = self.scorer != "official"
+            return await run_polling(ctx, poll, params=self.params, captions=captions)
         dialogue = ctx.adapter.dialogue(ctx.item)
         if dialogue is not None and not self.text_only and ctx.view is not None:
             prompt = ctx.prompt(variant=self.variant, scorer=self.scorer)

@@ -75,7 +75,6 @@ _BUILTIN = (
     ),
     AgentEntry("folding", "streamspatial.agents.folding:FoldingAgent"),
     AgentEntry("spatial-caption", "streamspatial.agents.spatial_caption:SpatialCaptionAgent"),
-    AgentEntry("proactive", "streamspatial.agents.proactive:ProactiveAgent"),
 )
 _REGISTRY: dict[str, AgentEntry] = {e.name: e for e in _BUILTIN}
 _PLUGINS_LOADED = False

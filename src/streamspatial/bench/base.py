@@ -114,14 +114,38 @@ class Dialogue:
 
 @dataclass(frozen=True)
 class Polling:
-    """A proactive item (StreamingBench's Proactive Output): from ``start``, each whole second
-    ``t`` up to ``until`` the model is shown ``[start, t]`` and asked ``probe``; on a reply
-    containing "yes" it is asked ``answer`` at that same time, and polling stops."""
+    """A proactive item, asked by polling rather than once (StreamingBench's Proactive Output).
+
+    A benchmark declares it per item (:meth:`BenchmarkAdapter.polling`), as it declares a
+    dialogue, and whatever agent runs the item follows it: at each time ``start + every``,
+    ``start + 2·every``, … up to ``until`` (never past the query time) the model is shown the
+    frames of ``[shown_from, t]`` (``shown_from`` None: ``start``) and asked ``probe``; on a
+    reply containing "yes" (any case) it is asked ``answer`` at that same time (when there is
+    one), and polling stops unless ``stop_at_yes`` is False (then every "yes" is recorded and
+    polling goes on, as alerting benchmarks count each alert).
+    """
 
     start: float
     until: float
     probe: str
-    answer: str
+    answer: str | None = None
+    every: float = 1.0
+    shown_from: float | None = None
+    stop_at_yes: bool = True
+
+    @property
+    def window_start(self) -> float:
+        """Where every poll's frames begin."""
+        return self.start if self.shown_from is None else self.shown_from
+
+    def times(self, t_q: float) -> list[float]:
+        """The poll times, in order, none after ``until`` or ``t_q``."""
+        out: list[float] = []
+        k = 1
+        while (t := self.start + k * self.every) <= min(self.until, t_q) + 1e-9:
+            out.append(round(t, 6))
+            k += 1
+        return out
 
 
 # Report figures a benchmark may list in ``BenchmarkAdapter.figures`` (beyond those every
@@ -238,5 +262,6 @@ class BenchmarkAdapter(ABC):
         return None
 
     def polling(self, item: Item) -> Polling | None:
-        """How a proactive item is polled (StreamingBench Proactive Output), else None."""
+        """How a proactive item is polled (StreamingBench Proactive Output), else None: the
+        benchmark's declaration, which every run follows without a flag (``agents.polling``)."""
         return None

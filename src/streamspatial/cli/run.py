@@ -63,9 +63,9 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[
             str | None,
             typer.Option(
-                help="Agent building the inputs: policy (default), scene-graph, "
-                "scene-graph-rules, folding, spatial-caption, proactive (StreamingBench's "
-                "proactive items, polled every second)."
+                help="Agent building the inputs: policy (default; it also polls the items a "
+                "benchmark asks by polling, StreamingBench's proactive ones), scene-graph, "
+                "scene-graph-rules, folding, spatial-caption."
             ),
         ] = None,
         fold_every: Annotated[

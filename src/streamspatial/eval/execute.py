@@ -141,13 +141,14 @@ def check_model(cfg: RunConfig) -> None:
 
 
 def _check_polling(adapter: BenchmarkAdapter, items: list[Item], agent: Any, name: str) -> None:
-    """Items asked by polling (StreamingBench's proactive output) need an agent that polls."""
+    """Items the benchmark asks by polling (StreamingBench's proactive output) need an agent
+    that polls; the default one does (the benchmark selects the protocol)."""
     polled = [it for it in items if adapter.polling(it) is not None]
     if polled and not agent.polls:
         raise StreamspatialError(
             f"{adapter.title}: {len(polled)} item(s) (e.g. {polled[0].id}, "
-            f"{polled[0].task.task}) are polled every second until the model answers: run "
-            f"them with --agent proactive, not --agent {name}"
+            f"{polled[0].task.task}) are polled until the model answers, which --agent {name} "
+            "cannot do; leave --agent out (the default agent polls them)"
         )
 
 
