@@ -167,6 +167,38 @@ def streamingbench_real() -> list[dict[str, Any]]:
     ]
 
 
+def streamingbench_omni() -> list[dict[str, Any]]:
+    """``questions_omni.json``'s shape (the real-time file's): two omni-source questions and
+    the two contextual tasks that the release files in the omni file too."""
+
+    def q(task: str, question: str, stamp: str, answer: str) -> dict[str, Any]:
+        return {
+            "task_type": task,
+            "question": question,
+            "time_stamp": stamp,
+            "answer": answer,
+            "options": ["A. happy.", "B. sad.", "C. the radio.", "D. nobody."],
+            "required_ability": "working memory",
+        }
+
+    return [
+        {
+            "video_path": "./videos/sample_1_real.mp4",
+            "questions": [
+                q("Emotion Recognition", "How does the speaker feel?", "00:00:04", "A"),
+                q("Source Discrimination", "Who is speaking?", "00:00:06", "C"),
+            ],
+        },
+        {
+            "video_path": "./videos/sample_2_real.mp4",
+            "questions": [
+                q("Misleading Context Understanding", "What did I say was red?", "00:00:05", "B"),
+                q("Anomaly Context Understanding", "What was odd just now?", "00:00:08", "D"),
+            ],
+        },
+    ]
+
+
 def streamingbench_sqa() -> list[list[dict[str, Any]]]:
     """One dialogue of three questions whose options lack "A." prefixes."""
 

@@ -221,8 +221,8 @@ def test_streamingbench_real_and_sqa(capsys, tmp_path, sb_release) -> None:
                 q["m"] = replies[f"{n}-{k}"]
         official = ref.count_py(data, "real", "m")
         got = scores(capsys, tmp_path / "real")["headline"]
-        assert got == {k: v["accuracy"] for k, v in official.items()}
-        assert "total" in got
+        named = {("real total" if k == "total" else k): v["accuracy"] for k, v in official.items()}
+        assert got == named and "real total" in got
         server.requests.clear()
         rc, _, err = run(
             capsys,
@@ -240,6 +240,34 @@ def test_streamingbench_real_and_sqa(capsys, tmp_path, sb_release) -> None:
     assert "Options: A. red, B. green, C. blue, D. white; Answer: B;" in sqa[1].text
     assert "At timestamp 00:00:02" in sqa[2].text and "Answer: A;" not in sqa[2].text
     assert "contextual information" not in sqa[0].text
+
+
+def test_streamingbench_omni_file_is_counted_as_one_file(capsys, tmp_path) -> None:
+    """``questions_omni.json`` holds omni-source and contextual tasks; count.py run on it
+    prints one total over the whole file, and so does the official table."""
+    root = tmp_path / "src"
+    fx.write_videos(root, fx.STREAMING_VIDEOS)
+    data = fx.write_json(root / "questions_omni.json", fx.streamingbench_omni())
+
+    def omni_answer(req: RecordedRequest) -> str:  # right on the omni tasks only
+        return "A" if "feel" in req.text else "C" if "speaking" in req.text else "A"
+
+    with FakeOpenAIServer(omni_answer, fps=fx.FPS) as server:
+        rc, _, err = run(capsys, server, data, root, tmp_path / "omni", "--policy", "uniform-4")
+    assert rc == 0, err
+    questions = fx.streamingbench_omni()
+    replies = {r.item_id: r.raw_output for r in read_records(tmp_path / "omni" / PREDICTIONS)}
+    for n, entry in enumerate(questions):
+        for k, q in enumerate(entry["questions"]):
+            q["m"] = replies[f"{n}-{k}"]
+    official = ref.count_py(questions, "omni", "m")
+    report = scores(capsys, tmp_path / "omni")
+    got = report["headline"]
+    assert got["omni total"] == official["total"]["accuracy"] == 0.5
+    assert "total" not in got and "real total" not in got
+    assert {r["file"] for r in report["table"]["rows"]} == {"omni"}
+    paper = scores(capsys, tmp_path / "omni", "--scorer", "paper")["headline"]
+    assert paper["Omni-Source Understanding"] == 1.0 and paper["Contextual Understanding"] == 0.0
 
 
 def test_streamingbench_sqa_official_history_only_on_request(capsys, tmp_path, sb_release):

@@ -15,9 +15,12 @@ folder as ``--videos``.  Prompts are the repository's templates; options without
 prefixes are lettered as the official code letters them.
 
 An item's task labels: ``level`` the file kind (``real``, ``omni``, ``sqa``, ``proactive`` —
-the official counter scores each file its own way), ``category`` StreamingBench's (Real-Time
-Visual Understanding, Omni-Source Understanding, Contextual Understanding), ``task`` the
-question's ``task_type``.
+the official counter is run on each file and scores it its own way), ``category``
+StreamingBench's (Real-Time Visual Understanding, Omni-Source Understanding, Contextual
+Understanding), ``task`` the question's ``task_type``.  The kind is the file's: the name it was
+read from (``questions_omni.json`` is omni, its contextual questions included), since the real
+and omni files have the same shape; SQA's nesting and proactive questions' fields say so too,
+and a multiple-choice file of another name is counted as one real-time file.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ PROACTIVE_PROMPT = (
 PROBE = '{} Is it the right time to output "{}"? You can only answer yes or no.'
 OFFICIAL_SCORER = "THUNLP-MT/StreamingBench src/data/count.py"
 _LETTERED = re.compile(r"^[A-Z]\.")
+_FILE_KIND = re.compile(r"^questions_(real|omni|sqa|proactive)(?=[._])")
 
 
 class StreamingBenchAdapter(BenchmarkAdapter):
@@ -110,12 +114,13 @@ class StreamingBenchAdapter(BenchmarkAdapter):
         if _is_sqa(path):
             _load_sqa(path, result, ids)
             return result
+        choice_kind = OMNI if file_kind(path) == OMNI else REAL
         for n, (loc, entry) in enumerate(read_json_array(path, result.problems)):
             row = Row(entry, str(path), loc, result.problems)
             for k, q in _questions(row):
                 qrow = Row(q, str(path), f"{loc}, questions[{k}]", result.problems, f"{n}-{k}")
-                proactive = "ground_truth_time_stamp" in q
-                item = _item(qrow, ids, f"{n}-{k}", row, PROACTIVE if proactive else None)
+                kind = PROACTIVE if "ground_truth_time_stamp" in q else choice_kind
+                item = _item(qrow, ids, f"{n}-{k}", row, kind)
                 result.add(item, qrow.location)
         return result
 
@@ -159,6 +164,12 @@ def _letter(turn: dict[str, Any], answer: str | None) -> str:
     return answer
 
 
+def file_kind(path: Path) -> str | None:
+    """The kind a release file's name says (``questions_omni.json`` → ``omni``), else None."""
+    m = _FILE_KIND.match(path.name)
+    return m.group(1) if m else None
+
+
 def official_seconds(text: str) -> int | None:
     """``sum(int(x) * 60 ** i for i, x in enumerate(reversed(t.split(":"))))``; None where the
     official code would raise."""
@@ -194,7 +205,7 @@ def _category(kind: str, task: str) -> str:
     return OMNI_CATEGORY if task in OMNI_TASKS else REALTIME_CATEGORY
 
 
-def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str | None) -> Item | None:
+def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str) -> Item | None:
     ids.check(row, "id", item_id)
     task = row.str("task_type")
     question = row.str("question")
@@ -220,7 +231,7 @@ def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str | None)
 
 
 def _choice_fields(
-    row: Row, task: str | None, t: int | None, stamp: str | None, kind: str | None
+    row: Row, task: str | None, t: int | None, stamp: str | None, kind: str
 ) -> dict[str, Any] | None:
     """A multiple-choice question's own item fields; None when the row cannot make one."""
     raw = row.list("options")
@@ -230,7 +241,6 @@ def _choice_fields(
         row.problem("answer", f"expected a letter among {LETTERS[: len(options)]}, got {answer!r}")
     if not row.ok or t is None or task is None:
         return None
-    kind = kind or (OMNI if task in OMNI_TASKS else REAL)
     return {
         "answer_type": AnswerType.CHOICE,
         "options": options,
@@ -370,6 +380,7 @@ def write_streamingbench_json(items: Iterable[Item], path: Path) -> int:
 __all__ = [
     "OFFICIAL_SCORER",
     "StreamingBenchAdapter",
+    "file_kind",
     "official_seconds",
     "to_streamingbench_entry",
     "write_streamingbench_json",

@@ -61,12 +61,17 @@ class RunReport:
     @property
     def main_metric(self) -> str:
         """The headline key a summary ranks by: the benchmark's own (OVO-Bench's "Total Avg.",
-        StreamingBench's "total") when its headline has it, else "Overall"."""
+        StreamingBench's "total") when its headline has it, or has it for the one part the run
+        holds ("omni total"), else "Overall"."""
         from streamspatial.bench.registry import ADAPTERS
 
         adapter = ADAPTERS.get(str((self.meta.get("benchmark") or {}).get("format")))
         own = adapter.headline_metric if adapter is not None else "Overall"
-        return own if own in headline(self.table) else "Overall"
+        head = headline(self.table)
+        if own in head:
+            return own
+        parts = [k for k in head if k.endswith(f" {own}")]
+        return parts[0] if len(parts) == 1 else "Overall"
 
     @property
     def not_applicable(self) -> dict[str, Any] | None:

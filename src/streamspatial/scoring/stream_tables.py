@@ -5,10 +5,10 @@ verdicts (:mod:`.stream_rules`) decide what enters it:
 
 * OVO-Bench (``OVOBenchScore.py``): a task's accuracy over its probes; "Backward Avg.",
   "Realtime Avg.", "Forward Avg." the mean of their tasks; "Total Avg." the mean of the three.
-* StreamingBench (``count.py``): accuracy per ``task_type`` and, for the real-time and omni
-  files, "total" over every counted question (an SQA reply that is empty is left out); the
-  proactive file's ``time_accuracy`` and ``answer_accuracy``.  The paper's table adds each
-  category's "All" and "Overall".
+* StreamingBench (``count.py``, run on each file): accuracy per ``task_type`` and, for the
+  real-time and omni files, "total" over every counted question of the file (an SQA reply
+  that is empty is left out); the proactive file's ``time_accuracy`` and
+  ``answer_accuracy``.  The paper's table adds each category's "All" and "Overall".
 * OST-Bench (``OST_evaluator.py`` ``collect_results``): the mean per question type, the
   multi-part types merged (three Judgements, two Temporal-locs), eight composites
   (``A_state(Judge)`` … ``AO(Temp)``), four format means and "Overall", the mean of the eight.
@@ -350,12 +350,24 @@ def ovobench_headline(table: Table) -> dict[str, float | None]:
 
 
 def streamingbench_headline(table: Table) -> dict[str, float | None]:
+    """The official counter's names, one file's ``total`` as ``"<file> total"`` (``real
+    total``, ``omni total``) and a task that two files share prefixed with its file, so no
+    key stands for two numbers; the paper table's categories and Overall."""
     out: dict[str, float | None] = {}
+    files_of: dict[str, set[str]] = {}
     for r in table.rows:
-        if "file" in r:  # the official counter's names
-            out[str(r["task_type"])] = r["accuracy"]
+        if "file" in r:
+            files_of.setdefault(str(r["task_type"]), set()).add(str(r["file"]))
+    for r in table.rows:
+        if "file" in r:
+            task = str(r["task_type"])
+            if task == "total":
+                key = f"{r['file']} total"
+            else:
+                key = task if len(files_of[task]) == 1 else f"{r['file']}: {task}"
+            out[key] = r["accuracy"]
             if r.get("time_accuracy") is not None:
-                out[f"{r['task_type']} time_accuracy"] = r["time_accuracy"]
+                out[f"{key} time_accuracy"] = r["time_accuracy"]
         elif r["task_type"] in ("All", ""):
             out[str(r["category"]) if r["task_type"] == "All" else "Overall"] = r["accuracy"]
     return out
