@@ -209,6 +209,11 @@ class BenchmarkAdapter(ABC):
     def load(self, path: Path) -> LoadResult:
         """Read and validate the whole file; never raises for bad content."""
 
+    def record_id(self, item: Item) -> str:
+        """The id of the release record ``item`` was read from, as predictions made elsewhere
+        name it (an OVO-Bench forward probe: its item's ``id``); by default the item's own."""
+        return item.id
+
     def video_path(self, item: Item, videos: Path) -> Path:
         """Where the item's video (or 1 fps frame folder) is under ``videos``."""
         return videos / item.video

