@@ -111,3 +111,17 @@ def write_vlmevalkit(path: Path, header: list[str], rows: list[list[Any]]) -> Pa
         sheet.append(row)
     book.save(path)
     return path
+
+
+def run_cli(capsys: Any, *args: object) -> tuple[int, str, str]:
+    """``streamspatial ARGS`` in this process: exit status, stdout, stderr."""
+    from streamspatial.cli import main
+
+    capsys.readouterr()
+    try:
+        main([str(a) for a in args])
+        rc = 0
+    except SystemExit as exc:
+        rc = int(exc.code or 0)
+    out = capsys.readouterr()
+    return rc, out.out, out.err

@@ -15,19 +15,8 @@ import harness_fixtures as hx
 import official_reference as oref
 import stream_fixtures as fx
 import stream_reference as ref
-from streamspatial.cli import main
+from harness_fixtures import run_cli
 from streamspatial.eval.results import PREDICTIONS, read_records
-
-
-def run_cli(capsys, *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        rc = 0
-    except SystemExit as exc:
-        rc = int(exc.code or 0)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def scored(capsys, *args: object) -> Path:

@@ -266,6 +266,9 @@ def _write_folder(out: Path, meta: dict[str, Any], records: list[Record], *, for
             raise StreamspatialError(f"{out}: holds another run; use a new --out folder or --force")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # a run folder as `run` makes it, not mkdtemp's 0700
     try:
         with (tmp / PREDICTIONS).open("w", encoding="utf-8") as fh:
             for record in records:

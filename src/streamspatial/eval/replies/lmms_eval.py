@@ -33,7 +33,7 @@ from typing import Any
 from streamspatial.core.errors import Problem
 
 from .ovobench import ovobench_replies
-from .types import Release, Reply, ReplySource
+from .types import Release, Reply, ReplySource, first_json_line, json_lines
 
 _FILE = re.compile(r"(?:^|_)samples_(?P<task>[A-Za-z0-9_\-]+)\.jsonl$")
 # Task (or task-name prefix) -> the benchmark format whose release it answers.
@@ -68,12 +68,7 @@ class LmmsEvalSamples(ReplySource):
     def sniff(self, path: Path) -> bool:
         if task_of(path) is None:
             return False
-        with path.open("rb") as fh:
-            first = fh.readline(1 << 16)
-        try:
-            line = json.loads(first)
-        except ValueError:
-            return False
+        line = first_json_line(path)
         return isinstance(line, dict) and "doc_id" in line
 
     def read(self, path: Path, release: Release, problems: list[Problem]) -> Iterator[Reply]:
@@ -94,15 +89,7 @@ class LmmsEvalSamples(ReplySource):
                 )
             )
             return
-        for n, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            location = f"line {n}"
-            try:
-                sample = json.loads(raw)
-            except ValueError as exc:
-                problems.append(Problem(file, "", f"not valid JSON ({exc})", location=location))
-                continue
+        for location, sample in json_lines(path, problems):
             if not isinstance(sample, dict) or "doc_id" not in sample:
                 problems.append(
                     Problem(file, "doc_id", "expected a sample with doc_id", location=location)

@@ -12,14 +12,13 @@ no model: pass ``--model-name``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import Problem
 
-from .types import Release, Reply, ReplySource
+from .types import Release, Reply, ReplySource, first_json_line, json_lines
 
 
 class PlainReplies(ReplySource):
@@ -27,26 +26,12 @@ class PlainReplies(ReplySource):
     title = "JSONL of {item_id, query_index | t_q, reply}"
 
     def sniff(self, path: Path) -> bool:
-        with path.open("rb") as fh:
-            first = fh.readline(1 << 16)
-        try:
-            line = json.loads(first)
-        except ValueError:
-            return False
+        line = first_json_line(path)
         return isinstance(line, dict) and "item_id" in line and "reply" in line
 
     def read(self, path: Path, release: Release, problems: list[Problem]) -> Iterator[Reply]:
-        file = str(path)
-        for n, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            location = f"line {n}"
-            try:
-                rec = json.loads(raw)
-            except ValueError as exc:
-                problems.append(Problem(file, "", f"not valid JSON ({exc})", location=location))
-                continue
-            reply = _reply(rec, file, location, problems)
+        for location, rec in json_lines(path, problems):
+            reply = _reply(rec, str(path), location, problems)
             if reply is not None:
                 yield reply
 

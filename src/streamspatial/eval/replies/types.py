@@ -11,13 +11,14 @@ re-reads the benchmark file.
 
 from __future__ import annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import Problem
@@ -119,4 +120,26 @@ class ReplySource(ABC):
         return None
 
 
-__all__ = ["Release", "Reply", "ReplySource"]
+def json_lines(path: Path, problems: list[Problem]) -> Iterator[tuple[str, Any]]:
+    """``("line N", value)`` for each non-blank line of a JSONL file; a line that is not JSON
+    is one problem."""
+    for n, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield f"line {n}", json.loads(raw)
+        except ValueError as exc:
+            problems.append(Problem(str(path), "", f"not valid JSON ({exc})", location=f"line {n}"))
+
+
+def first_json_line(path: Path) -> Any:
+    """The first line of ``path`` as JSON (None when it is not): what a sniff reads."""
+    with path.open("rb") as fh:
+        first = fh.readline(1 << 16)
+    try:
+        return json.loads(first)
+    except ValueError:
+        return None
+
+
+__all__ = ["Release", "Reply", "ReplySource", "first_json_line", "json_lines"]
