@@ -188,6 +188,12 @@ class Agent(ABC):
     # items, :meth:`~streamspatial.bench.base.BenchmarkAdapter.polling`).
     polls: ClassVar[bool] = False
 
+    def video_refusal(self) -> str | None:
+        """Why this agent cannot send its frames as one video (``--frames video``), or None
+        when it can.  An agent that interleaves its own text with frames (memory, captions)
+        sends images."""
+        return f"--agent {self.name} interleaves its own text with its frames"
+
     @classmethod
     def from_options(cls, options: AgentOptions) -> Agent:
         """The agent a run's options ask for (``--policy``, ``--variant``, …); the default
@@ -246,3 +252,4 @@ class AgentOptions:
     perception: str | None = None
     fold_every: float = 10.0
     fold_memory: str = "prose"  # folding: prose, or the JSON memory of agents.fold_memory
+    frames: str = "images"  # images | video: how the policy agent sends its frames

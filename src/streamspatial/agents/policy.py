@@ -14,17 +14,25 @@ asked by its polling loop (:mod:`.polling`): the benchmark selects the protocol,
 ``scorer="official"`` sends what the benchmark's official code sends instead: frames chosen
 by its sampling code, no time captions (its requests carry the images alone), and its prompt
 words; image options still follow the frames, captioned with their letter.
+
+``frames="video"`` sends the picked frames as one video instead (the Qwen-VL family's path:
+frames merge in pairs into temporal patches, and the model reads their times): one line
+giving their times (``video_caption``; none under the official scorer), then the video, with
+no per-frame captions.  It needs evenly spaced frames; a query whose frames are not (a
+prefix shorter than the policy's step leaves gaps no frame fills) goes as images.  Image
+options stay images, and a dialogue's turns keep theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import ClassVar
 
-from streamspatial.bench.prompts import frame_caption
+from streamspatial.bench.prompts import frame_caption, video_caption
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
+from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart, VideoPart
 
 from .contract import Agent, AgentOptions, Answer, Ask, QueryContext, VideoStream
 from .dialogue import dialogue_frames, dialogue_request
@@ -47,11 +55,13 @@ class PolicyAgent(Agent):
         params: GenerationParams | None = None,
         variant: str = "default",
         scorer: str = "paper",
+        frames: str = "images",
     ):
         self.policy = policy.strip()
         self.params = params or GenerationParams()
         self.variant = variant
         self.scorer = scorer
+        self.frames = frames
         from streamspatial.video.policies import parse_policy
 
         spec_text = "none" if self.policy.lower() in TEXT_ONLY else self.policy
@@ -62,8 +72,19 @@ class PolicyAgent(Agent):
     @classmethod
     def from_options(cls, options: AgentOptions) -> PolicyAgent:
         return cls(
-            options.policy, params=options.params, variant=options.variant, scorer=options.scorer
+            options.policy,
+            params=options.params,
+            variant=options.variant,
+            scorer=options.scorer,
+            frames=options.frames,
         )
+
+    def video_refusal(self) -> str | None:
+        if self.text_only:
+            return f"--policy {self._spec} sends no frames"
+        if not self._spec.evenly_spaced:
+            return f"--policy {self._spec} picks unevenly spaced frames"
+        return None
 
     @property
     def label(self) -> str:
@@ -107,13 +128,32 @@ class PolicyAgent(Agent):
             return Ask(dialogue_request(ctx, dialogue, self.params, prompt))
         parts: list[Part] = []
         if not self.text_only and ctx.view is not None:
-            for frame in ctx.view.get(ctx.frames):
+            frames = ctx.view.get(ctx.frames)
+            if self.frames == "video" and frames and evenly_spaced([f.index for f in frames]):
                 if self.scorer != "official":
-                    parts.append(TextPart(frame_caption(frame.time)))
-                parts.append(ImagePart(jpeg=frame.jpeg, time=frame.time))
+                    parts.append(TextPart(video_caption([f.time for f in frames])))
+                parts.append(
+                    VideoPart(
+                        frames=tuple(ImagePart(jpeg=f.jpeg, time=f.time) for f in frames),
+                        indices=tuple(f.index for f in frames),
+                        fps=ctx.stream.fps,
+                    )
+                )
+            else:
+                for frame in frames:
+                    if self.scorer != "official":
+                        parts.append(TextPart(frame_caption(frame.time)))
+                    parts.append(ImagePart(jpeg=frame.jpeg, time=frame.time))
         parts.extend(option_image_parts(ctx.item))
         parts.append(
             TextPart(ctx.prompt(variant=self.variant, text_only=self.text_only, scorer=self.scorer))
         )
         system = ctx.adapter.system_prompt(ctx.item)
         return Ask(ctx.request(parts, params=self.params, system=system))
+
+
+def evenly_spaced(indices: Sequence[int]) -> bool:
+    """Consecutive frames are equally far apart, to one frame of rounding (uniform-N's
+    ``round(k·n/(N-1))`` steps differ by one)."""
+    steps = [b - a for a, b in pairwise(indices)]
+    return not steps or (min(steps) >= 1 and max(steps) - min(steps) <= 1)

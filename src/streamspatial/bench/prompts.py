@@ -30,6 +30,18 @@ def frame_caption(t: float) -> str:
     return f"Frame at {format_seconds(t)} s:"
 
 
+def video_caption(times: Sequence[float]) -> str:
+    """The line put before frames sent as one video (``--frames video``), giving their times:
+    ``"Video: 8 frames from 0 s to 14 s, one every 2 s:"``."""
+    if len(times) == 1:
+        return f"Video: 1 frame at {format_seconds(times[0])} s:"
+    step = (times[-1] - times[0]) / (len(times) - 1)
+    return (
+        f"Video: {len(times)} frames from {format_seconds(times[0])} s to "
+        f"{format_seconds(times[-1])} s, one every {format_seconds(step)} s:"
+    )
+
+
 def format_seconds(t: float) -> str:
     """Seconds with at most two decimals and no trailing zeros: 12.5, 3, 0.25."""
     text = f"{t:.2f}".rstrip("0").rstrip(".")

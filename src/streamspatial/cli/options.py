@@ -33,6 +33,40 @@ BaseUrl = Annotated[
     typer.Option("--base-url", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)."),
 ]
 NoProgress = Annotated[bool, typer.Option("--no-progress")]
+# How a run decodes and shows frames: ``run`` and ``sweep`` alike.
+Temperature = Annotated[
+    float | None,
+    typer.Option(help="Sampling temperature sent (default: the benchmark's, e.g. 0 for OVO-S)."),
+]
+MaxTokens = Annotated[
+    int | None,
+    typer.Option(help="Answer length cap sent (default: the benchmark's, e.g. 1024 for OVO-S)."),
+]
+TopP = Annotated[
+    float | None, typer.Option(help="Nucleus sampling top_p sent (default: the benchmark's).")
+]
+LeaveToServer = Annotated[
+    str | None,
+    typer.Option(
+        help="Comma-separated fields sent to no server, so its default holds: temperature, "
+        "max_tokens, top_p (reasoning models refuse temperature)."
+    ),
+]
+Frames = Annotated[
+    str | None,
+    typer.Option(
+        help="images | video (the policy's frames as one video, evenly spaced) | auto "
+        "(default: video for a model family whose recipe says so, the Qwen-VL family)."
+    ),
+]
+NoVideoMetadata = Annotated[
+    bool,
+    typer.Option(
+        "--no-video-metadata",
+        help="openai: --frames video: leave out the frames' times (media_io_kwargs), for a vLLM "
+        "server without --trust-request-mm-kwargs; the prompt still gives them.",
+    ),
+]
 TrainFolder = Annotated[
     Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
 ]
@@ -50,7 +84,10 @@ def progress_bar(no_progress: bool) -> Progress | None:
 
 # On/off switches of the run options: the RunConfig field each one sets when given, and to what.
 _SWITCHES = {"force": ("force", True), "retry_errors": ("retry_errors", True),
-             "no_progress": ("progress", False)}  # fmt: skip
+             "no_progress": ("progress", False),
+             "no_video_metadata": ("video_metadata", False)}  # fmt: skip
+# Options given as a comma-separated list on the command line.
+_LISTS = frozenset({"leave_to_server"})
 
 
 def run_options(params: Mapping[str, Any], *, skip: Collection[str] = ()) -> dict[str, Any]:
@@ -70,6 +107,8 @@ def run_options(params: Mapping[str, Any], *, skip: Collection[str] = ()) -> dic
                 field, setting = _SWITCHES[name]
                 given[field] = setting
             continue
+        if name in _LISTS and isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
         given[name] = value
     return given
 
@@ -77,10 +116,16 @@ def run_options(params: Mapping[str, Any], *, skip: Collection[str] = ()) -> dic
 __all__ = [
     "BaseUrl",
     "Data",
+    "Frames",
+    "LeaveToServer",
     "Limit",
+    "MaxTokens",
     "NoProgress",
+    "NoVideoMetadata",
     "OptionalData",
     "OptionalVideos",
+    "Temperature",
+    "TopP",
     "TrainFolder",
     "Videos",
     "progress_bar",

@@ -16,9 +16,15 @@ import typer
 from streamspatial.bench.registry import FORMATS
 from streamspatial.cli.options import (
     BaseUrl,
+    Frames,
+    LeaveToServer,
     Limit,
+    MaxTokens,
+    NoVideoMetadata,
     OptionalData,
     OptionalVideos,
+    Temperature,
+    TopP,
     run_options,
 )
 from streamspatial.eval.config import RunConfig, build_config
@@ -139,8 +145,13 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="Frame and response cache folder.")
         ] = None,
         frame_size: Annotated[
-            int | None, typer.Option(help="Shorter side of frames sent, px.")
+            int | None,
+            typer.Option(
+                help="Shorter side of frames sent, px (default: the model's recipe, else 448)."
+            ),
         ] = None,
+        frames: Frames = None,
+        no_video_metadata: NoVideoMetadata = False,
         variant: Annotated[str | None, typer.Option(help="Prompt variant: default | cot")] = None,
         scorer: Annotated[
             str | None,
@@ -165,17 +176,10 @@ def register(app: typer.Typer) -> None:
                 "SQA: the ground-truth answers); the report marks such a run."
             ),
         ] = None,
-        temperature: Annotated[
-            float | None,
-            typer.Option(help="Sampling temperature sent to the model (default: not sent)."),
-        ] = None,
-        max_tokens: Annotated[
-            int | None,
-            typer.Option(help="Answer length cap sent to the model (default: not sent)."),
-        ] = None,
-        top_p: Annotated[
-            float | None, typer.Option(help="Nucleus sampling top_p (default: not sent).")
-        ] = None,
+        temperature: Temperature = None,
+        max_tokens: MaxTokens = None,
+        top_p: TopP = None,
+        leave_to_server: LeaveToServer = None,
         force: Annotated[
             bool,
             typer.Option("--force", help="Reuse a run folder holding a different configuration."),

@@ -16,7 +16,18 @@ from typing import Annotated, Any
 
 import typer
 
-from streamspatial.cli.options import Limit, NoProgress, Videos, run_options
+from streamspatial.cli.options import (
+    Frames,
+    LeaveToServer,
+    Limit,
+    MaxTokens,
+    NoProgress,
+    NoVideoMetadata,
+    Temperature,
+    TopP,
+    Videos,
+    run_options,
+)
 from streamspatial.cli.run import execute
 from streamspatial.core.errors import StreamspatialError
 
@@ -138,6 +149,12 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option(help="hf: models: requests per generate (default 8).")
         ] = None,
         limit: Limit = None,
+        temperature: Temperature = None,
+        max_tokens: MaxTokens = None,
+        top_p: TopP = None,
+        leave_to_server: LeaveToServer = None,
+        frames: Frames = None,
+        no_video_metadata: NoVideoMetadata = False,
         cache_dir: Annotated[
             Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
         ] = None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from streamspatial.core.errors import InputError, Problem
 
@@ -43,6 +43,11 @@ _EXECUTION_ONLY = frozenset(
 )
 
 
+# Decoding fields a run may send, or leave to the server (``--leave-to-server``).
+DecodingField = Literal["temperature", "max_tokens", "top_p"]
+DEFAULT_FRAME_SIZE = 448  # px, the shorter side, for a model no recipe sizes
+
+
 class SamplingOverride(BaseModel):
     """One model's sampling parameters in ``sampling:``; unset fields keep the run's."""
 
@@ -53,6 +58,7 @@ class SamplingOverride(BaseModel):
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
     seed: int | None = None
     extra_body: dict[str, Any] | None = None
+    leave_to_server: list[DecodingField] | None = None
 
 
 class RunConfig(BaseModel):
@@ -82,7 +88,12 @@ class RunConfig(BaseModel):
     max_retries: int = Field(default=6, ge=0)
     limit: int | None = Field(default=None, ge=1)
     cache_dir: Path | None = None
-    frame_size: int = Field(default=448, ge=16, le=4096)
+    # Shorter side of the frames sent, px; None: the model's recipe (models.recipes), else 448.
+    frame_size: int | None = Field(default=None, ge=16, le=4096)
+    # How the frames go: images, one video, or auto (video for a family whose recipe says so).
+    frames: Literal["auto", "images", "video"] = "auto"
+    # openai: video mode: the frames' times as vLLM's per-request media_io_kwargs.
+    video_metadata: bool = True
     variant: str = "default"
     # official | paper; auto: official for a released benchmark file (scoring.scorers)
     scorer: Literal["auto", "official", "paper"] = "auto"
@@ -92,7 +103,7 @@ class RunConfig(BaseModel):
     # What a dialogue's earlier turns show: the model's own answers, or what the benchmark's
     # official script shows there (StreamingBench SQA: the ground-truth answers).
     history: Literal["own", "official"] = "own"
-    # Sampling: None = not sent (the server's default holds); see GenerationParams.
+    # Sampling: None = the benchmark's decoding (or a recipe's); see eval.decoding.
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
@@ -101,6 +112,8 @@ class RunConfig(BaseModel):
     # Per-model sampling, keyed by model spec: {"openai:o3": {"max_tokens": 8000}}; the entry
     # of the run's model overrides the fields above (a sweep's models need not share them).
     sampling: dict[str, SamplingOverride] = Field(default_factory=dict)
+    # Fields sent to no server: its default holds (reasoning models refuse temperature).
+    leave_to_server: list[DecodingField] = Field(default_factory=list)
     force: bool = False
     retry_errors: bool = False
     progress: bool = True
@@ -108,6 +121,13 @@ class RunConfig(BaseModel):
     address: str | None = None  # Ray cluster to join (executor ray); None starts a local one
     workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
     config: Path | None = None
+    # The options given on the command line (or to evaluate()), not by the config file: a
+    # flag outranks a per-model sampling: entry, which outranks the file's own values.
+    _flags: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def flags(self) -> frozenset[str]:
+        return self._flags
 
     @field_validator("device")
     @classmethod
@@ -132,10 +152,24 @@ class RunConfig(BaseModel):
             out.update(own.model_dump(exclude_none=True))
         return out
 
-    def result_fields(self) -> dict[str, Any]:
-        """The part of the configuration that determines the predictions, JSON-ready."""
+    def result_fields(self, resolved: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The part of the configuration that determines the predictions, JSON-ready.
+
+        ``resolved``: what the run settled once its benchmark and model were known (the
+        decoding sent, how frames go and their size): it stands for the options it came from.
+        """
         raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY) | {"sampling"})
         raw.update(self.sampling_fields())  # only this model's entry counts
+        for key in ("frames", "video_metadata", "leave_to_server"):  # added later: unset keeps
+            if raw.get(key) == RunConfig.model_fields[key].get_default(call_default_factory=True):
+                raw.pop(key)  # older runs' hashes
+        if raw.get("frame_size") is None:
+            raw["frame_size"] = DEFAULT_FRAME_SIZE
+        if resolved is not None:
+            for key in ("temperature", "max_tokens", "top_p", "seed", "extra_body", "frames",
+                        "video_metadata", "leave_to_server", "frame_size"):  # fmt: skip
+                raw.pop(key, None)
+            raw.update(resolved)
         if raw.get("perception") is None:  # runs made before --perception keep their hash
             raw.pop("perception", None)
         if raw.get("scorer") == "paper":  # runs made before --scorer were scored by the paper
@@ -155,8 +189,8 @@ class RunConfig(BaseModel):
             raw[key] = str(Path(raw[key]).expanduser().resolve())
         return raw
 
-    def config_hash(self) -> str:
-        blob = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"))
+    def config_hash(self, resolved: dict[str, Any] | None = None) -> str:
+        blob = json.dumps(self.result_fields(resolved), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def public_dict(self) -> dict[str, Any]:
@@ -268,7 +302,7 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
     if own is not None:  # an agent answering without a model is its own "model" (rules)
         merged.setdefault("model", own)
     try:
-        return RunConfig(**merged)
+        cfg = RunConfig(**merged)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -283,3 +317,5 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
                 expected = f"expected {err['msg'].removeprefix('Input should be ').lower()}"
             problems.append(Problem(file=source, field=key, expected=expected))
         raise InputError(problems) from None
+    cfg._flags = frozenset(k for k, v in cli.items() if v is not None)
+    return cfg

@@ -22,6 +22,7 @@ from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig
+from streamspatial.eval.inputs import ModelInputs
 from streamspatial.eval.outcome import run_local, run_to_a_final_state, totals
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
@@ -52,18 +53,6 @@ def limit_items(items: list[Item], limit: int | None) -> list[Item]:
     return keep_whole_chains(items[:limit])
 
 
-def generation_params(cfg: RunConfig) -> GenerationParams:
-    """The run's sampling parameters for its model; what is unset is not sent."""
-    f = cfg.sampling_fields()
-    return GenerationParams(
-        temperature=f["temperature"],
-        max_tokens=f["max_tokens"],
-        top_p=f["top_p"],
-        seed=f["seed"],
-        extra=dict(f["extra_body"] or {}),
-    )
-
-
 def build_backend(
     cfg: RunConfig, items: list[Item], params: GenerationParams, device: str | None = None
 ) -> Backend:
@@ -83,6 +72,7 @@ def build_backend(
         "device": device or cfg.device,  # a Ray actor given a GPU passes "cuda"
         "dtype": cfg.dtype,
         "batch_size": cfg.batch_size,
+        "video_metadata": cfg.video_metadata,
     }
     backend = load_backend(cfg.model, **options_for(cfg.model, offer))
     if cfg.cache_dir is not None and caches_responses(cfg.model):
@@ -92,8 +82,11 @@ def build_backend(
     return backend
 
 
-def agent_options(cfg: RunConfig, params: GenerationParams, scorer: str) -> AgentOptions:
-    """The run's options as agents take them; ``--perception`` only for agents that read it."""
+def agent_options(
+    cfg: RunConfig, params: GenerationParams, scorer: str, frames: str = "images"
+) -> AgentOptions:
+    """The run's options as agents take them; ``--perception`` only for agents that read it;
+    ``frames`` as :func:`~streamspatial.eval.inputs.resolve_inputs` settled them."""
     if cfg.perception is not None and not agent_entry(cfg.agent).reads_perception:
         from streamspatial.agents.registry import perception_agents
 
@@ -109,6 +102,7 @@ def agent_options(cfg: RunConfig, params: GenerationParams, scorer: str) -> Agen
         perception=cfg.perception,
         fold_every=cfg.fold_every,
         fold_memory=cfg.fold_memory,
+        frames=frames,
     )
 
 
@@ -186,15 +180,21 @@ def execute(
         notes.append(line)
         say(line)
 
+    from streamspatial.eval.decoding import resolve_decoding
+    from streamspatial.eval.inputs import resolve_inputs
+    from streamspatial.models.recipes import recipe_for
+
     register_secrets(cfg)
-    params = generation_params(cfg)
     check_model(cfg)
 
-    def factory_for(scorer: str) -> AgentFactory:
-        return agent or agent_factory(cfg.agent, agent_options(cfg, params, scorer))
+    def factory_for(
+        scorer: str, params: GenerationParams | None = None, frames: str = "images"
+    ) -> AgentFactory:
+        options = agent_options(cfg, params or GenerationParams(), scorer, frames)
+        return agent or agent_factory(cfg.agent, options)
 
-    make = factory_for("paper" if cfg.scorer == "auto" else cfg.scorer)
-    described = make()
+    # An agent as the options make it, to ask what it reads; remade once all is settled.
+    described = factory_for("paper" if cfg.scorer == "auto" else cfg.scorer)()
     # A text-only run reads no video, so it does not need the videos to be there.
     adapter, items = load_benchmark(
         cfg.data, format=cfg.format, videos=cfg.videos if described.reads_video else None
@@ -202,11 +202,14 @@ def execute(
     if cfg.scorer == "auto":  # official for a released benchmark file (scoring.scorers)
         from streamspatial.scoring.scorers import default_scorer
 
-        scorer = default_scorer(items)
-        cfg = cfg.model_copy(update={"scorer": scorer})
-        if scorer != "paper":
-            make = factory_for(scorer)
-            described = make()
+        cfg = cfg.model_copy(update={"scorer": default_scorer(items)})
+    # The model's recipe, the benchmark's decoding: what is sent, and how frames go.
+    recipe = recipe_for(cfg.model)
+    decoding = resolve_decoding(cfg, adapter, recipe)
+    inputs = resolve_inputs(cfg, recipe, described)
+    params = decoding.params
+    make = factory_for(cfg.scorer, params, inputs.frames)
+    described = make()
     _check_polling(adapter, items, described, cfg.agent)
     items = limit_items(list(items), cfg.limit)
     # Items the model cannot answer by design (random: numbers) are left out, and said so.
@@ -224,7 +227,7 @@ def execute(
             raise StreamspatialError(
                 f"--explore-steps {cfg.explore_steps}: no exploration world to act in"
             )
-        explorer = Explorer(world, max_steps=cfg.explore_steps, frame_size=cfg.frame_size)
+        explorer = Explorer(world, max_steps=cfg.explore_steps, frame_size=inputs.frame_size)
     if cfg.executor == "ray":  # an unreachable cluster fails before the run folder exists
         from streamspatial.eval.ray_executor import check_address
 
@@ -245,13 +248,19 @@ def execute(
         bench_meta["not_applicable"] = not_applicable.as_dict()
         note(not_applicable.sentence())
     with RunFolder(cfg.out) as folder:
+        resolved = {"decoding": params.as_dict(), **inputs.resolved(cfg.video_metadata)}
         meta = folder.open(
             cfg.public_dict(),
-            cfg.config_hash(),
+            cfg.config_hash(resolved),
             force=cfg.force,
-            extra={"benchmark": bench_meta, "offline": described.offline},
+            extra={
+                "benchmark": bench_meta,
+                "offline": described.offline,
+                "decoding": decoding.record(),
+                "inputs": inputs.record(cfg.video_metadata),
+            },
         )
-        job = _Job(cfg, folder, meta, make, adapter, items, planned, params, explorer)
+        job = _Job(cfg, folder, meta, make, adapter, items, planned, params, explorer, inputs)
         counts = run_to_a_final_state(
             folder, meta, job.run, job.progress, planned=bench_meta["query_points"]
         )
@@ -271,6 +280,7 @@ class _Job:
     planned: list[Item]
     params: GenerationParams
     explorer: Explorer | None
+    inputs: ModelInputs
     runner: Any = None
 
     def progress(self) -> dict[str, int]:
@@ -297,7 +307,8 @@ class _Job:
                 videos=cfg.videos,
                 model=cfg.model,
                 concurrency=cfg.concurrency,
-                frame_size=cfg.frame_size,
+                frame_size=self.inputs.frame_size,
+                max_pixels=self.inputs.max_pixels,
                 cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
                 progress=cfg.progress,
                 source_name=str(cfg.data),
@@ -350,7 +361,6 @@ __all__ = [
     "build_backend",
     "check_model",
     "execute",
-    "generation_params",
     "limit_items",
     "placement",
 ]

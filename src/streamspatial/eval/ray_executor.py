@@ -155,6 +155,7 @@ def _runner_options(runner: Runner) -> dict[str, Any]:
         "model": runner.model,
         "concurrency": runner.concurrency,
         "frame_size": runner.frame_size,
+        "max_pixels": runner.max_pixels,
         "cache_dir": runner.cache_dir,
         "retry_errors": runner.retry_errors,
         "scorer": runner.scorer,

@@ -149,6 +149,7 @@ class Runner:
         model: str,
         concurrency: int = 8,
         frame_size: int = 448,
+        max_pixels: int | None = None,
         cache_dir: Path | None = None,
         progress: bool = True,
         source_name: str = "benchmark",
@@ -181,7 +182,10 @@ class Runner:
         self.stats = RunStats(
             videos_total=len(self.plans), queries_total=sum(len(p.queries) for p in self.plans)
         )
-        self.video = video or VideoTools(frame_size=frame_size, cache_dir=cache_dir)
+        self.max_pixels = max_pixels
+        self.video = video or VideoTools(
+            frame_size=frame_size, max_pixels=max_pixels, cache_dir=cache_dir
+        )
         self.retry_errors = retry_errors
         self.scorer = scorer  # whose verdict a record's own fields hold (scoring.scorers)
         # "official": show each query what the benchmark's official clip holds, which may end

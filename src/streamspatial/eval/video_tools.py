@@ -20,8 +20,11 @@ class VideoTools:
     and a re-run with a cache decodes nothing.  One object so tests can count opens and passes.
     """
 
-    def __init__(self, *, frame_size: int = 448, cache_dir: Path | None = None):
+    def __init__(
+        self, *, frame_size: int = 448, max_pixels: int | None = None, cache_dir: Path | None = None
+    ):
         self.frame_size = frame_size
+        self.max_pixels = max_pixels  # a model recipe's per-frame pixel cap
         self.cache_dir = cache_dir
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._frame_cache: FrameCache | None = None
@@ -51,9 +54,8 @@ class VideoTools:
             return self._frame_cache
 
     def reader(self, source: Any, needed: list[int]) -> SinglePassReader:
-        return SinglePassReader(
-            source, self._cache(), ResizeSpec(short_side=self.frame_size), needed
-        )
+        spec = ResizeSpec(short_side=self.frame_size, max_pixels=self.max_pixels)
+        return SinglePassReader(source, self._cache(), spec, needed)
 
     def close(self) -> None:
         self._frame_cache = None

@@ -46,32 +46,81 @@ from streamspatial.models.types import (
     ModelRequest,
     ModelResponse,
     TextPart,
+    VideoPart,
 )
 
 LOCAL_MAX_TOKENS = 1024
 DEFAULT_BATCH_SIZE = 8
 
 
-def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Chat-template messages with image placeholders, and the PIL images in the same order."""
+@dataclass
+class ChatInputs:
+    """A request as the processor takes it: chat-template messages with image and video
+    placeholders, the PIL images and the videos (frames stacked, ``T×H×W×3``) in the same
+    order, and each video's ``VideoMetadata`` fields (its frames' true times)."""
+
+    messages: list[dict[str, Any]]
+    images: list[Any]
+    videos: list[Any]
+    video_metadata: list[dict[str, Any]]
+
+    def processor_kwargs(self) -> dict[str, Any]:
+        """The processor's media arguments: the frames of a video are the ones sent, so it
+        must not sample them again (Qwen3-VL does by default)."""
+        kwargs: dict[str, Any] = {"images": self.images or None}
+        if self.videos:
+            from transformers.video_utils import VideoMetadata
+
+            kwargs.update(
+                videos=self.videos,
+                video_metadata=[VideoMetadata(**m) for m in self.video_metadata],
+                do_sample_frames=False,
+            )
+        return kwargs
+
+
+def _rgb(jpeg: bytes) -> Any:
     from PIL import Image
 
-    images: list[Any] = []
-    messages: list[dict[str, Any]] = []
+    with Image.open(io.BytesIO(jpeg)) as img:
+        return img.convert("RGB")
+
+
+def chat_inputs(request: ModelRequest) -> ChatInputs:
+    """The request's messages, images and videos for the processor (a video's metadata says
+    where its frames were: ``fps``, ``frames_indices``, ``total_num_frames``)."""
+    import numpy as np
+
+    out = ChatInputs([], [], [], [])
     if request.system:
-        messages.append({"role": "system", "content": [{"type": "text", "text": request.system}]})
+        out.messages.append(
+            {"role": "system", "content": [{"type": "text", "text": request.system}]}
+        )
     turns = [(t.role, t.parts) for t in request.history] + [("user", request.parts)]
     for role, parts in turns:  # a dialogue's earlier turns first (OST-Bench), then this one
         content: list[dict[str, Any]] = []
         for part in parts:
             if isinstance(part, TextPart):
                 content.append({"type": "text", "text": part.text})
+            elif isinstance(part, VideoPart):
+                out.videos.append(np.stack([np.asarray(_rgb(f.jpeg)) for f in part.frames]))
+                meta = part.metadata()
+                out.video_metadata.append(
+                    {**meta, "duration": meta["total_num_frames"] / meta["fps"]}
+                )
+                content.append({"type": "video"})
             elif isinstance(part, ImagePart):
-                with Image.open(io.BytesIO(part.jpeg)) as img:
-                    images.append(img.convert("RGB"))
+                out.images.append(_rgb(part.jpeg))
                 content.append({"type": "image"})
-        messages.append({"role": role, "content": content})
-    return messages, images
+        out.messages.append({"role": role, "content": content})
+    return out
+
+
+def chat_messages(request: ModelRequest) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Chat-template messages with image placeholders, and the PIL images in the same order
+    (:func:`chat_inputs` without the videos)."""
+    chat = chat_inputs(request)
+    return chat.messages, chat.images
 
 
 def generate_kwargs(params: GenerationParams) -> dict[str, Any]:
@@ -225,12 +274,12 @@ class HFLocalBackend:
         """Decode the frames, render the chat template, run the processor (a preparation
         thread)."""
         params = request.params if request.params != GenerationParams() else self.params
-        messages, images = chat_messages(request)
+        chat = chat_inputs(request)
         extra = dict(params.extra.get("chat_template_kwargs", {}))
         prompt = self.processor.apply_chat_template(
-            messages, tokenize=False, add_generation_prompt=True, **extra
+            chat.messages, tokenize=False, add_generation_prompt=True, **extra
         )
-        inputs = self.processor(text=[prompt], images=images or None, return_tensors="pt")
+        inputs = self.processor(text=[prompt], **chat.processor_kwargs(), return_tensors="pt")
         return Prepared(
             inputs=dict(inputs),
             prompt_tokens=int(inputs["input_ids"].shape[1]),
@@ -256,8 +305,10 @@ class HFLocalBackend:
         torch = self._torch
         inputs = collate([p.inputs for p in batch], self.pad_id)
         device, dtype = self.model.device, self.model.dtype
+        # Pixels in the model's precision; other floats (Qwen2.5-VL's second_per_grid_ts,
+        # the seconds between temporal patches) keep theirs.
         inputs = {
-            k: v.to(device, dtype=dtype) if v.is_floating_point() else v.to(device)
+            k: v.to(device, dtype=dtype) if k.startswith("pixel_values") else v.to(device)
             for k, v in inputs.items()
         }
         first = batch[0]
@@ -273,4 +324,12 @@ class HFLocalBackend:
         self._prep.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["DEFAULT_BATCH_SIZE", "HFLocalBackend", "Prepared", "chat_messages", "generate_kwargs"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "ChatInputs",
+    "HFLocalBackend",
+    "Prepared",
+    "chat_inputs",
+    "chat_messages",
+    "generate_kwargs",
+]

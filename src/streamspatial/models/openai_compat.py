@@ -48,6 +48,8 @@ secrets.guard_logger("httpx")  # it logs each request's URL, credentials and all
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = {408, 409, 425, 429}
+# What vLLM answers (HTTP 400) to per-request media_io_kwargs without --trust-request-mm-kwargs.
+MEDIA_IO_REFUSED = "media_io_kwargs"
 
 
 class _Secret:
@@ -148,6 +150,7 @@ class OpenAIChatBackend:
         headers: dict[str, str] | None = None,
         seed: int | None = None,
         key_env: str = "OPENAI_API_KEY",
+        video_metadata: bool = True,
     ):
         if not model:
             raise StreamspatialError("openai backend: expected a model name, as in openai:<model>")
@@ -177,6 +180,8 @@ class OpenAIChatBackend:
         self._chat_url = endpoint_url(base, "chat/completions")
         self._key = _Secret(key)
         self.params = params or GenerationParams()
+        # A request holding a video carries its frames' times as vLLM's media_io_kwargs.
+        self.video_metadata = video_metadata
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff_base = backoff_base
@@ -236,7 +241,9 @@ class OpenAIChatBackend:
     async def generate(self, request: ModelRequest) -> ModelResponse:
         self.stats.requests += 1
         try:
-            body = streamed_body(self.model, request, self.params)
+            body = streamed_body(
+                self.model, request, self.params, video_metadata=self.video_metadata
+            )
         except (TypeError, ValueError) as exc:  # e.g. a non-JSON value in params.extra
             self.stats.failures += 1
             return ModelResponse(text="", error=f"cannot encode the request body: {exc}")
@@ -266,6 +273,14 @@ class OpenAIChatBackend:
                 error = str(exc)
                 if exc.fatal and not self.answered:
                     raise EndpointError(f"{self.name} at {self.public_url}: {error}") from None
+                if error.startswith("HTTP 400") and MEDIA_IO_REFUSED in error and not self.answered:
+                    raise EndpointError(
+                        f"{self.name} at {self.public_url} refuses the video's frame times "
+                        f"(media_io_kwargs): start vLLM with --trust-request-mm-kwargs, or run "
+                        f"with --no-video-metadata (times in the prompt only: vLLM then reads "
+                        f"the frames as 1 fps from 0 s and keeps the first 32 unless started "
+                        f'with --media-io-kwargs \'{{"video": {{"num_frames": -1}}}}\')'
+                    ) from None
                 break
             if attempt == self.max_retries:
                 break

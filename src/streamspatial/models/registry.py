@@ -16,7 +16,15 @@ REFERENCE_ROWS = {"random": "Random", "frequent": "Frequent"}
 _ALLOWED = {
     "random": {"seed"},
     "frequent": {"records", "items"},
-    "openai": {"base_url", "api_key", "max_retries", "trace_headers", "headers", "key_env"},
+    "openai": {
+        "base_url",
+        "api_key",
+        "max_retries",
+        "trace_headers",
+        "headers",
+        "key_env",
+        "video_metadata",
+    },
     "hf": {"device", "dtype", "batch_size"},
 }
 
@@ -127,6 +135,7 @@ def load_backend(spec: str, **options: Any) -> Backend:
                 "concurrency",
                 "timeout",
                 "key_env",
+                "video_metadata",
             )
             if k in opts
         }

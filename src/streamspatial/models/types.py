@@ -35,7 +35,49 @@ class ImagePart:
     record: Any = field(default=None, compare=False, repr=False)
 
 
-Part = TextPart | ImagePart
+@dataclass(frozen=True)
+class VideoPart:
+    """Frames sent as one video (``--frames video``): evenly spaced, in time order, each a
+    cached JPEG (never re-encoded) with its recording time; ``indices`` are their frame
+    numbers in the source video and ``fps`` its rate, so ``time = index / fps``.
+
+    A model family whose video path reads time (Qwen2.5-VL's temporal ids, Qwen3-VL's
+    timestamps) gets it from :meth:`metadata`, in the form ``transformers``' ``VideoMetadata``
+    and vLLM's ``media_io_kwargs`` take.
+    """
+
+    frames: tuple[ImagePart, ...]
+    indices: tuple[int, ...]
+    fps: float
+
+    def __post_init__(self) -> None:
+        if not self.frames or len(self.frames) != len(self.indices) or self.fps <= 0:
+            raise ValueError("a video needs ≥ 1 frame, one index per frame and fps > 0")
+
+    @property
+    def times(self) -> list[float]:
+        return [float(f.time) for f in self.frames if f.time is not None]
+
+    @property
+    def spacing_frames(self) -> float:
+        """The mean step between consecutive frames, in source frames (1 for one frame)."""
+        n = len(self.indices)
+        return (self.indices[-1] - self.indices[0]) / (n - 1) if n > 1 else 1.0
+
+    def metadata(self) -> dict[str, Any]:
+        """``fps`` (the source's), ``frames_indices`` and ``total_num_frames``: the frames'
+        times are ``index / fps`` (Qwen3-VL's timestamps), and the sampled rate ``len(frames)
+        / total_num_frames · fps`` is one frame per spacing (Qwen2.5-VL's
+        ``second_per_grid_ts = 2 / rate``); the total is rounded to a whole frame."""
+        n = len(self.indices)
+        return {
+            "fps": float(self.fps),
+            "frames_indices": [int(i) for i in self.indices],
+            "total_num_frames": max(n, round(n * self.spacing_frames)),
+        }
+
+
+Part = TextPart | ImagePart | VideoPart
 
 
 @dataclass(frozen=True)
@@ -106,12 +148,20 @@ class ModelRequest:
 
     @property
     def images(self) -> list[ImagePart]:
-        return [p for p in self.all_parts if isinstance(p, ImagePart)]
+        """Every image sent: single images, and the frames of videos."""
+        out: list[ImagePart] = []
+        for p in self.all_parts:
+            if isinstance(p, ImagePart):
+                out.append(p)
+            elif isinstance(p, VideoPart):
+                out.extend(p.frames)
+        return out
 
     @property
     def frame_times(self) -> list[float]:
-        """Recording times of the video frames (question images have none)."""
-        return [p.time for p in self.all_parts if isinstance(p, ImagePart) and p.time is not None]
+        """Recording times of the video frames, single or in a video (question images have
+        none)."""
+        return [p.time for p in self.images if p.time is not None]
 
     def content_hash(self, model: str) -> str:
         """Stable key of (model, content, generation parameters) for the response cache."""
@@ -136,6 +186,9 @@ def _hash_parts(h: Any, parts: tuple[Part, ...]) -> None:
     for part in parts:
         if isinstance(part, TextPart):
             h.update(b"T" + part.text.encode())
+        elif isinstance(part, VideoPart):  # the frames, and that they went as one video
+            h.update(b"V%d" % len(part.frames))
+            _hash_parts(h, part.frames)
         else:
             when = "question" if part.time is None else f"{part.time:.6f}"
             h.update(b"I" + when.encode() + hashlib.sha1(part.jpeg).digest())

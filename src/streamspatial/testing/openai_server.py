@@ -57,7 +57,9 @@ class RecordedRequest:
     body: dict[str, Any] = field(default_factory=dict)  # with image URLs elided
     text: str = ""  # every text part of every message, joined by newlines
     system: str | None = None
-    n_images: int = 0
+    n_images: int = 0  # image_url parts
+    # video_url parts (vLLM's data:video/jpeg;base64,<frame>,<frame>,…): frames in each
+    videos: list[int] = field(default_factory=list)
     image_bytes: list[bytes] = field(default_factory=list)
     frame_indices: list[int | None] = field(default_factory=list)
     frame_times: list[float | None] = field(default_factory=list)
@@ -215,14 +217,15 @@ class FakeOpenAIServer:
                     url = (part.get("image_url") or {}).get("url", "")
                     data = _decode_data_url(url)
                     rec.n_images += 1
-                    if self.keep_images:
-                        rec.image_bytes.append(data)
-                    index = _read_index(data) if self.decode_frames else None
-                    rec.frame_indices.append(index)
-                    rec.frame_times.append(
-                        index / self.fps if index is not None and self.fps else None
-                    )
+                    _frame_of(self, rec, data)
                     part["image_url"] = {"url": f"<{len(data)} bytes>"}
+                elif part.get("type") == "video_url":
+                    url = (part.get("video_url") or {}).get("url", "")
+                    frames = [_decode_b64(f) for f in url.partition("base64,")[2].split(",")]
+                    rec.videos.append(len(frames))
+                    for data in frames:
+                        _frame_of(self, rec, data)
+                    part["video_url"] = {"url": f"<{len(frames)} frames>"}
         rec.body = body
         rec.text = "\n".join(texts)
         header_time = headers.get("x-streamspatial-query-time")
@@ -232,6 +235,15 @@ class FakeOpenAIServer:
             m = _QUERY_TIME_RE.search(rec.text)
             rec.query_time = float(m.group(1)) if m else None
         return rec
+
+
+def _frame_of(owner: Any, rec: RecordedRequest, data: bytes) -> None:
+    """Record one frame a request carried (an image, or a frame of a video)."""
+    if owner.keep_images:
+        rec.image_bytes.append(data)
+    index = _read_index(data) if owner.decode_frames else None
+    rec.frame_indices.append(index)
+    rec.frame_times.append(index / owner.fps if index is not None and owner.fps else None)
 
 
 class _Server(ThreadingHTTPServer):
@@ -248,7 +260,10 @@ class _Server(ThreadingHTTPServer):
 
 
 def _decode_data_url(url: str) -> bytes:
-    _, _, payload = url.partition("base64,")
+    return _decode_b64(url.partition("base64,")[2])
+
+
+def _decode_b64(payload: str) -> bytes:
     try:
         return base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError):

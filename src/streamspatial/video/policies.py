@@ -48,6 +48,8 @@ from streamspatial.video import official_sampling as off
 __all__ = ["PolicySpec", "parse_policy", "select_frames"]
 
 LOG_DECAY_BANDS_S = (30.0, 300.0)
+# Policies whose frames are evenly spaced in time (PolicySpec.evenly_spaced).
+EVEN_KINDS = frozenset({"single", "nearest", "uniform", "window"})
 LOG_DECAY_WEIGHTS = (Fraction(6, 10), Fraction(3, 10), Fraction(1, 10))
 ORACLE_DEFAULT_N = 128
 
@@ -80,6 +82,13 @@ class PolicySpec:
     @property
     def offline(self) -> bool:
         return self.kind == "oracle-evidence"
+
+    @property
+    def evenly_spaced(self) -> bool:
+        """Whether the frames it picks are evenly spaced in time (to a frame's rounding), so
+        they may go to a model as one video: uniform, nearest, window and single picks are;
+        log-decay's bands and the oracle's evidence spans are not."""
+        return self.kind in EVEN_KINDS
 
     def __str__(self) -> str:
         if self.kind == "none":
