@@ -112,15 +112,24 @@ def _config(family: str, vocab: int, ids: dict[str, int]) -> Any:
     )
 
 
+# The pixel ranges of the released checkpoints' processor configs (not the processor classes'
+# defaults): Qwen2-VL / Qwen2.5-VL-7B-Instruct preprocessor_config.json, min 56·56 and max
+# 28·28·16384 for images and videos alike; Qwen3-VL-8B-Instruct preprocessor_config.json and
+# video_preprocessor_config.json.
+QWEN2_PIXELS = {"shortest_edge": 56 * 56, "longest_edge": 28 * 28 * 16384}
+QWEN3_IMAGE_PIXELS = {"shortest_edge": 65536, "longest_edge": 16777216}
+QWEN3_VIDEO_PIXELS = {"shortest_edge": 4096, "longest_edge": 25165824}
+
+
 def _processor(family: str, tokenizer: Any) -> Any:
     import transformers as tf
 
     if family == "qwen3_vl":
-        image = tf.Qwen2VLImageProcessor(patch_size=16, merge_size=2)
-        video = tf.Qwen3VLVideoProcessor()
+        image = tf.Qwen2VLImageProcessor(patch_size=16, merge_size=2, size=QWEN3_IMAGE_PIXELS)
+        video = tf.Qwen3VLVideoProcessor(size=QWEN3_VIDEO_PIXELS)
         return tf.Qwen3VLProcessor(image, tokenizer, video, chat_template=CHAT_TEMPLATE)
-    image = tf.Qwen2VLImageProcessor()
-    video = tf.Qwen2VLVideoProcessor()
+    image = tf.Qwen2VLImageProcessor(size=QWEN2_PIXELS)
+    video = tf.Qwen2VLVideoProcessor(size=QWEN2_PIXELS)
     cls = tf.Qwen2VLProcessor if family == "qwen2_vl" else tf.Qwen2_5_VLProcessor
     return cls(image, tokenizer, video, chat_template=CHAT_TEMPLATE)
 
