@@ -67,3 +67,11 @@ def test_qwen2_5_vl_temporal_ids_follow_the_frames_spacing(outcome):
     assert got["stamps"] == []  # Qwen2.5-VL reads time through its ids, not the text
     assert got["image_pads"] == 0 and got["video_pads"] > 0
     assert got["error"] is None and got["completion_tokens"] >= 1
+
+
+def test_a_run_of_the_tiny_qwen2_5_vl_sends_video_by_its_config(outcome):
+    got = outcome["run"]
+    assert got["errors"] == 0 and got["records"] >= 3
+    assert got["inputs"] == {"frames": "video", "frame_size": 64, "max_pixels": None,
+                             "recipe": "qwen2.5-vl", "video_metadata": True}  # fmt: skip
+    assert got["sent"] == {"temperature": 0.0, "max_tokens": 1024}

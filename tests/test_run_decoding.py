@@ -136,3 +136,22 @@ def test_the_decoding_sent_is_part_of_the_configuration_hash(bench, tmp_path):
         evaluate(data, videos, **common, max_tokens=1024)  # the same settings: resumes
         with pytest.raises(StreamspatialError, match="different configuration"):
             evaluate(data, videos, **common, max_tokens=64)
+
+
+def test_sweep_takes_the_sampling_flags_for_every_cell(bench, tmp_path):
+    from streamspatial.cli.sweep import run_sweep
+
+    data, videos = bench
+    with FakeOpenAIServer("A", fps=FPS) as server:
+        given = {"data": data, "videos": videos, "base_url": server.base_url, "limit": 1,
+                 "max_tokens": 7, "leave_to_server": ["temperature"]}  # fmt: skip
+        runs, worst = run_sweep(given, ["openai:a", "openai:b"], ["none"], "none", tmp_path)
+    assert worst == 0 and len(runs) == 2
+    assert sent(server) == [{"max_tokens": 7}] * len(server.requests) and server.requests
+    for run in runs:
+        meta = json.loads((run / RUN_JSON).read_text())
+        assert meta["decoding"]["from"] == {
+            "temperature": "server (left by flag)",
+            "max_tokens": "flag",
+            "top_p": "server (OVO-S-Bench's official code sends none)",
+        }

@@ -72,9 +72,25 @@ def check(family: str, root: Path) -> dict[str, object]:
     }
 
 
+def run(root: Path) -> dict[str, object]:
+    """``evaluate`` on a small OVO-S-Bench file with the tiny Qwen2.5-VL as ``hf:`` its folder,
+    ``--frames`` left at auto: its config.json says Qwen2.5-VL, so frames go as one video."""
+    from runner_fixtures import write_ovos
+    from streamspatial.api import evaluate
+
+    data, videos = write_ovos(root / "bench")
+    result = evaluate(data, videos, model=f"hf:{root / 'qwen2_5_vl'}", policy="uniform-4",
+                      out=root / "run", device="cpu", limit=3, frame_size=64)  # fmt: skip
+    meta = json.loads((root / "run" / "run.json").read_text())
+    return {"records": len(result.records), "errors": result.counts["errors_total"],
+            "inputs": meta["inputs"], "sent": meta["decoding"]["sent"]}  # fmt: skip
+
+
 def main() -> None:
     root = Path(sys.argv[1])
-    print(json.dumps({f: check(f, root) for f in ("qwen2_5_vl", "qwen3_vl")}))
+    out: dict[str, object] = {f: check(f, root) for f in ("qwen2_5_vl", "qwen3_vl")}
+    out["run"] = run(root)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":

@@ -166,7 +166,9 @@ def evaluate(
     ``out``: the run folder (created, or resumed); None runs in a temporary folder.
     ``options``: any other option of ``streamspatial run`` by its Python name —
     ``format``, ``perception``, ``concurrency``, ``limit``, ``cache_dir``, ``frame_size``,
-    ``scorer``, ``temperature``, ``max_tokens``, ``explore_steps``, ``fold_every``, and for
+    ``scorer``, ``temperature``, ``max_tokens``, ``top_p``, ``leave_to_server`` (decoding:
+    the benchmark's own unless given), ``frames`` (``auto``, ``images``, ``video``),
+    ``explore_steps``, ``fold_every``, and for
     ``hf:`` models ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:N``), ``dtype`` (``auto``,
     ``bfloat16``, ``float16``, ``float32``) and ``batch_size``, …
 

@@ -94,10 +94,11 @@ class Turn:
 class GenerationParams:
     """Sampling parameters; a field left ``None`` is not sent, so the server's default holds.
 
-    Only what the user set reaches the server: reasoning models reject ``temperature``, and
-    some servers (``transformers serve``) answer 422 to fields they do not know.  The papers'
-    protocol is greedy decoding with a 1,024-token cap (OVO-S-Bench G.2): ``temperature: 0`` and
-    ``max_tokens: 1024`` in a run's configuration, :data:`PROTOCOL_PARAMS` here.  ``extra`` is
+    Only what is set reaches the server: reasoning models reject ``temperature``, and some
+    servers (``transformers serve``) answer 422 to fields they do not know.  A run sets them
+    from its benchmark's declared decoding and what overrides it (``eval.decoding``); the
+    papers' protocol, greedy with a 1,024-token cap (OVO-S-Bench G.2), is
+    :data:`PROTOCOL_PARAMS` here.  ``extra`` is
     passed through to the request body as is, e.g.
     ``{"chat_template_kwargs": {"enable_thinking": True}}``.
     """

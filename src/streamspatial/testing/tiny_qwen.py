@@ -54,25 +54,9 @@ TEXT = {"hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 2,
 
 
 def _tokenizer() -> Any:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
+    from .tiny_vlm import bpe_tokenizer
 
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=500,
-        special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    bpe.train_from_iterator(_CORPUS, trainer=trainer)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIAL_TOKENS[1:],
-        model_max_length=8192,
-    )
+    return bpe_tokenizer(_CORPUS, SPECIAL_TOKENS, vocab_size=500, model_max_length=8192)
 
 
 def _config(family: str, vocab: int, ids: dict[str, int]) -> Any:

@@ -16,6 +16,7 @@ code path loads Qwen2.5-VL / Qwen3-VL folders once torchvision is installed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>"]
 
@@ -36,36 +37,44 @@ _CORPUS = [
 ]
 
 
+def bpe_tokenizer(corpus: list[str], special: list[str], vocab_size: int, **kwargs: Any) -> Any:
+    """A byte-level BPE trained on ``corpus`` (so any text encodes), with ``special[0]`` for
+    padding, ``<|im_end|>`` ending an answer and the rest of ``special`` as special tokens."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=special,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    bpe.train_from_iterator(corpus, trainer=trainer)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        eos_token="<|im_end|>",
+        pad_token=special[0],
+        additional_special_tokens=special[1:],
+        **kwargs,
+    )
+
+
 def build_tiny_vlm(folder: str | Path, seed: int = 0, image_size: int = 28) -> Path:
     """Write a loadable tiny LLaVA-style model + processor to ``folder`` and return it."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import (
         CLIPImageProcessor,
         LlavaConfig,
         LlavaForConditionalGeneration,
         LlavaProcessor,
-        PreTrainedTokenizerFast,
     )
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    bpe.train_from_iterator(_CORPUS, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=SPECIAL_TOKENS[1:],
-    )
-    ids = {t: bpe.token_to_id(t) for t in SPECIAL_TOKENS}
+    tokenizer = bpe_tokenizer(_CORPUS, SPECIAL_TOKENS, vocab_size=400)
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
     patch = 14
     image_processor = CLIPImageProcessor(
         size={"shortest_edge": image_size}, crop_size={"height": image_size, "width": image_size}
@@ -92,7 +101,7 @@ def build_tiny_vlm(folder: str | Path, seed: int = 0, image_size: int = 28) -> P
         },
         text_config={
             "model_type": "llama",
-            "vocab_size": bpe.get_vocab_size(),
+            "vocab_size": tokenizer.backend_tokenizer.get_vocab_size(),
             "hidden_size": 32,
             "intermediate_size": 64,
             "num_hidden_layers": 2,
