@@ -278,7 +278,7 @@ def test_redact_masks_before_it_clips():
 # -- the model boundary -------------------------------------------------------------------------
 
 
-def test_sampling_parameters_are_sent_only_when_set_and_per_model(bench, tmp_path, invoke):
+def test_sampling_parameters_are_the_benchmarks_unless_set_and_per_model(bench, tmp_path, invoke):
     data, videos = bench
     with FakeOpenAIServer(answer_from_frames, fps=FPS) as server:
         assert invoke(run_args(data, videos, tmp_path / "plain", server.base_url))[0] == 0
@@ -296,7 +296,10 @@ def test_sampling_parameters_are_sent_only_when_set_and_per_model(bench, tmp_pat
         )
         assert rc == 0, text
         bodies = [r.body for r in server.requests]
-    assert plain and all(keys == {"model", "messages"} for keys in plain)
+    # OVO-S-Bench's own decoding (App. G.2), no flag given
+    assert plain and all(
+        keys == {"model", "messages", "temperature", "max_tokens"} for keys in plain
+    )
     assert all((b["temperature"], b["max_tokens"], b["top_p"]) == (0, 77, 0.5) for b in bodies)
     assert json.loads((tmp_path / "set" / RUN_JSON).read_text())["config"]["sampling"]
 
