@@ -26,7 +26,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web", "train"},
     "models": {"bench", "agents", "eval", "scoring", "sim", "train"},
     "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc", "train"},
-    "sim": {"agents", "eval", "perception", "report", "web", "api", "cli", "train"},
+    "sim": {"agents", "eval", "perception", "report", "web", "api", "cli", "train", "scans"},
+    # real scans read into the generators' records: above sim, below api and cli
+    "scans": {"agents", "eval", "perception", "report", "web", "api", "cli", "train", "qc"},
     "perception": {"agents", "eval", "report", "web", "train"},
     "agents": {"eval", "report", "web", "qc", "sim", "api", "cli", "train"},
     "eval": {"sim", "report", "web", "qc", "api", "cli", "train"},

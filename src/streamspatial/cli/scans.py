@@ -1,0 +1,108 @@
+"""``streamspatial scans build | export``: benchmarks from real scans, and walks written as scans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from streamspatial.core.errors import InputError
+
+scans_app = typer.Typer(
+    help="Real scans (ScanNet, ARKitScenes, ScanNet++): build benchmarks with the simulator's "
+    "question generators; write simulator walks in the datasets' layouts.",
+    no_args_is_help=True,
+)
+
+
+def _bars(console: Console):
+    return Progress(TextColumn("{task.description:<32}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, transient=False)
+
+
+@scans_app.command("build")
+def build(
+    out: Annotated[Path, typer.Option("--out", help="Output folder for files and videos.")],
+    scannet: Annotated[Path | None, typer.Option("--scannet", help="A ScanNet scene folder, or a folder of them.")] = None,
+    arkitscenes: Annotated[Path | None, typer.Option("--arkitscenes", help="An ARKitScenes 3DOD scan folder, or a folder of them.")] = None,
+    scannetpp: Annotated[Path | None, typer.Option("--scannetpp", help="A ScanNet++ scene folder, or a folder of them.")] = None,
+    vsibench_meta: Annotated[Path | None, typer.Option("--vsibench-meta", help="VSI-Bench's scene metadata (boxes only): write its box-only questions.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the questions.")] = 0,
+    per_family: Annotated[int, typer.Option("--per-family", help="Questions per family per scene.")] = 3,
+    fps: Annotated[float, typer.Option("--fps", help="Frames per second of the scan videos (S3-Bench: 24).")] = 24.0,
+    size: Annotated[str, typer.Option("--size", help="Video size WIDTHxHEIGHT (S3-Bench: 640x480).")] = "640x480",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N scenes.")] = None,
+    prune: Annotated[bool, typer.Option("--prune/--no-prune", help="Iterative Bias Pruning against the reserve.")] = True,
+    resume: Annotated[bool, typer.Option("--resume", help="Keep scenes an earlier run of this command finished.")] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+) -> None:
+    """Build a benchmark from scans: the same files as ``sim generate`` (each benchmark's
+    format, items.jsonl, manifest.json, videos with their ground truth)."""
+    console = Console(stderr=True)
+    given = {k: v for k, v in (("scannet", scannet), ("arkitscenes", arkitscenes),
+                               ("scannetpp", scannetpp), ("vsibench-meta", vsibench_meta)) if v}
+    if len(given) != 1:
+        raise InputError("scans build: give exactly one of --scannet, --arkitscenes, --scannetpp, --vsibench-meta")
+    (dataset, root), = given.items()
+    if dataset == "vsibench-meta":
+        from streamspatial.scans.vsimeta import build_vsibench_meta
+
+        files = build_vsibench_meta(root, out, seed=seed, prune=prune)
+        console.print(f"wrote {', '.join(str(p) for p in files.values())}", highlight=False)
+        return
+    from streamspatial.cli.sim import parse_size
+    from streamspatial.scans.build import ScanBuildConfig, build_scans
+    from streamspatial.scans.families import not_on_scans
+
+    cfg = ScanBuildConfig(out=out, dataset=dataset, root=root, seed=seed, per_family=per_family,
+                          fps=fps, size=parse_size(size), prune=prune, resume=resume, limit=limit)
+    if progress:
+        with _bars(console) as bar:
+            tasks: dict[str, TaskID] = {}
+
+            def report(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task(stage, total=total)
+                bar.update(tasks[stage], completed=done, total=total)
+
+            result = build_scans(cfg, report)
+    else:
+        result = build_scans(cfg)
+    console.print(f"{len(result.items)} items from {len(result.scenes)} scene(s) in {out}", highlight=False)
+    skipped = not_on_scans()
+    console.print(f"{len(skipped)} families not available on scans (manifest.json: not_on_scans)", highlight=False)
+
+
+@scans_app.command("export")
+def export(
+    sim_dir: Annotated[Path, typer.Argument(help="A benchmark folder made by sim generate.")],
+    format: Annotated[str, typer.Option("--format", help="scannet | arkitscenes | scannetpp")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the scans into.")],
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+) -> None:
+    """Re-render a generated benchmark's walks with depth and instance ids, and write each in a
+    dataset's layout (mesh, segments, aggregation or boxes, frames, depth, poses, intrinsics)."""
+    from streamspatial.scans.export import export_scans
+
+    console = Console(stderr=True)
+    if progress:
+        with _bars(console) as bar:
+            tasks: dict[str, TaskID] = {}
+
+            def report(walk: str, done: int, total: int) -> None:
+                if walk not in tasks:
+                    tasks[walk] = bar.add_task(walk, total=total)
+                bar.update(tasks[walk], completed=done)
+
+            written = export_scans(sim_dir, format, out, report)
+    else:
+        written = export_scans(sim_dir, format, out)
+    for p in written:
+        console.print(str(p), highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(scans_app, name="scans")

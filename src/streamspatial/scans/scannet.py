@@ -1,0 +1,145 @@
+"""ScanNet v2 scans in the layout the dataset publishes (Dai et al., CVPR 2017).
+
+Documentation: the ScanNet repository's README ("Data Organization") and its ``SensReader``
+exporter.  Per scene ``<scene>/``:
+
+* ``<scene>_vh_clean_2.ply`` — the cleaned, decimated mesh (vertex colours);
+* ``<scene>_vh_clean_2.0.010000.segs.json`` — ``segIndices``: the over-segment of each vertex;
+* ``<scene>.aggregation.json`` — ``segGroups``: ``objectId`` (from 0), ``label`` (the raw
+  category), ``segments`` (over-segment ids);
+* ``scannetv2-labels.combined.tsv`` (beside the scenes, or in the scene folder) — raw category
+  (``raw_category``) → ScanNet's cleaned ``category``;
+* the frames exported from ``<scene>.sens``: ``color/<i>.jpg``, ``depth/<i>.png`` (uint16,
+  millimetres), ``pose/<i>.txt`` (camera-to-world 4×4; invalid poses hold ``-inf``) and
+  ``intrinsic/intrinsic_color.txt``, ``intrinsic/intrinsic_depth.txt`` (4×4).  Frame ``i`` is
+  the ``i``-th frame of the 30 Hz capture.
+
+Reading ``.sens`` itself is not done here: export it with ScanNet's ``SensReader`` first.
+ScanNet ships no object boxes; each object's box is fitted to its vertices (:mod:`.boxes`).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from streamspatial.core.errors import InputError, Problem
+
+from ._read import field, frame_number, instance_ids, need, objects_from_vertices, read_json, read_matrix
+from .ply import read_ply
+from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
+
+CAPTURE_FPS = 30.0  # ScanNet's RGB-D capture rate (Dai et al. 2017, §3)
+LABELS_TSV = "scannetv2-labels.combined.tsv"
+
+
+def is_scene(path: Path) -> bool:
+    return (path / f"{path.name}_vh_clean_2.ply").is_file()
+
+
+def read_labels(path: Path) -> dict[str, str]:
+    """``raw_category`` → ``category`` from ScanNet's label table."""
+    need(path, "ScanNet's label table")
+    with path.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    if not rows or "raw_category" not in rows[0] or "category" not in rows[0]:
+        raise InputError(
+            Problem(file=str(path), field="raw_category", expected="a tab-separated table with "
+                    "raw_category and category columns")
+        )
+    return {r["raw_category"]: r["category"] for r in rows if r.get("raw_category")}
+
+
+def find_labels(scene: Path) -> Path:
+    for folder in (scene, scene.parent, scene.parent.parent):
+        if (folder / LABELS_TSV).is_file():
+            return folder / LABELS_TSV
+    return scene.parent / LABELS_TSV
+
+
+def camera_of(path: Path, image: Path) -> Camera:
+    from PIL import Image
+
+    k = read_matrix(path, (4, 4), "a ScanNet intrinsic matrix")
+    need(image, "a frame image")
+    with Image.open(image) as im:
+        w, h = im.size
+    return Camera(w, h, float(k[0, 0]), float(k[1, 1]), float(k[0, 2]), float(k[1, 2]))
+
+
+def read_scannet(scene: Path) -> Scan:
+    scene = Path(scene)
+    sid = scene.name
+    ply = scene / f"{sid}_vh_clean_2.ply"
+    segs_path = scene / f"{sid}_vh_clean_2.0.010000.segs.json"
+    agg_path = scene / f"{sid}.aggregation.json"
+    vertices, faces, colors, _ = read_ply(ply)
+    seg = np.asarray(field(read_json(segs_path, "ScanNet's over-segmentation"), "segIndices",
+                           segs_path, "segIndices: one segment id per vertex"))
+    if seg.shape != (len(vertices),):
+        raise InputError(
+            Problem(file=str(segs_path), field="segIndices",
+                    expected=f"{len(vertices)} entries (one per vertex of {ply.name}), got {seg.size}")
+        )
+    groups = field(read_json(agg_path, "ScanNet's aggregation"), "segGroups", agg_path,
+                   "segGroups: the annotated objects")
+    labels_table = read_labels(find_labels(scene))
+    raw_ids = []
+    for n, g in enumerate(groups):
+        for key in ("objectId", "label", "segments"):
+            field(g, key, agg_path, f"{key} in every segGroup", f"segGroups[{n}].")
+        raw_ids.append(int(g["objectId"]))
+    ids = instance_ids(raw_ids, first=0)  # objectId counts from 0
+    instance = np.zeros(len(vertices), dtype=np.int32)
+    floor = np.zeros(len(vertices), dtype=bool)
+    labels: dict[int, str] = {}
+    for g in groups:
+        iid = ids[int(g["objectId"])]
+        mask = np.isin(seg, np.asarray(g["segments"]))
+        cat = category_of(labels_table.get(g["label"], g["label"]))
+        if cat in FLOOR:
+            floor |= mask
+        if cat in FLOOR or cat in STRUCTURE:
+            continue  # the room itself: it hides objects, no question is about it
+        instance[mask] = iid
+        labels[iid] = str(g["label"])
+    mesh = ScanMesh(vertices, faces, colors, instance, floor)
+    objects = objects_from_vertices(vertices, instance, labels, categories=labels_table)
+    return Scan("scannet", sid, mesh, objects, tuple(_frames(scene)), scene)
+
+
+def _frames(scene: Path) -> list[ScanFrame]:
+    color_dir, depth_dir, pose_dir = scene / "color", scene / "depth", scene / "pose"
+    images = sorted(color_dir.glob("*.jpg"), key=frame_number)
+    if not images:
+        raise InputError(
+            Problem(file=str(color_dir), field="", expected="the frames exported from the .sens "
+                    "file (color/<i>.jpg; run ScanNet's SensReader)")
+        )
+    color_cam = camera_of(scene / "intrinsic" / "intrinsic_color.txt", images[0])
+    depth_cam = None
+    out = []
+    for img in images:
+        n = frame_number(img)
+        pose = read_matrix(pose_dir / f"{img.stem}.txt", (4, 4), "a ScanNet camera pose")
+        if not np.isfinite(pose).all():
+            continue  # ScanNet marks frames its reconstruction lost with -inf poses
+        depth = depth_dir / f"{img.stem}.png"
+        if depth.is_file() and depth_cam is None:
+            depth_cam = camera_of(scene / "intrinsic" / "intrinsic_depth.txt", depth)
+        out.append(
+            ScanFrame(
+                time=n / CAPTURE_FPS,
+                camera_to_world=pose,
+                color=img,
+                depth=depth if depth.is_file() else None,
+                color_camera=color_cam,
+                depth_camera=depth_cam,
+            )
+        )
+    if not out:
+        raise InputError(Problem(file=str(pose_dir), field="", expected="at least one valid camera pose"))
+    t0 = out[0].time
+    return [ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, depth_cam if f.depth else None) for f in out]
