@@ -1,4 +1,4 @@
-"""``streamspatial scans build | export``: benchmarks from real scans, and walks written as scans."""
+"""``streamspatial scans build | export``: benchmarks from real scans; walks written as scans."""
 
 from __future__ import annotations
 
@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from streamspatial.core.errors import InputError
 
@@ -19,34 +26,78 @@ scans_app = typer.Typer(
 
 
 def _bars(console: Console):
-    return Progress(TextColumn("{task.description:<32}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console, transient=False)
+    return Progress(
+        TextColumn("{task.description:<32}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 @scans_app.command("build")
 def build(
     out: Annotated[Path, typer.Option("--out", help="Output folder for files and videos.")],
-    scannet: Annotated[Path | None, typer.Option("--scannet", help="A ScanNet scene folder, or a folder of them.")] = None,
-    arkitscenes: Annotated[Path | None, typer.Option("--arkitscenes", help="An ARKitScenes 3DOD scan folder, or a folder of them.")] = None,
-    scannetpp: Annotated[Path | None, typer.Option("--scannetpp", help="A ScanNet++ scene folder, or a folder of them.")] = None,
-    vsibench_meta: Annotated[Path | None, typer.Option("--vsibench-meta", help="VSI-Bench's scene metadata (boxes only): write its box-only questions.")] = None,
+    scannet: Annotated[
+        Path | None, typer.Option("--scannet", help="A ScanNet scene folder, or a folder of them.")
+    ] = None,
+    arkitscenes: Annotated[
+        Path | None,
+        typer.Option("--arkitscenes", help="An ARKitScenes 3DOD scan folder, or a folder of them."),
+    ] = None,
+    scannetpp: Annotated[
+        Path | None,
+        typer.Option("--scannetpp", help="A ScanNet++ scene folder, or a folder of them."),
+    ] = None,
+    vsibench_meta: Annotated[
+        Path | None,
+        typer.Option(
+            "--vsibench-meta",
+            help="VSI-Bench's scene metadata (boxes only): write its box-only questions.",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the questions.")] = 0,
-    per_family: Annotated[int, typer.Option("--per-family", help="Questions per family per scene.")] = 3,
-    fps: Annotated[float, typer.Option("--fps", help="Frames per second of the scan videos (S3-Bench: 24).")] = 24.0,
-    size: Annotated[str, typer.Option("--size", help="Video size WIDTHxHEIGHT (S3-Bench: 640x480).")] = "640x480",
-    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N scenes.")] = None,
-    prune: Annotated[bool, typer.Option("--prune/--no-prune", help="Iterative Bias Pruning against the reserve.")] = True,
-    resume: Annotated[bool, typer.Option("--resume", help="Keep scenes an earlier run of this command finished.")] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+    per_family: Annotated[
+        int, typer.Option("--per-family", help="Questions per family per scene.")
+    ] = 3,
+    fps: Annotated[
+        float, typer.Option("--fps", help="Frames per second of the scan videos (S3-Bench: 24).")
+    ] = 24.0,
+    size: Annotated[
+        str, typer.Option("--size", help="Video size WIDTHxHEIGHT (S3-Bench: 640x480).")
+    ] = "640x480",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N scenes.")
+    ] = None,
+    prune: Annotated[
+        bool, typer.Option("--prune/--no-prune", help="Iterative Bias Pruning against the reserve.")
+    ] = True,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Keep scenes an earlier run of this command finished.")
+    ] = False,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
+    ] = True,
 ) -> None:
     """Build a benchmark from scans: the same files as ``sim generate`` (each benchmark's
     format, items.jsonl, manifest.json, videos with their ground truth)."""
     console = Console(stderr=True)
-    given = {k: v for k, v in (("scannet", scannet), ("arkitscenes", arkitscenes),
-                               ("scannetpp", scannetpp), ("vsibench-meta", vsibench_meta)) if v}
+    given = {
+        k: v
+        for k, v in (
+            ("scannet", scannet),
+            ("arkitscenes", arkitscenes),
+            ("scannetpp", scannetpp),
+            ("vsibench-meta", vsibench_meta),
+        )
+        if v
+    }
     if len(given) != 1:
-        raise InputError("scans build: give exactly one of --scannet, --arkitscenes, --scannetpp, --vsibench-meta")
-    (dataset, root), = given.items()
+        raise InputError(
+            "scans build: give one of --scannet, --arkitscenes, --scannetpp or --vsibench-meta"
+        )
+    ((dataset, root),) = given.items()
     if dataset == "vsibench-meta":
         from streamspatial.scans.vsimeta import build_vsibench_meta
 
@@ -57,8 +108,18 @@ def build(
     from streamspatial.scans.build import ScanBuildConfig, build_scans
     from streamspatial.scans.families import not_on_scans
 
-    cfg = ScanBuildConfig(out=out, dataset=dataset, root=root, seed=seed, per_family=per_family,
-                          fps=fps, size=parse_size(size), prune=prune, resume=resume, limit=limit)
+    cfg = ScanBuildConfig(
+        out=out,
+        dataset=dataset,
+        root=root,
+        seed=seed,
+        per_family=per_family,
+        fps=fps,
+        size=parse_size(size),
+        prune=prune,
+        resume=resume,
+        limit=limit,
+    )
     if progress:
         with _bars(console) as bar:
             tasks: dict[str, TaskID] = {}
@@ -71,9 +132,14 @@ def build(
             result = build_scans(cfg, report)
     else:
         result = build_scans(cfg)
-    console.print(f"{len(result.items)} items from {len(result.scenes)} scene(s) in {out}", highlight=False)
+    console.print(
+        f"{len(result.items)} items from {len(result.scenes)} scene(s) in {out}", highlight=False
+    )
     skipped = not_on_scans()
-    console.print(f"{len(skipped)} families not available on scans (manifest.json: not_on_scans)", highlight=False)
+    console.print(
+        f"{len(skipped)} families not available on scans (manifest.json: not_on_scans)",
+        highlight=False,
+    )
 
 
 @scans_app.command("export")
@@ -81,7 +147,9 @@ def export(
     sim_dir: Annotated[Path, typer.Argument(help="A benchmark folder made by sim generate.")],
     format: Annotated[str, typer.Option("--format", help="scannet | arkitscenes | scannetpp")],
     out: Annotated[Path, typer.Option("--out", help="Folder to write the scans into.")],
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
+    ] = True,
 ) -> None:
     """Re-render a generated benchmark's walks with depth and instance ids, and write each in a
     dataset's layout (mesh, segments, aggregation or boxes, frames, depth, poses, intrinsics)."""

@@ -1,4 +1,4 @@
-"""Real scans: ScanNet, ARKitScenes and ScanNet++ read into the records the question generators take.
+"""Real scans: ScanNet, ARKitScenes and ScanNet++ read into the records the generators take.
 
 S3-Bench's real split (§3.2, App. 3) is built from ScanNet, ScanNet++ and ARKitScenes: from
 each scan's 3D annotations it derives object boxes and frame-level visibility "through

@@ -26,7 +26,9 @@ def read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as e:
-        raise InputError(Problem(file=str(path), field="", expected=f"{what}: JSON ({e})")) from None
+        raise InputError(
+            Problem(file=str(path), field="", expected=f"{what}: JSON ({e})")
+        ) from None
 
 
 def field(d: Any, key: str, path: Path, expected: str, where: str = "") -> Any:
@@ -41,10 +43,16 @@ def read_matrix(path: Path, shape: tuple[int, int], what: str) -> np.ndarray:
     try:
         m = np.loadtxt(path, dtype=np.float64)
     except ValueError as e:
-        raise InputError(Problem(file=str(path), field="", expected=f"{what}: numbers ({e})")) from None
+        raise InputError(
+            Problem(file=str(path), field="", expected=f"{what}: numbers ({e})")
+        ) from None
     if m.shape != shape:
         raise InputError(
-            Problem(file=str(path), field="", expected=f"{what}: a {shape[0]}x{shape[1]} matrix, got {m.shape}")
+            Problem(
+                file=str(path),
+                field="",
+                expected=f"{what}: a {shape[0]}x{shape[1]} matrix, got {m.shape}",
+            )
         )
     return m
 

@@ -55,7 +55,9 @@ def _answers(it: Item) -> list[str]:
     return [str(text.get(str(q.answer), q.answer)) for q in it.queries]
 
 
-def answer_agreement(sim: list[Item], scan: list[Item]) -> tuple[Agreement, list[tuple[str, list[str], list[str]]]]:
+def answer_agreement(
+    sim: list[Item], scan: list[Item]
+) -> tuple[Agreement, list[tuple[str, list[str], list[str]]]]:
     """(equal / common questions, the unequal ones: key, simulator's answers, scan's)."""
     ours = {_key(it): it for it in sim if it.meta.get("family") not in ROOM_FACTS}
     common = [(ours[_key(it)], it) for it in scan if _key(it) in ours]

@@ -51,8 +51,12 @@ def read_traj(path: Path) -> tuple[np.ndarray, np.ndarray]:
             vals = []
         if len(vals) != 7:
             raise InputError(
-                Problem(file=str(path), field="", location=f"line {n}",
-                        expected="7 numbers: timestamp, axis-angle (3), translation (3)")
+                Problem(
+                    file=str(path),
+                    field="",
+                    location=f"line {n}",
+                    expected="7 numbers: timestamp, axis-angle (3), translation (3)",
+                )
             )
         world_to_cam = np.eye(4)
         world_to_cam[:3, :3] = Rotation.from_rotvec(vals[1:4]).as_matrix()
@@ -85,16 +89,26 @@ def read_arkitscenes(scene: Path) -> Scan:
     for n, d in enumerate(data):
         where = f"data[{n}]."
         label = field(d, "label", anno_path, "label in every box", where)
-        obb = field(field(d, "segments", anno_path, "segments.obbAligned", where), "obbAligned",
-                    anno_path, "segments.obbAligned", where + "segments.")
-        parts = [field(obb, k, anno_path, f"obbAligned.{k}", where + "segments.obbAligned.")
-                 for k in ("centroid", "axesLengths", "normalizedAxes")]
+        obb = field(
+            field(d, "segments", anno_path, "segments.obbAligned", where),
+            "obbAligned",
+            anno_path,
+            "segments.obbAligned",
+            where + "segments.",
+        )
+        parts = [
+            field(obb, k, anno_path, f"obbAligned.{k}", where + "segments.obbAligned.")
+            for k in ("centroid", "axesLengths", "normalizedAxes")
+        ]
         try:
             box = obb_box(*parts)
         except ValueError:
             raise InputError(
-                Problem(file=str(anno_path), field=where + "segments.obbAligned",
-                        expected="centroid (3), axesLengths (3), normalizedAxes (9) numbers")
+                Problem(
+                    file=str(anno_path),
+                    field=where + "segments.obbAligned",
+                    expected="centroid (3), axesLengths (3), normalizedAxes (9) numbers",
+                )
             ) from None
         boxes[ids[raw[n]]] = box
         labels[ids[raw[n]]] = str(label)
@@ -130,16 +144,29 @@ def _frames(scene: Path, sid: str) -> list[ScanFrame]:
             continue  # a frame the trajectory does not cover
         cam = read_pincam(root / "lowres_wide_intrinsics" / f"{img.stem}.pincam")
         depth = root / "lowres_depth" / img.name
-        out.append(ScanFrame(t, poses[k], img, depth if depth.is_file() else None, cam,
-                             cam if depth.is_file() else None))
+        out.append(
+            ScanFrame(
+                t,
+                poses[k],
+                img,
+                depth if depth.is_file() else None,
+                cam,
+                cam if depth.is_file() else None,
+            )
+        )
     if not out:
         raise InputError(
-            Problem(file=str(root / "lowres_wide.traj"), field="",
-                    expected="poses at the frames' timestamps (within 5 ms)")
+            Problem(
+                file=str(root / "lowres_wide.traj"),
+                field="",
+                expected="poses at the frames' timestamps (within 5 ms)",
+            )
         )
     t0 = out[0].time
-    return [ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera,
-                      f.depth_camera) for f in out]
+    return [
+        ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, f.depth_camera)
+        for f in out
+    ]
 
 
 def _stamp(path: Path) -> float:

@@ -101,13 +101,19 @@ def build_scans(cfg: ScanBuildConfig, progress: Progress | None = None) -> ScanB
         else:
             scan = read_scan(cfg.dataset, scene)
 
-            def tick(done: int, total: int, what: str = "visibility") -> None:
+            def tick(done: int, total: int, what: str = "visibility", name: str = name) -> None:
                 if progress is not None:
                     progress(f"{what} {name}", done, total)
 
             ep = scan_episode(scan, fps=cfg.fps, size=cfg.size, video=video.name, progress=tick)
-            write_video(scan, ep.sources, video, fps=cfg.fps, size=cfg.size,
-                        progress=lambda d, t: tick(d, t, "video"))
+            write_video(
+                scan,
+                ep.sources,
+                video,
+                fps=cfg.fps,
+                size=cfg.size,
+                progress=lambda d, t: tick(d, t, "video"),
+            )
             meta = ep.meta
             save_episode_meta(meta, meta_path_for(video))  # last: marks the scene done
         walks.append((meta, ref, name))
@@ -118,8 +124,9 @@ def build_scans(cfg: ScanBuildConfig, progress: Progress | None = None) -> ScanB
     groups = max(1, math.ceil(len(walks) / GROUP_SCENES))
     bounds = [len(walks) * i // groups for i in range(groups + 1)]
     for g in range(groups):
-        ask = QuestionGenerator(cfg.seed, per_family=cfg.per_family, reserve=reserve,
-                                families=scan_families(), group=g)
+        ask = QuestionGenerator(
+            cfg.seed, per_family=cfg.per_family, reserve=reserve, families=scan_families(), group=g
+        )
         for batch in ask.group_items(walks[bounds[g] : bounds[g + 1]]):
             items += batch
         if progress is not None:

@@ -77,14 +77,15 @@ def scan_house(scan: Scan, floor: float) -> House:
             )
         )
     top = float(np.percentile(mesh.vertices[:, 2], 98)) - floor if len(mesh.vertices) else 2.6
-    return House(scan.scene_id, 0, (room,), (), (), tuple(objects), round(max(top, 2.0), 3),
-                 style="scan")
+    return House(
+        scan.scene_id, 0, (room,), (), (), tuple(objects), round(max(top, 2.0), 3), style="scan"
+    )
 
 
 def video_frames(scan: Scan, fps: float) -> tuple[int, ...]:
     """The scan frame each video frame shows: the last captured at or before its time."""
     times = np.array([f.time for f in scan.frames])
-    n = int(math.floor(times[-1] * fps + 1e-9)) + 1
+    n = math.floor(times[-1] * fps + 1e-9) + 1
     at = np.arange(n) / fps
     return tuple(int(i) for i in np.searchsorted(times, at + 1e-9, side="right") - 1)
 

@@ -71,12 +71,17 @@ def walks_of(sim_dir: Path) -> list[tuple[str, Path]]:
         meta = load_episode_meta(video)
         if meta.house.seed not in seeds:
             raise InputError(
-                Problem(file=str(video), field="house.seed",
-                        expected=f"one of the manifest's house seeds, got {meta.house.seed}")
+                Problem(
+                    file=str(video),
+                    field="house.seed",
+                    expected=f"one of the manifest's house seeds, got {meta.house.seed}",
+                )
             )
         out.append((name, video))
     if not out:
-        raise InputError(Problem(file=str(manifest), field="episodes", expected="at least one walk"))
+        raise InputError(
+            Problem(file=str(manifest), field="episodes", expected="at least one walk")
+        )
     return out
 
 
@@ -97,7 +102,9 @@ def render_frames(meta: EpisodeMeta, tick: Callable[[int], None] | None = None) 
                 tick(i + 1)
 
 
-def export_scans(sim_dir: Path, fmt: str, out: Path, progress: Progress | None = None) -> list[Path]:
+def export_scans(
+    sim_dir: Path, fmt: str, out: Path, progress: Progress | None = None
+) -> list[Path]:
     """Write every walk of the benchmark in ``sim_dir`` as a ``fmt`` scan under ``out``."""
     if fmt not in WRITERS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")

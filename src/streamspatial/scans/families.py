@@ -41,7 +41,10 @@ def not_on_scans() -> dict[str, str]:
     """Every family a scan cannot supply, with why."""
     from streamspatial.sim.qa import FAMILIES
 
-    out = {k: "asks about scripted events (people, doors, lights, props); a scan has none"
-           for k, f in sorted(FAMILIES.items()) if f.dynamic}
+    out = {
+        k: "asks about scripted events (people, doors, lights, props); a scan has none"
+        for k, f in sorted(FAMILIES.items())
+        if f.dynamic
+    }
     out.update(UNAVAILABLE)
     return dict(sorted(out.items()))

@@ -26,7 +26,9 @@ def scene_dirs(dataset: str, root: Path) -> list[Path]:
     found = sorted(p for p in root.iterdir() if p.is_dir() and is_scene(p)) if root.is_dir() else []
     if not found:
         raise InputError(
-            Problem(file=str(root), field="", expected=f"a {dataset} scene folder, or a folder of them")
+            Problem(
+                file=str(root), field="", expected=f"a {dataset} scene folder, or a folder of them"
+            )
         )
     return found
 

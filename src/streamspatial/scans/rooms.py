@@ -69,7 +69,9 @@ def floor_points(mesh: ScanMesh, level: float, n: int = SAMPLES, seed: int = 0) 
     r1, r2 = rng.random(n), rng.random(n)
     s = np.sqrt(r1)
     t = tri[pick]
-    return (1 - s)[:, None] * t[:, 0] + (s * (1 - r2))[:, None] * t[:, 1] + (s * r2)[:, None] * t[:, 2]
+    return (
+        (1 - s)[:, None] * t[:, 0] + (s * (1 - r2))[:, None] * t[:, 1] + (s * r2)[:, None] * t[:, 2]
+    )
 
 
 def alpha_area(points: np.ndarray, alpha: float = ALPHA) -> float:

@@ -27,7 +27,15 @@ import numpy as np
 
 from streamspatial.core.errors import InputError, Problem
 
-from ._read import field, frame_number, instance_ids, need, objects_from_vertices, read_json, read_matrix
+from ._read import (
+    field,
+    frame_number,
+    instance_ids,
+    need,
+    objects_from_vertices,
+    read_json,
+    read_matrix,
+)
 from .ply import read_ply
 from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
 
@@ -46,8 +54,11 @@ def read_labels(path: Path) -> dict[str, str]:
         rows = list(csv.DictReader(f, delimiter="\t"))
     if not rows or "raw_category" not in rows[0] or "category" not in rows[0]:
         raise InputError(
-            Problem(file=str(path), field="raw_category", expected="a tab-separated table with "
-                    "raw_category and category columns")
+            Problem(
+                file=str(path),
+                field="raw_category",
+                expected="a tab-separated table with raw_category and category columns",
+            )
         )
     return {r["raw_category"]: r["category"] for r in rows if r.get("raw_category")}
 
@@ -76,15 +87,28 @@ def read_scannet(scene: Path) -> Scan:
     segs_path = scene / f"{sid}_vh_clean_2.0.010000.segs.json"
     agg_path = scene / f"{sid}.aggregation.json"
     vertices, faces, colors, _ = read_ply(ply)
-    seg = np.asarray(field(read_json(segs_path, "ScanNet's over-segmentation"), "segIndices",
-                           segs_path, "segIndices: one segment id per vertex"))
+    seg = np.asarray(
+        field(
+            read_json(segs_path, "ScanNet's over-segmentation"),
+            "segIndices",
+            segs_path,
+            "segIndices: one segment id per vertex",
+        )
+    )
     if seg.shape != (len(vertices),):
         raise InputError(
-            Problem(file=str(segs_path), field="segIndices",
-                    expected=f"{len(vertices)} entries (one per vertex of {ply.name}), got {seg.size}")
+            Problem(
+                file=str(segs_path),
+                field="segIndices",
+                expected=f"{len(vertices)} entries (one per vertex of {ply.name}), got {seg.size}",
+            )
         )
-    groups = field(read_json(agg_path, "ScanNet's aggregation"), "segGroups", agg_path,
-                   "segGroups: the annotated objects")
+    groups = field(
+        read_json(agg_path, "ScanNet's aggregation"),
+        "segGroups",
+        agg_path,
+        "segGroups: the annotated objects",
+    )
     labels_table = read_labels(find_labels(scene))
     raw_ids = []
     for n, g in enumerate(groups):
@@ -115,8 +139,12 @@ def _frames(scene: Path) -> list[ScanFrame]:
     images = sorted(color_dir.glob("*.jpg"), key=frame_number)
     if not images:
         raise InputError(
-            Problem(file=str(color_dir), field="", expected="the frames exported from the .sens "
-                    "file (color/<i>.jpg; run ScanNet's SensReader)")
+            Problem(
+                file=str(color_dir),
+                field="",
+                expected="the frames exported from the .sens "
+                "file (color/<i>.jpg; run ScanNet's SensReader)",
+            )
         )
     color_cam = camera_of(scene / "intrinsic" / "intrinsic_color.txt", images[0])
     depth_cam = None
@@ -140,6 +168,18 @@ def _frames(scene: Path) -> list[ScanFrame]:
             )
         )
     if not out:
-        raise InputError(Problem(file=str(pose_dir), field="", expected="at least one valid camera pose"))
+        raise InputError(
+            Problem(file=str(pose_dir), field="", expected="at least one valid camera pose")
+        )
     t0 = out[0].time
-    return [ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, depth_cam if f.depth else None) for f in out]
+    return [
+        ScanFrame(
+            f.time - t0,
+            f.camera_to_world,
+            f.color,
+            f.depth,
+            f.color_camera,
+            depth_cam if f.depth else None,
+        )
+        for f in out
+    ]

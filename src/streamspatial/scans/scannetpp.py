@@ -41,17 +41,30 @@ def read_scannetpp(scene: Path) -> Scan:
     mesh_path = next((scans / m for m in MESHES if (scans / m).is_file()), scans / MESHES[0])
     vertices, faces, colors, _ = read_ply(mesh_path)
     anno_path = scans / "segments_anno.json"
-    groups = field(read_json(anno_path, "the instance annotation"), "segGroups", anno_path,
-                   "segGroups: the annotated objects")
+    groups = field(
+        read_json(anno_path, "the instance annotation"),
+        "segGroups",
+        anno_path,
+        "segGroups: the annotated objects",
+    )
     seg_path = scans / "segments.json"
     seg = None
     if seg_path.is_file():
-        seg = np.asarray(field(read_json(seg_path, "the segments"), "segIndices", seg_path,
-                               "segIndices: one segment id per vertex"))
+        seg = np.asarray(
+            field(
+                read_json(seg_path, "the segments"),
+                "segIndices",
+                seg_path,
+                "segIndices: one segment id per vertex",
+            )
+        )
         if seg.shape != (len(vertices),):
             raise InputError(
-                Problem(file=str(seg_path), field="segIndices",
-                        expected=f"{len(vertices)} entries, one per vertex")
+                Problem(
+                    file=str(seg_path),
+                    field="segIndices",
+                    expected=f"{len(vertices)} entries, one per vertex",
+                )
             )
     raw = []
     for n, g in enumerate(groups):
@@ -70,8 +83,11 @@ def read_scannetpp(scene: Path) -> Scan:
         else:
             if segs.size and (segs.min() < 0 or segs.max() >= len(vertices)):
                 raise InputError(
-                    Problem(file=str(anno_path), field=f"segGroups[{n}].segments",
-                            expected=f"vertex indices below {len(vertices)}")
+                    Problem(
+                        file=str(anno_path),
+                        field=f"segGroups[{n}].segments",
+                        expected=f"vertex indices below {len(vertices)}",
+                    )
                 )
             mask = np.zeros(len(vertices), dtype=bool)
             mask[segs] = True
@@ -88,8 +104,11 @@ def read_scannetpp(scene: Path) -> Scan:
                 boxes[iid] = obb_box(obb["centroid"], obb["axesLengths"], obb["normalizedAxes"])
             except (KeyError, ValueError):
                 raise InputError(
-                    Problem(file=str(anno_path), field=f"segGroups[{n}].obb",
-                            expected="centroid (3), axesLengths (3), normalizedAxes (9)")
+                    Problem(
+                        file=str(anno_path),
+                        field=f"segGroups[{n}].obb",
+                        expected="centroid (3), axesLengths (3), normalizedAxes (9)",
+                    )
                 ) from None
     mesh = ScanMesh(vertices, faces, colors, instance, floor)
     objects = objects_from_vertices(vertices, instance, labels, boxes)
@@ -108,12 +127,17 @@ def _frames(scene: Path) -> list[ScanFrame]:
     color_size = depth_size = None
     for name in sorted(records, key=lambda k: frame_number(Path(k))):
         rec = records[name]
-        pose = np.asarray(field(rec, "aligned_pose", pose_path, "a 4x4 aligned_pose", f"{name}."), float)
+        pose = np.asarray(
+            field(rec, "aligned_pose", pose_path, "a 4x4 aligned_pose", f"{name}."), float
+        )
         k = np.asarray(field(rec, "intrinsic", pose_path, "a 3x3 intrinsic", f"{name}."), float)
         if pose.shape != (4, 4) or k.shape != (3, 3):
             raise InputError(
-                Problem(file=str(pose_path), field=f"{name}.aligned_pose",
-                        expected="aligned_pose 4x4 and intrinsic 3x3")
+                Problem(
+                    file=str(pose_path),
+                    field=f"{name}.aligned_pose",
+                    expected="aligned_pose 4x4 and intrinsic 3x3",
+                )
             )
         img = iphone / "rgb" / f"{name}.jpg"
         if not img.is_file():
@@ -133,8 +157,14 @@ def _frames(scene: Path) -> list[ScanFrame]:
         out.append(ScanFrame(t, pose, img, depth if dcam else None, cam, dcam))
     if not out:
         raise InputError(
-            Problem(file=str(iphone / "rgb"), field="", expected="frames named as the poses' keys (frame_<n>.jpg)")
+            Problem(
+                file=str(iphone / "rgb"),
+                field="",
+                expected="frames named as the poses' keys (frame_<n>.jpg)",
+            )
         )
     t0 = out[0].time
-    return [ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera,
-                      f.depth_camera) for f in out]
+    return [
+        ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, f.depth_camera)
+        for f in out
+    ]

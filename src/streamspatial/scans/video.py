@@ -39,7 +39,9 @@ def write_video(
                     with Image.open(img) as im:
                         rgb = np.asarray(im.convert("RGB").resize(size, Image.BILINEAR))
                 except OSError as e:
-                    raise InputError(Problem(file=str(img), field="", expected=f"an image ({e})")) from None
+                    raise InputError(
+                        Problem(file=str(img), field="", expected=f"an image ({e})")
+                    ) from None
                 last = i
             writer.write(rgb)
             if progress is not None:

@@ -79,8 +79,12 @@ def visible_records(
         Visible(
             v.instance_id,
             round(v.pixels * sx * sy),
-            (round(v.bbox[0] * sx), round(v.bbox[1] * sy), round(v.bbox[2] * sx),
-             round(v.bbox[3] * sy)),
+            (
+                round(v.bbox[0] * sx),
+                round(v.bbox[1] * sy),
+                round(v.bbox[2] * sx),
+                round(v.bbox[3] * sy),
+            ),
             v.mean_depth,
         )
         for v in vis

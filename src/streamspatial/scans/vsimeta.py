@@ -50,7 +50,9 @@ class MetaBox:
 def read_meta(path: Path) -> tuple[str, dict[str, dict]]:
     """(dataset, scene → record) of a VSI-Bench metadata file, every field checked."""
     if not path.is_file():
-        raise InputError(Problem(file=str(path), field="", expected="VSI-Bench scene metadata (file missing)"))
+        raise InputError(
+            Problem(file=str(path), field="", expected="VSI-Bench scene metadata (file missing)")
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
@@ -61,30 +63,47 @@ def read_meta(path: Path) -> tuple[str, dict[str, dict]]:
     dataset = next((d for d in ("scannetpp", "scannet", "arkitscenes") if name.startswith(d)), "")
     if not dataset:
         raise InputError(
-            Problem(file=str(path), field="", expected="a file named after its dataset "
-                    "(scannet_meta_info_val.json, arkitscenes_meta_info_val.json)")
+            Problem(
+                file=str(path),
+                field="",
+                expected="a file named after its dataset "
+                "(scannet_meta_info_val.json, arkitscenes_meta_info_val.json)",
+            )
         )
     for scene, rec in data.items():
         for key in ("room_size", "object_counts", "object_bbox"):
             if not isinstance(rec, dict) or key not in rec:
-                raise InputError(Problem(file=str(path), item_id=scene, field=key, expected="present in every scene"))
+                raise InputError(
+                    Problem(
+                        file=str(path), item_id=scene, field=key, expected="present in every scene"
+                    )
+                )
         for cat, boxes in rec["object_bbox"].items():
             for n, b in enumerate(boxes):
                 for key, size in (("centroid", 3), ("axesLengths", 3), ("normalizedAxes", 9)):
                     v = b.get(key) if isinstance(b, dict) else None
                     if not isinstance(v, list) or len(v) != size:
                         raise InputError(
-                            Problem(file=str(path), item_id=scene,
-                                    field=f"object_bbox.{cat}[{n}].{key}", expected=f"{size} numbers")
+                            Problem(
+                                file=str(path),
+                                item_id=scene,
+                                field=f"object_bbox.{cat}[{n}].{key}",
+                                expected=f"{size} numbers",
+                            )
                         )
     return dataset, data
 
 
 def boxes_of(rec: dict) -> list[MetaBox]:
     return [
-        MetaBox(cat, np.asarray(b["centroid"], float), np.asarray(b["axesLengths"], float),
-                np.asarray(b["normalizedAxes"], float).reshape(3, 3))
-        for cat, bs in sorted(rec["object_bbox"].items()) for b in bs
+        MetaBox(
+            cat,
+            np.asarray(b["centroid"], float),
+            np.asarray(b["axesLengths"], float),
+            np.asarray(b["normalizedAxes"], float).reshape(3, 3),
+        )
+        for cat, bs in sorted(rec["object_bbox"].items())
+        for b in bs
     ]
 
 
@@ -122,26 +141,33 @@ def drafts(scene: str, rec: dict, rng: random.Random) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     out["object_counting"] = [
         {"question": f"How many {_text(c)}(s) are in this room?", "ground_truth": n}
-        for c, n in sorted(counts.items()) if n > 1
+        for c, n in sorted(counts.items())
+        if n > 1
     ]
     out["object_size_estimation"] = [
-        {"question": f"What is the length of the longest dimension (length, width, or height) "
-         f"of the {_text(c)}, measured in centimeters?",
-         "ground_truth": int(round(float(b.lengths.max()) * 100))}
+        {
+            "question": f"What is the length of the longest dimension (length, width, or height) "
+            f"of the {_text(c)}, measured in centimeters?",
+            "ground_truth": round(float(b.lengths.max()) * 100),
+        }
         for c, b in sorted(single.items())
     ]
     pairs = list(itertools.combinations(sorted(single), 2))
     rng.shuffle(pairs)
     out["object_abs_distance"] = [
-        {"question": f"Measuring from the closest point of each object, what is the direct "
-         f"distance between the {_text(a)} and the {_text(b)} (in meters)?",
-         "ground_truth": round(closest(single[a], single[b]), 1)}
+        {
+            "question": f"Measuring from the closest point of each object, what is the direct "
+            f"distance between the {_text(a)} and the {_text(b)} (in meters)?",
+            "ground_truth": round(closest(single[a], single[b]), 1),
+        }
         for a, b in pairs[: 3 * RESERVE]
     ]
     out["room_size_estimation"] = [
-        {"question": "What is the size of this room (in square meters)? If multiple rooms are "
-         "shown, estimate the size of the combined space.",
-         "ground_truth": round(float(rec["room_size"]), 1)}
+        {
+            "question": "What is the size of this room (in square meters)? If multiple rooms are "
+            "shown, estimate the size of the combined space.",
+            "ground_truth": round(float(rec["room_size"]), 1),
+        }
     ]
     out["object_rel_direction_v2"] = _directions(single, rng)
     out["object_rel_distance"] = _nearest(single, rng)
@@ -167,10 +193,15 @@ def _directions(single: dict[str, MetaBox], rng: random.Random) -> list[dict]:
             answer = "right"
         else:
             continue  # near an edge, or straight ahead: no clear answer
-        out.append({"question": f"If I am standing by the {_text(a)} and facing the {_text(b)}, "
-                    f"is the {_text(c)} to my left, right, or back? An object is to my back if "
-                    "I would have to turn at least 135 degrees in order to face it.",
-                    "choices": ["left", "right", "back"], "answer": answer})
+        out.append(
+            {
+                "question": f"If I am standing by the {_text(a)} and facing the {_text(b)}, "
+                f"is the {_text(c)} to my left, right, or back? An object is to my back if "
+                "I would have to turn at least 135 degrees in order to face it.",
+                "choices": ["left", "right", "back"],
+                "answer": answer,
+            }
+        )
     return out
 
 
@@ -187,9 +218,14 @@ def _nearest(single: dict[str, MetaBox], rng: random.Random) -> list[dict]:
         ranked = sorted(picks, key=dist.__getitem__)
         if dist[ranked[1]] - dist[ranked[0]] < 0.15:
             continue  # no clear nearest
-        out.append({"question": f"Measuring from the closest point of each object, which of these "
-                    f"objects ({', '.join(_text(c) for c in picks)}) is the closest to the {_text(x)}?",
-                    "choices": [_text(c) for c in picks], "answer": _text(ranked[0])})
+        out.append(
+            {
+                "question": f"Measuring from the closest point of each object, which of these "
+                f"objects ({', '.join(_text(c) for c in picks)}) is the closest to the {_text(x)}?",
+                "choices": [_text(c) for c in picks],
+                "answer": _text(ranked[0]),
+            }
+        )
     return out
 
 
@@ -204,11 +240,21 @@ def vsibench_rows(path: Path, *, seed: int = 0, per_task: int = PER_TASK) -> lis
         for qtype, found in drafts(scene, data[scene], rng).items():
             if "choices" in (found[0] if found else {}):
                 # deal the direction classes evenly: the class asked next comes first
-                order = sorted(found, key=lambda d: (d["choices"].index(d["answer"]) - turn.get(qtype, 0)) % len(d["choices"]))
+                order = sorted(
+                    found,
+                    key=lambda d: (
+                        (d["choices"].index(d["answer"]) - turn.get(qtype, 0)) % len(d["choices"])
+                    ),
+                )
                 found = order
             for n, d in enumerate(found[: per_task + RESERVE]):
-                row = {"id": f"{dataset}-{scene}-{qtype}-{n}", "dataset": dataset,
-                       "scene_name": scene, "question_type": qtype, "question": d["question"]}
+                row = {
+                    "id": f"{dataset}-{scene}-{qtype}-{n}",
+                    "dataset": dataset,
+                    "scene_name": scene,
+                    "question_type": qtype,
+                    "question": d["question"],
+                }
                 if "choices" in d:
                     k = slots.get(qtype, 0)
                     slots[qtype] = k + 1
@@ -223,8 +269,9 @@ def vsibench_rows(path: Path, *, seed: int = 0, per_task: int = PER_TASK) -> lis
     return rows
 
 
-def build_vsibench_meta(path: Path, out: Path, *, seed: int = 0, per_task: int = PER_TASK,
-                        prune: bool = True) -> dict[str, Path]:
+def build_vsibench_meta(
+    path: Path, out: Path, *, seed: int = 0, per_task: int = PER_TASK, prune: bool = True
+) -> dict[str, Path]:
     """Write ``vsibench.jsonl``, ``items.jsonl`` and ``manifest.json`` under ``out``."""
     from streamspatial.bench.vsibench import VSIBenchAdapter
     from streamspatial.sim.generate import debias
@@ -233,14 +280,20 @@ def build_vsibench_meta(path: Path, out: Path, *, seed: int = 0, per_task: int =
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     draft = out / "vsibench.drafts.jsonl"
-    draft.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "_reserve"}) + "\n" for r in rows))
+    draft.write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k != "_reserve"}) + "\n" for r in rows)
+    )
     loaded = VSIBenchAdapter().load(draft)
     draft.unlink()
     if loaded.problems:
         raise AssertionError(f"drafted rows fail VSI-Bench's schema: {loaded.problems[0]}")
     reserve = {r["id"]: r["_reserve"] for r in rows}
-    items = [it.model_copy(update={"meta": {**it.meta, "family": it.task.task, "reserve": reserve[it.id]}})
-             for it in loaded.items]
+    items = [
+        it.model_copy(
+            update={"meta": {**it.meta, "family": it.task.task, "reserve": reserve[it.id]}}
+        )
+        for it in loaded.items
+    ]
 
     @dataclass(frozen=True)
     class _Cfg:  # what debias reads of a configuration
@@ -252,16 +305,26 @@ def build_vsibench_meta(path: Path, out: Path, *, seed: int = 0, per_task: int =
     kept, pruning = debias(items, _Cfg(seed, per_task, prune), walks=scenes)  # type: ignore[arg-type]
     keep = {it.id for it in kept}
     by_id = {r["id"]: {k: v for k, v in r.items() if k != "_reserve"} for r in rows}
-    files = {"vsibench": out / "vsibench.jsonl", "items": out / "items.jsonl", "manifest": out / "manifest.json"}
+    files = {
+        "vsibench": out / "vsibench.jsonl",
+        "items": out / "items.jsonl",
+        "manifest": out / "manifest.json",
+    }
     _write(files["vsibench"], [json.dumps(by_id[i]) for i in sorted(keep)])
     _write(files["items"], [it.model_dump_json() for it in sorted(kept, key=lambda it: it.id)])
     from collections import Counter
 
-    manifest = {"source": "vsibench-meta", "meta": str(path), "seed": seed, "per_task": per_task,
-                "scenes": scenes, "items": len(kept),
-                "tasks": dict(sorted(Counter(it.task.task for it in kept).items())),
-                "files": {k: v.name for k, v in files.items()},
-                **({"pruning": pruning} if pruning else {})}
+    manifest = {
+        "source": "vsibench-meta",
+        "meta": str(path),
+        "seed": seed,
+        "per_task": per_task,
+        "scenes": scenes,
+        "items": len(kept),
+        "tasks": dict(sorted(Counter(it.task.task for it in kept).items())),
+        "files": {k: v.name for k, v in files.items()},
+        **({"pruning": pruning} if pruning else {}),
+    }
     _write(files["manifest"], [json.dumps(manifest, indent=2, sort_keys=True)])
     return files
 
