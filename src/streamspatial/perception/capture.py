@@ -3,7 +3,8 @@
 Real RGB-D datasets ship per-frame camera poses and intrinsics plus object 3D boxes.  Rather
 than one loader per dataset, the project reads one small, documented JSON file next to the
 video, ``<video>.boxes3d.json`` (format ``streamspatial-boxes3d`` version 1, see
-``docs/agents.md``), which a ten-line script can produce from either dataset:
+``docs/agents.md``); ``streamspatial scans build`` reads the datasets' own layouts instead
+(``docs/scans.md``):
 
 .. code-block:: json
 

@@ -4,6 +4,7 @@ labels per vertex, and the boxes and objects built from them."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import numpy as np
 from streamspatial.core.errors import InputError, Problem
 
 from .boxes import fit_box
-from .types import STRUCTURE, Box, ScanObject, category_of
+from .types import STRUCTURE, Box, ScanFrame, ScanObject, category_of
 
 
 def need(path: Path, what: str) -> Path:
@@ -93,3 +94,35 @@ def objects_from_vertices(
 def frame_number(path: Path) -> int:
     digits = "".join(c for c in path.stem if c.isdigit())
     return int(digits) if digits else -1
+
+
+def seg_indices(path: Path, vertices: int, what: str) -> np.ndarray:
+    """``segIndices`` of a segments file: one segment id per vertex of the mesh."""
+    seg = np.asarray(
+        field(read_json(path, what), "segIndices", path, "segIndices: one segment id per vertex")
+    )
+    if seg.shape != (vertices,):
+        raise InputError(
+            Problem(
+                file=str(path),
+                field="segIndices",
+                expected=f"{vertices} entries (one per vertex of the mesh), got {seg.size}",
+            )
+        )
+    return seg
+
+
+def group_ids(groups: list, path: Path, first: int | None = None) -> dict[int, int]:
+    """Every ``segGroup`` checked for ``objectId``, ``label`` and ``segments``; their ids."""
+    raw = []
+    for n, g in enumerate(groups):
+        for key in ("objectId", "label", "segments"):
+            field(g, key, path, f"{key} in every segGroup", f"segGroups[{n}].")
+        raw.append(int(g["objectId"]))
+    return instance_ids(raw, first)
+
+
+def from_first(frames: list[ScanFrame]) -> list[ScanFrame]:
+    """The frames with times counted from the first one."""
+    t0 = frames[0].time
+    return [replace(f, time=f.time - t0) for f in frames]

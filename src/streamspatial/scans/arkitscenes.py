@@ -25,7 +25,7 @@ from scipy.spatial.transform import Rotation
 
 from streamspatial.core.errors import InputError, Problem
 
-from ._read import field, instance_ids, need, objects_from_vertices, read_json
+from ._read import field, from_first, instance_ids, need, objects_from_vertices, read_json
 from .boxes import inside_box, obb_box
 from .ply import read_ply
 from .types import STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
@@ -162,11 +162,7 @@ def _frames(scene: Path, sid: str) -> list[ScanFrame]:
                 expected="poses at the frames' timestamps (within 5 ms)",
             )
         )
-    t0 = out[0].time
-    return [
-        ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, f.depth_camera)
-        for f in out
-    ]
+    return from_first(out)
 
 
 def _stamp(path: Path) -> float:

@@ -30,11 +30,13 @@ from streamspatial.core.errors import InputError, Problem
 from ._read import (
     field,
     frame_number,
-    instance_ids,
+    from_first,
+    group_ids,
     need,
     objects_from_vertices,
     read_json,
     read_matrix,
+    seg_indices,
 )
 from .ply import read_ply
 from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
@@ -87,22 +89,7 @@ def read_scannet(scene: Path) -> Scan:
     segs_path = scene / f"{sid}_vh_clean_2.0.010000.segs.json"
     agg_path = scene / f"{sid}.aggregation.json"
     vertices, faces, colors, _ = read_ply(ply)
-    seg = np.asarray(
-        field(
-            read_json(segs_path, "ScanNet's over-segmentation"),
-            "segIndices",
-            segs_path,
-            "segIndices: one segment id per vertex",
-        )
-    )
-    if seg.shape != (len(vertices),):
-        raise InputError(
-            Problem(
-                file=str(segs_path),
-                field="segIndices",
-                expected=f"{len(vertices)} entries (one per vertex of {ply.name}), got {seg.size}",
-            )
-        )
+    seg = seg_indices(segs_path, len(vertices), "ScanNet's over-segmentation")
     groups = field(
         read_json(agg_path, "ScanNet's aggregation"),
         "segGroups",
@@ -110,12 +97,7 @@ def read_scannet(scene: Path) -> Scan:
         "segGroups: the annotated objects",
     )
     labels_table = read_labels(find_labels(scene))
-    raw_ids = []
-    for n, g in enumerate(groups):
-        for key in ("objectId", "label", "segments"):
-            field(g, key, agg_path, f"{key} in every segGroup", f"segGroups[{n}].")
-        raw_ids.append(int(g["objectId"]))
-    ids = instance_ids(raw_ids, first=0)  # objectId counts from 0
+    ids = group_ids(groups, agg_path, first=0)  # objectId counts from 0
     instance = np.zeros(len(vertices), dtype=np.int32)
     floor = np.zeros(len(vertices), dtype=bool)
     labels: dict[int, str] = {}
@@ -171,15 +153,4 @@ def _frames(scene: Path) -> list[ScanFrame]:
         raise InputError(
             Problem(file=str(pose_dir), field="", expected="at least one valid camera pose")
         )
-    t0 = out[0].time
-    return [
-        ScanFrame(
-            f.time - t0,
-            f.camera_to_world,
-            f.color,
-            f.depth,
-            f.color_camera,
-            depth_cam if f.depth else None,
-        )
-        for f in out
-    ]
+    return from_first(out)

@@ -22,7 +22,16 @@ import numpy as np
 
 from streamspatial.core.errors import InputError, Problem
 
-from ._read import field, frame_number, instance_ids, need, objects_from_vertices, read_json
+from ._read import (
+    field,
+    frame_number,
+    from_first,
+    group_ids,
+    need,
+    objects_from_vertices,
+    read_json,
+    seg_indices,
+)
 from .boxes import obb_box
 from .ply import read_ply
 from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
@@ -50,28 +59,8 @@ def read_scannetpp(scene: Path) -> Scan:
     seg_path = scans / "segments.json"
     seg = None
     if seg_path.is_file():
-        seg = np.asarray(
-            field(
-                read_json(seg_path, "the segments"),
-                "segIndices",
-                seg_path,
-                "segIndices: one segment id per vertex",
-            )
-        )
-        if seg.shape != (len(vertices),):
-            raise InputError(
-                Problem(
-                    file=str(seg_path),
-                    field="segIndices",
-                    expected=f"{len(vertices)} entries, one per vertex",
-                )
-            )
-    raw = []
-    for n, g in enumerate(groups):
-        for key in ("objectId", "label", "segments"):
-            field(g, key, anno_path, f"{key} in every segGroup", f"segGroups[{n}].")
-        raw.append(int(g["objectId"]))
-    ids = instance_ids(raw)
+        seg = seg_indices(seg_path, len(vertices), "the segments")
+    ids = group_ids(groups, anno_path)
     instance = np.zeros(len(vertices), dtype=np.int32)
     floor = np.zeros(len(vertices), dtype=bool)
     labels, boxes = {}, {}
@@ -163,8 +152,4 @@ def _frames(scene: Path) -> list[ScanFrame]:
                 expected="frames named as the poses' keys (frame_<n>.jpg)",
             )
         )
-    t0 = out[0].time
-    return [
-        ScanFrame(f.time - t0, f.camera_to_world, f.color, f.depth, f.color_camera, f.depth_camera)
-        for f in out
-    ]
+    return from_first(out)
