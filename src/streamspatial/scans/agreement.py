@@ -5,7 +5,7 @@ scan.  Two figures say whether the scan pipeline recovers the truth:
 
 * **visibility**: over the (instance, frame) pairs that are *seen* (at the generators' pixel
   threshold) in the simulator's record or in the scan's, the share seen in both or neither;
-* **answers**: over the questions both benchmarks ask — the same family, the same objects and
+* **answers**: over the questions both benchmarks ask — the same walk, family, the same objects and
   parameters (the item's ``intent``) and the same query times — the share whose answers are
   equal (the answer option's text for a choice, the number for a count or a measure).
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from streamspatial.core.schema import Item
 from streamspatial.sim.types import EpisodeMeta
@@ -46,7 +47,8 @@ def visibility_agreement(sim: EpisodeMeta, scan: EpisodeMeta, min_pixels: int) -
 
 def _key(it: Item) -> str:
     return json.dumps(
-        [it.meta.get("family"), it.intent, [q.time for q in it.queries]], sort_keys=True
+        [Path(it.video).stem, it.meta.get("family"), it.intent, [q.time for q in it.queries]],
+        sort_keys=True,
     )
 
 
