@@ -65,6 +65,12 @@ GOALS: dict[str, Goal] = {
             " fps",
         ),
         Goal(
+            "encode_deterministic",
+            "deterministic H.264 encoding, CPU a frame ÷ x264's defaults (640×480 walk)",
+            "<=",
+            1.5,
+        ),
+        Goal(
             "ask_vs_render",
             "question stage ÷ rendering, CPU, worst house (seeds 9, 11; 640×480)",
             "<=",

@@ -11,7 +11,8 @@ import pytest
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.render.episode import VideoWriter, render_episode
+from streamspatial.sim.render.encoder import VideoWriter
+from streamspatial.sim.render.episode import render_episode
 from streamspatial.sim.types import load_episode_meta, meta_path_for
 from streamspatial.sim.walk.nav import plan_trajectory
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -423,11 +424,41 @@ def test_both_formats_hold_the_same_examples(exports) -> None:
 
 
 def _copy(gen, tmp_path: Path, lines: list[str]) -> Path:
+    """The generated folder's manifest and videos, with these records."""
     src = tmp_path / "data"
     src.mkdir()
     (src / "videos").symlink_to(videos_dir(gen.out))
+    shutil.copy(gen.out / "manifest.json", src / "manifest.json")
     (src / "train.jsonl").write_text("".join(line + "\n" for line in lines))
     return src
+
+
+def _generation(gen) -> str:
+    return json.loads((gen.out / "manifest.json").read_text())["generation"]
+
+
+def test_every_record_names_its_generation(gen) -> None:
+    assert {r.generation for r in gen.records} == {_generation(gen)}
+
+
+def test_records_of_another_generation_are_refused(gen, tmp_path, capsys) -> None:
+    """Records a run with other options (here: another seed) left beside this folder's
+    manifest are never exported: one line, exit 2, nothing written."""
+    lines = _lines(gen)
+    stale = json.loads(lines[2])
+    lines[2] = json.dumps({**stale, "generation": "0123456789abcdef"})
+    src = _copy(gen, tmp_path, lines)
+    code, _ = cli("export-sft", src, "--format", "qwen-vl")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert f"train.jsonl:3: item {stale['id']}: field 'generation'" in err[0]
+    assert f"generation {_generation(gen)} of {src / 'manifest.json'}" in err[0]
+    assert "0123456789abcdef" in err[0] and not (src / "sft").exists()
+    # without the folder's manifest the records cannot be matched either
+    (src / "manifest.json").unlink()
+    (src / "train.jsonl").write_text("\n".join(_lines(gen)) + "\n")
+    code, _ = cli("export-sft", src, "--format", "qwen-vl")
+    assert code == 2 and "has no manifest.json" in capsys.readouterr().err
 
 
 def _lines(gen) -> list[str]:
@@ -552,7 +583,8 @@ def _explore_pair(gen, folder: Path) -> list[TrainingExample]:
         messages=(Message(role="user", text=question, prefix=True, images=tuple(views)),
                   Message(role="assistant", text="2")),
     )  # fmt: skip
-    return [first, second]
+    # made for this folder: they name its generation, as generated records do
+    return [ex.model_copy(update={"generation": _generation(gen)}) for ex in (first, second)]
 
 
 @pytest.mark.parametrize("fmt", ["llamafactory", "qwen-vl"])

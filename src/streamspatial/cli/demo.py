@@ -292,6 +292,7 @@ def run_demo(
         identity_turns=spin_turns,
         rooms=4,
         events=False,  # the demo's timings and numbers are checked as they are
+        force=True,  # the demo's own folder: a demo with other options replaces it
     )
     cfg.check()
     console.print(f"[1/3] generating {houses} houses × {minutes:g} min at {size[0]}x{size[1]}")

@@ -18,7 +18,7 @@ from rich.progress import (
 )
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.generate import BENCHMARK_SIZE
+from streamspatial.sim.generate import BENCHMARK_SIZE, MINUTES
 
 sim_app = typer.Typer(
     help="Procedural simulator: generate benchmarks and training data.", no_args_is_help=True
@@ -97,7 +97,10 @@ def generate(
     out: Annotated[Path, typer.Option("--out", help="Output folder for files and videos.")],
     houses: Annotated[int, typer.Option("--houses", help="Number of houses (one walk each).")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Seed: same seed, same benchmark.")] = 0,
-    minutes: Annotated[float, typer.Option("--minutes", help="Minutes of video per house.")] = 1.0,
+    minutes: Annotated[
+        float,
+        typer.Option("--minutes", help="Minutes of video per house, {:g}–{:g}.".format(*MINUTES)),
+    ] = 1.0,
     size: Annotated[
         str,
         typer.Option(
@@ -111,7 +114,7 @@ def generate(
         str, typer.Option("--split", help="train|eval: disjoint house seeds.")
     ] = "eval",
     per_family: Annotated[
-        int, typer.Option("--per-family", help="Questions per family per video.")
+        int, typer.Option("--per-family", help="Questions per family per video, at least 1.")
     ] = 3,
     spin_turns: Annotated[
         int,
@@ -161,6 +164,14 @@ def generate(
             "--resume",
             help="Keep the walks an interrupted run of this same command already rendered in "
             "--out; render only the missing ones (questions are asked again).",
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace --out when it holds another benchmark (other options, or generated "
+            "files but no manifest.json); the old one is deleted once the new is complete.",
         ),
     ] = False,
     no_progress: Annotated[bool, typer.Option("--no-progress", help="No progress bars.")] = False,

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from streamspatial.core.benchmark_folder import GENERATION, MANIFEST, claimed, fingerprint
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
 from streamspatial.sim.pipeline.executors import StageProgress, plan_all, run_local
@@ -41,7 +42,7 @@ from streamspatial.sim.pipeline.jobs import (
 from streamspatial.sim.pipeline.stages import StageTimes
 from streamspatial.sim.types import load_episode_meta
 
-from .qa.export import episode_dir, export_items, videos_dir
+from .qa.export import FILES, episode_dir, export_items, videos_dir
 
 Split = Literal["train", "eval"]
 # Each split owns a million house seeds; eval houses can never leak into training data.
@@ -51,6 +52,18 @@ SPLIT_SPAN = 1_000_000
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
 EXECUTORS = ("local", "ray")
+# The walk lengths asked for, in minutes: from 6 s (the shortest walk the generation's tests
+# make questions from: one look round the first room) to half an hour (the longest the walk
+# planner is checked for; --stretch may lengthen a walk to three times this).
+MINUTES = (0.1, 30.0)
+# How a benchmark was computed, not what: left out of its configuration (the manifest keeps
+# the rest, and a folder is continued only by the same configuration).
+HOW = ("workers", "resume", "force", "executor", "address")
+# What a generation and the steps after it write at a generated folder's top level (export
+# writes the FILES; --split train: train.jsonl and the exploration views; export-sft's
+# default); --force replaces only a folder holding nothing else.
+WRITTEN = (MANIFEST, f"{MANIFEST}.tmp", "items.jsonl", *FILES.values(), "videos", "train.jsonl",
+           "explore", "sft", ".train-partial-*", ".sft.partial-*")  # fmt: skip
 
 # (stage of .stages.STAGES, done, total in the stage's own units; total -1: not known yet)
 Progress = Callable[[str, int, int], None]
@@ -76,6 +89,9 @@ class GenerateConfig:
     # Keep the episodes an interrupted run of the same command already rendered in ``out``
     # (each is a pure function of its seed): only the missing ones are rendered.
     resume: bool = False
+    # Replace a folder that holds another benchmark (or generated files but no manifest);
+    # without it such a folder is refused (core.benchmark_folder).
+    force: bool = False
     prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
     reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
     # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
@@ -99,8 +115,11 @@ class GenerateConfig:
         problems = []
         if self.houses < 1:
             problems.append(f"--houses must be at least 1, got {self.houses}")
-        if not self.minutes > 0:
-            problems.append(f"--minutes must be positive, got {self.minutes}")
+        low, high = MINUTES
+        if not low <= self.minutes <= high:
+            problems.append(f"--minutes must be between {low:g} and {high:g}, got {self.minutes:g}")
+        if self.per_family < 1:
+            problems.append(f"--per-family must be at least 1, got {self.per_family}")
         if not self.fps > 0:
             problems.append(f"--fps must be positive, got {self.fps}")
         w, h = self.size
@@ -118,6 +137,8 @@ class GenerateConfig:
             problems.append(f"--executor must be local or ray, got {self.executor!r}")
         if self.address is not None and self.executor != "ray":
             problems.append("--address needs --executor ray")
+        if self.resume and self.force:
+            problems.append("--resume continues a benchmark, --force replaces it: pass one")
         if self.rooms is not None and not 2 <= self.rooms <= 12:
             problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
         if not self.reserve >= 0:
@@ -167,7 +188,6 @@ def generate_benchmark(
     # Import the renderer before anything is written: without the [sim] extra this fails
     # here, with one line naming it, and leaves no half-made output folder behind.
     import streamspatial.sim.render.episode  # noqa: F401
-    from streamspatial.sim.walk.spin import spin_frames
 
     started = time.perf_counter()
     cfg.check()
@@ -175,10 +195,24 @@ def generate_benchmark(
         from streamspatial.core.cluster import check_address
 
         check_address(cfg.address)
-    out = Path(cfg.out)
+    # A folder holds one benchmark: another one's (or unknown files) are refused, untouched,
+    # before anything is planned; --force sets it aside until this one is complete.
+    configuration = _configuration(cfg)
+    with claimed(Path(cfg.out), configuration, force=cfg.force, written=WRITTEN) as out:
+        return _generate(cfg, out, progress, notice, started)
+
+
+def _generate(
+    cfg: GenerateConfig, out: Path, progress: Progress | None, notice: Notice | None, started: float
+) -> GenerateResult:
+    from streamspatial.sim.walk.spin import spin_frames
+
     frames_dir = episode_dir(out)
     frames_dir.mkdir(parents=True, exist_ok=True)
     seeds = house_seeds(cfg.split, cfg.seed, cfg.houses)
+    # the configuration first: an interrupted run's folder is continued by the same options
+    (out / MANIFEST).write_text(json.dumps(_manifest(cfg, seeds, [], None, {}), indent=2,
+                                           sort_keys=True) + "\n")  # fmt: skip
     jobs: list[Job] = [("walk", hs) for hs in seeds]
     if cfg.identity_turns:
         jobs.append(("spin", seeds[0]))
@@ -293,15 +327,21 @@ def _manifest(
 ) -> dict:
     """What was computed, from what: the configuration (less how it was run), the house seeds,
     the episodes, the pruning summary and any family left short."""
-    manifest = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(cfg).items()}
-    for how in ("workers", "resume", "executor", "address"):  # how, not what, was computed
-        manifest.pop(how)
-    manifest.update(house_seeds=seeds, episodes=episodes)
+    from streamspatial.sim.render.encoder import encoder_identity
+
+    configuration = _configuration(cfg)
+    manifest = {"out": str(cfg.out), **configuration, GENERATION: fingerprint(configuration)}
+    manifest.update(house_seeds=seeds, episodes=episodes, encoder=encoder_identity())
     if pruning is not None:
         manifest["pruning"] = pruning
     if short:
         manifest["shortfall"] = short
     return manifest
+
+
+def _configuration(cfg: GenerateConfig) -> dict:
+    """Every option that changes what is made (not how: :data:`HOW`), as the manifest holds it."""
+    return {k: v for k, v in asdict(cfg).items() if k not in HOW and k != "out"}
 
 
 def shortfall(items: list[Item], cfg: GenerateConfig, walks: int) -> dict[str, list[int]]:

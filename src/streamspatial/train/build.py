@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from streamspatial.core.benchmark_folder import GENERATION, read_manifest
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import Item
 from streamspatial.sim.qa.export import episode_dir, read_items, video_ref
@@ -116,8 +117,10 @@ def walks_of(out: Path) -> list[Walk]:
 
 def write_training_set(out: Path, *, sources: tuple[Source, ...] = SOURCES) -> TrainingSummary:
     """Make every source's examples for the generated folder ``out``; write ``train.jsonl``
-    and the folders the sources own (replacing what an earlier run wrote there)."""
+    and the folders the sources own (replacing what an earlier run wrote there). Each record
+    carries the manifest's ``generation``."""
     out = Path(out)
+    generation = (read_manifest(out) or {}).get(GENERATION)
     staging = out / f".train-partial-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
@@ -129,7 +132,7 @@ def write_training_set(out: Path, *, sources: tuple[Source, ...] = SOURCES) -> T
         for source in sources:
             for ex in source.make(inputs):
                 counts[ex.kind] += 1
-                yield ex
+                yield ex.model_copy(update={"generation": generation})
 
     try:
         write_examples(stream(), staging / TRAIN_FILE)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from streamspatial.bench.prompts import frame_caption
+from streamspatial.core.benchmark_folder import GENERATION, MANIFEST, read_manifest
 from streamspatial.core.errors import CausalityError, InputError, Problem
 from streamspatial.sim.qa.export import videos_dir
 from streamspatial.video.cache import ResizeSpec, decode_jpeg, encode_jpeg
@@ -86,7 +87,9 @@ def export_sft(
     out = Path(out) if out is not None else default_out(src, fmt)
     if out.exists() and not force:
         raise InputError(f"{out} already exists; pass --force to replace it")
-    numbered = [(n, ex) for n, ex in read_numbered(src / TRAIN_FILE) if ex.kind in kinds]
+    every = read_numbered(src / TRAIN_FILE)
+    _check_generation(src, every)
+    numbered = [(n, ex) for n, ex in every if ex.kind in kinds]
     records = [ex for _, ex in numbered]
     if not records:
         raise InputError(
@@ -115,6 +118,24 @@ def export_sft(
         images=len(set(paths.values())) + len(set(extra.values())),
         files=files,
     )
+
+
+def _check_generation(src: Path, records: list[tuple[int, TrainingExample]]) -> None:
+    """Every record comes from the generation the folder's manifest describes: records of
+    another one (an interrupted or different run into the same folder) are never exported."""
+    manifest = read_manifest(src)
+    expected = (manifest or {}).get(GENERATION)
+    problems = []
+    for line, ex in records:
+        if ex.generation == expected:
+            continue
+        if manifest is None:
+            want = f"no generation: {src} has no {MANIFEST} to match {ex.generation}"
+        else:
+            want = f"generation {expected} of {src / MANIFEST}, got {ex.generation}"
+        problems.append(Problem(str(src / TRAIN_FILE), "generation", want, ex.id, f"line {line}"))
+    if problems:
+        raise InputError(problems)
 
 
 def _plan(src: Path, records: list[tuple[int, TrainingExample]], policy: str) -> list[_Planned]:

@@ -17,6 +17,9 @@ one exporter turns them into every framework's format:
   as ``--explore-steps`` runs ask them; files under the folder's ``explore/``) or ``option``
   pictures of answer options (no time).
 
+* ``generation``: the fingerprint of the generation that made it (the folder manifest's
+  ``generation``); ``export-sft`` refuses a record of another generation left in the folder.
+
 A record never shows a video frame after its t_q: the model refuses it, and the exporter
 checks it again against the video.
 """
@@ -110,6 +113,7 @@ class TrainingExample(_Strict):
     frames: tuple[float, ...] | None = None  # prefix frame times; None: the policy's
     messages: tuple[Message, ...]
     meta: dict[str, Any] = Field(default_factory=dict)
+    generation: str | None = None  # the manifest's fingerprint of the generation it came from
 
     @field_validator("frames")
     @classmethod

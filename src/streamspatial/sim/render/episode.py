@@ -13,14 +13,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-
-import av
-import numpy as np
 
 from streamspatial.core.errors import InputError
 from streamspatial.sim.render.camera import CameraLook
+from streamspatial.sim.render.encoder import CRF, VideoWriter
 from streamspatial.sim.render.process import RenderProcess, RenderProcesses
 from streamspatial.sim.render.renderer import DEFAULT_VFOV
 from streamspatial.sim.schedule import Schedule
@@ -43,42 +40,6 @@ class EpisodePaths:
     render_cpu: float = 0.0  # CPU seconds the render process(es) spent on it
 
 
-class VideoWriter:
-    """H.264 (yuv420p) mp4 writer over PyAV; frames must all have the writer's size."""
-
-    def __init__(self, path: str | Path, size: tuple[int, int], fps: float, crf: int = 23):
-        width, height = size
-        if width % 2 or height % 2:
-            raise InputError(f"video size must be even for H.264, got {width}x{height}")
-        self.path = Path(path)
-        self._container = av.open(str(self.path), mode="w")
-        rate = Fraction(fps).limit_denominator(1001)
-        self._stream = self._container.add_stream("libx264", rate=rate)
-        self._stream.width = width
-        self._stream.height = height
-        self._stream.pix_fmt = "yuv420p"
-        self._stream.options = {"crf": str(crf), "preset": "veryfast", "g": str(int(fps) * 2)}
-        self.frames = 0
-
-    def write(self, rgb: np.ndarray) -> None:
-        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")
-        frame.pts = self.frames
-        for packet in self._stream.encode(frame):
-            self._container.mux(packet)
-        self.frames += 1
-
-    def close(self) -> None:
-        for packet in self._stream.encode():
-            self._container.mux(packet)
-        self._container.close()
-
-    def __enter__(self) -> VideoWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def render_episode(
     house: House,
     trajectory: Trajectory,
@@ -88,7 +49,7 @@ def render_episode(
     name: str | None = None,
     vfov_deg: float = DEFAULT_VFOV,
     progress: Progress | None = None,
-    crf: int = 23,
+    crf: int = CRF,
     timings: MutableMapping[str, float] | None = None,
     schedule: Schedule | None = None,
     processes: int = 1,
