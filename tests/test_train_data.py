@@ -343,11 +343,16 @@ def test_export_writes_both_formats_with_every_kind(gen, exports) -> None:
         "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
                  "assistant_tag": "assistant", "system_tag": "system"}}}  # fmt: skip
     folder = exports["qwen-vl"][0]
-    scope: dict = {}
+    theirs = {"annotation_path": "PATH_TO_CAMBRIAN_737K_ANNOTATION", "data_path": ""}
+    scope: dict = {"data_dict": {"cambrian_737k": theirs}}  # the framework's own table
     exec((folder / "qwenvl_dataset.py").read_text(), scope)
     entry = scope["data_dict"]["streamspatial_train"]
     assert entry == {"annotation_path": str(folder.resolve() / "streamspatial_train.json"),
                      "data_path": str(folder.resolve())}  # fmt: skip
+    assert scope["data_dict"]["cambrian_737k"] is theirs and len(scope["data_dict"]) == 2
+    for fmt in exports:  # never `video`: Qwen's loader reads it as a video to show
+        rows = _rows(exports[fmt][0], fmt)
+        assert all("video" not in row and row["source_video"] for row in rows)
 
 
 @pytest.mark.parametrize("fmt", ["llamafactory", "qwen-vl"])

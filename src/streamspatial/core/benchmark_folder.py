@@ -72,7 +72,11 @@ def differences(manifest: Mapping[str, Any], configuration: Mapping[str, Any]) -
 def _show(value: Any) -> str:
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) for v in value):
         return f"{value[0]}x{value[1]}"  # a frame size
-    return "none" if value is None else json.dumps(value) if not isinstance(value, str) else value
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _foreign(folder: Path, written: Iterable[str]) -> list[str]:

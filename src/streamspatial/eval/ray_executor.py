@@ -148,15 +148,21 @@ class VideoWorker:
             await self.backend.aclose()
 
 
+def _absolute(path: Any) -> Any:
+    """A path as every node sees it: an actor's working directory is not the driver's, so a
+    relative ``--videos`` or ``--cache-dir`` is resolved here first."""
+    return None if path is None else Path(path).resolve()
+
+
 def _runner_options(runner: Runner) -> dict[str, Any]:
     """The keyword arguments that make an actor's runner behave like the driver's."""
     return {
-        "videos": runner.videos,
+        "videos": _absolute(runner.videos),
         "model": runner.model,
         "concurrency": runner.concurrency,
         "frame_size": runner.frame_size,
         "max_pixels": runner.max_pixels,
-        "cache_dir": runner.cache_dir,
+        "cache_dir": _absolute(runner.cache_dir),
         "retry_errors": runner.retry_errors,
         "scorer": runner.scorer,
         "clips": runner.clips,

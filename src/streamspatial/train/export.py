@@ -106,7 +106,9 @@ def export_sft(
         extra = _write_extra_images(src, records, tmp, spec)
         prepared = [_prepare(p, paths, extra) for p in planned]
         writer = FORMATS[fmt]
-        files = writer.write(prepared, tmp, out, dataset)
+        about = {"manifest": read_manifest(src) or {}, "policy": policy,
+                 "frame_size": frame_size, "kinds": list(kinds)}  # fmt: skip
+        files = writer.write(prepared, tmp, out, dataset, about)
         _move_into_place(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -2,9 +2,12 @@
 
 Both layouts put pictures in the text as ``<image>`` placeholders, matched in order with a
 list of image paths relative to the export folder; every picture is a file written once and
-shared by path.  Fields the frameworks ignore carry what causality checks need: ``id``,
-``kind`` (``qa``, ``explore``, ``fold``), ``t_q``, ``frame_times`` (the video frames shown) and
-``view_times`` (exploration views, exploration-stream seconds ≥ t_q).
+shared by path.  Fields the frameworks' loaders do not read carry what causality checks need:
+``id``, ``kind`` (``qa``, ``explore``, ``fold``), ``source_video`` (the video the frames come
+from: never ``video``, which Qwen's loader reads as a video to show), ``t_q``,
+``frame_times`` (the video frames shown) and ``view_times`` (exploration views,
+exploration-stream seconds ≥ t_q).  Both loaders are run on the exports by the tests
+(``tests/test_train_frameworks.py``).
 
 * **LLaMA-Factory** (``data/README.md`` of hiyouga/LLaMA-Factory, "OpenAI Format" of the
   ShareGPT formatting, with the multimodal ``images`` column): a JSON array of
@@ -17,15 +20,21 @@ shared by path.  Fields the frameworks ignore carry what causality checks need: 
   may be left over.  Its loader knows no system turn (any ``from`` but ``human`` is the
   assistant), so a system prompt opens the first human turn.  Datasets are registered as a
   Python dict (``annotation_path``, ``data_path``) in ``qwenvl/data/__init__.py``'s
-  ``data_dict``: ``qwenvl_dataset.py`` holds that entry, ready to paste.
+  ``data_dict``: ``qwenvl_dataset.py`` holds the line that adds this one entry to it, valid
+  Python whatever the dataset's name, ready to paste at the end of that file.
+* **Hugging Face datasets** (:mod:`.hf_dataset`): parquet shards with the pictures inside and
+  a dataset card, as SAT publishes its data; ``datasets.load_dataset(OUT)`` reads it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
+
+from .hf_dataset import HuggingFace
 
 IMAGE = "<image>"
 
@@ -44,11 +53,11 @@ class Prepared:
     images: tuple[str, ...]  # relative to the export folder, in placeholder order
 
     def extra(self) -> dict:
-        """The fields every format carries for causality checks (frameworks ignore them)."""
+        """The fields every format carries for causality checks (no loader reads them)."""
         return {
             "id": self.id,
             "kind": self.kind,
-            "video": self.video,
+            "source_video": self.video,
             "t_q": float(self.t_q),
             "frame_times": [float(t) for t in self.frame_times],
             "view_times": [float(t) for t in self.view_times],
@@ -59,8 +68,17 @@ class SFTFormat(Protocol):
     name: str
     source: str  # where the layout is documented
 
-    def write(self, examples: list[Prepared], folder: Path, final: Path, dataset: str) -> list[str]:
-        """Write ``examples`` into ``folder`` (moved to ``final`` afterwards); the file names."""
+    def write(
+        self,
+        examples: list[Prepared],
+        folder: Path,
+        final: Path,
+        dataset: str,
+        about: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        """Write ``examples`` into ``folder`` (moved to ``final`` afterwards); the file names.
+        ``about``: the source folder's ``manifest`` and the export's ``policy``,
+        ``frame_size`` and ``kinds``, for formats that describe themselves."""
         ...
 
 
@@ -75,7 +93,14 @@ class LlamaFactory:
         "(ShareGPT formatting, OpenAI-style messages, images column)"
     )
 
-    def write(self, examples: list[Prepared], folder: Path, final: Path, dataset: str) -> list[str]:
+    def write(
+        self,
+        examples: list[Prepared],
+        folder: Path,
+        final: Path,
+        dataset: str,
+        about: Mapping[str, Any] | None = None,
+    ) -> list[str]:
         data_file = f"{dataset}.json"
         rows = [
             {
@@ -111,7 +136,14 @@ class QwenVL:
         "(custom dataset layout and data_dict registration; qwenvl/data/data_processor.py)"
     )
 
-    def write(self, examples: list[Prepared], folder: Path, final: Path, dataset: str) -> list[str]:
+    def write(
+        self,
+        examples: list[Prepared],
+        folder: Path,
+        final: Path,
+        dataset: str,
+        about: Mapping[str, Any] | None = None,
+    ) -> list[str]:
         data_file = f"{dataset}.json"
         rows = []
         for ex in examples:
@@ -131,18 +163,17 @@ class QwenVL:
                 }
             )
         _dump(folder / data_file, rows)
-        var = dataset.upper().replace("-", "_")
         entry = (
-            "# Register the export with qwen-vl-finetune: paste into qwenvl/data/__init__.py\n"
-            "# and add it to data_dict; train with --dataset_use " + dataset + "\n"
-            f"{var} = {{\n"
+            "# Register the export with qwen-vl-finetune: paste at the end of\n"
+            "# qwenvl/data/__init__.py (it adds one entry to data_dict), then train with\n"
+            f"# --dataset_use {dataset}\n"
+            f"data_dict[{json.dumps(dataset)}] = {{\n"
             f'    "annotation_path": {json.dumps(str(final.resolve() / data_file))},\n'
             f'    "data_path": {json.dumps(str(final.resolve()))},\n'
             "}\n"
-            f"data_dict = {{{json.dumps(dataset)}: {var}}}\n"
         )
         (folder / "qwenvl_dataset.py").write_text(entry, encoding="utf-8")
         return [data_file, "qwenvl_dataset.py"]
 
 
-FORMATS: dict[str, SFTFormat] = {f.name: f for f in (LlamaFactory(), QwenVL())}
+FORMATS: dict[str, SFTFormat] = {f.name: f for f in (LlamaFactory(), QwenVL(), HuggingFace())}
