@@ -30,7 +30,7 @@ from generate_fixtures import files_of
 
 pytest.importorskip("ray")
 pytest.importorskip("mujoco")
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # two nodes start, then work
 
 BIN = Path(sys.executable).parent
 GENERATE = ["--houses", "2", "--minutes", "0.1", "--seed", "3", "--size", "96x72", "--fps", "5",
