@@ -60,8 +60,10 @@ def test_any_other_verdict_is_left_to_ray(listener, monkeypatch):
     cluster.check_address(listener)
 
 
-def test_generation_is_refused_before_any_folder(listener, refusing, tmp_path, capsys):
+def test_generation_is_refused_before_any_folder(listener, refusing, tmp_path, capsys, monkeypatch):
     pytest.importorskip("mujoco")
+    # a local ray.init() earlier in this process turned token mode on here (Ray sets it)
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
     out = tmp_path / "bench"
     with pytest.raises(SystemExit) as exc:
         main(["sim", "generate", "--out", str(out), "--houses", "1", "--minutes", "0.1",
