@@ -204,3 +204,25 @@ def test_random_action_sequences_never_leave_free_space(furnished, actions):
         assert occ.is_free(x, y)
         assert info["time"] >= t
         t = info["time"]
+
+
+def test_a_move_that_ends_on_free_space_edge_stays_free_once_rounded(furnished):
+    """A pose keeps 4 decimals: a step that ended on the edge of free space at full precision
+    was once rounded past it (this sequence, found by the property test above, ended at
+    x = 13.8, outside)."""
+    from streamspatial.sim.explore.env import action_poses
+
+    env = furnished.unwrapped
+    occ = occupancy(env.house)
+    _, info = furnished.reset(seed=1, options={"house": env.house})
+    pose = info["pose"]
+    for name, d in [
+        ("move_left", 3.6696726256789765),
+        ("move_right", 1.3760123111033964),
+        ("move_left", 3.26665760909835),
+        ("move_left", 3.2212289242427423),
+        ("move_forward", 3.7699006000541107),
+    ]:
+        act = parse_action({"action": name, "distance": d})
+        pose = action_poses(pose, act, occ, env.motion)[0][-1]
+        assert occ.is_free(*pose.position[:2]), (name, pose.position)

@@ -247,7 +247,9 @@ def action_poses(
         done = 0.0
         for i in range(1, n + 1):
             d = min(act.distance, i * _STEP)
-            if not occ.is_free(x + dx * d, y + dy * d):
+            # The pose keeps 4 decimals: test the point it will hold, or a step that ends on
+            # free space's edge could be rounded just past it.
+            if not occ.is_free(round(x + dx * d, 4), round(y + dy * d, 4)):
                 break
             done = d
         collided = done < act.distance - 1e-9
