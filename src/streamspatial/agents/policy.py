@@ -12,8 +12,10 @@ whose items are polled (StreamingBench's Proactive Output) says so too, and thos
 asked by its polling loop (:mod:`.polling`): the benchmark selects the protocol, not a flag.
 
 ``scorer="official"`` sends what the benchmark's official code sends instead: frames chosen
-by its sampling code, no time captions (its requests carry the images alone), and its prompt
-words; image options still follow the frames, captioned with their letter.
+by its sampling code (a benchmark whose code fixes its own, ``official_policy``, gets that
+in place of ``--policy``: RTV-Bench's 8 uniform frames), no time captions (its requests
+carry the images alone), and its prompt words; image options still follow the frames,
+captioned with their letter.
 
 ``frames="video"`` sends the picked frames as one video instead (the Qwen-VL family's path:
 frames merge in pairs into temporal patches, and the model reads their times): one line
@@ -111,9 +113,15 @@ class PolicyAgent(Agent):
         dialogue = ADAPTERS[item.benchmark].dialogue(item) if item.benchmark in ADAPTERS else None
         if dialogue is not None:  # the benchmark fixes what each turn shows
             return dialogue_frames(dialogue, query.time, stream.fps, n_q)
-        evidence = query.evidence if self._offline else None
+        spec = self._spec
+        official = ADAPTERS[item.benchmark].official_policy if item.benchmark in ADAPTERS else None
+        if self.scorer == "official" and official is not None:
+            from streamspatial.video.policies import parse_policy
+
+            spec = parse_policy(official)  # the benchmark's own sampling, in place of --policy
+        evidence = query.evidence if spec.offline else None
         picked = select_frames(
-            self._spec, n_q, stream.fps, evidence=evidence, rules=self.scorer, t_q=query.time
+            spec, n_q, stream.fps, evidence=evidence, rules=self.scorer, t_q=query.time
         )
         return sorted({int(i) for i in picked})
 

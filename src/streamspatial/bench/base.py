@@ -199,6 +199,10 @@ class BenchmarkAdapter(ABC):
     generation: ClassVar[GenerationSettings]
     keys_all: ClassVar[frozenset[str]]
     keys_any: ClassVar[frozenset[str]] = frozenset()
+    # The frame policy the benchmark's official code samples with, which ``--scorer
+    # official`` applies in place of ``--policy`` (RTV-Bench: 8 uniform frames of its clip);
+    # None: the OVO-S-Bench sampling rules of ``--policy`` (docs/reproducing.md).
+    official_policy: ClassVar[str | None] = None
 
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""

@@ -18,6 +18,7 @@ from .base import BenchmarkAdapter, LoadResult
 from .ostbench import OSTBenchAdapter
 from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
+from .rtvbench import RTVBenchAdapter
 from .s3 import S3Adapter
 from .streamingbench import StreamingBenchAdapter
 from .ucs import UCSAdapter
@@ -37,6 +38,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         StreamingBenchAdapter(),
         OSTBenchAdapter(),
         VSISuperAdapter(),
+        RTVBenchAdapter(),
     )
 }
 FORMATS = ("auto", *ADAPTERS)

@@ -210,6 +210,9 @@ def execute(
     params = decoding.params
     make = factory_for(cfg.scorer, params, inputs.frames)
     described = make()
+    if cfg.scorer == "official" and adapter.official_policy and cfg.agent == "policy":
+        note(f"--scorer official: {adapter.title} is sampled as its official code samples it "
+             f"({adapter.official_policy}), in place of --policy {cfg.policy}")  # fmt: skip
     _check_polling(adapter, items, described, cfg.agent)
     items = limit_items(list(items), cfg.limit)
     # Items the model cannot answer by design (random: numbers) are left out, and said so.

@@ -22,6 +22,7 @@ from streamspatial.scoring import official, stream_official
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.scoring.metrics import mean_relative_accuracy
 from streamspatial.scoring.numbers import extract_number
+from streamspatial.scoring.rtv_tables import rtvbench_official, rtvbench_paper
 from streamspatial.scoring.thinking import strip_thinking
 from streamspatial.scoring.verdict import Rule, Scored
 
@@ -219,12 +220,14 @@ OFFICIAL_RULES: dict[str, Rule] = {
     "streamingbench": streamingbench_official,
     "ostbench": ostbench_official,
     "vsisuper": vsisuper_official,
+    "rtvbench": rtvbench_official,
 }
 PAPER_RULES: dict[str, Rule] = {
     "ovobench": ovobench_paper,
     "streamingbench": streamingbench_paper,
     "ostbench": ostbench_paper,
     "vsisuper": vsisuper_paper,
+    "rtvbench": rtvbench_paper,
 }
 
 __all__ = [

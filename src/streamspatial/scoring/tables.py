@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
+from streamspatial.bench.rtvbench import RTVBenchAdapter
 from streamspatial.bench.s3 import S3Adapter
 from streamspatial.bench.streamingbench import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
@@ -23,6 +24,7 @@ from streamspatial.core.errors import InputError
 from streamspatial.scoring.aggregate import Record, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.rtv_tables import rtvbench_headline, rtvbench_table
 from streamspatial.scoring.stream_tables import (
     ostbench_headline,
     ostbench_table,
@@ -46,6 +48,7 @@ TABLES: dict[str, Callable[..., Table]] = {
     "streamingbench": streamingbench_table,
     "ostbench": ostbench_table,
     "vsisuper": vsisuper_table,
+    "rtvbench": rtvbench_table,
 }
 
 
@@ -123,6 +126,7 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     StreamingBenchAdapter.title: streamingbench_headline,
     OSTBenchAdapter.title: ostbench_headline,
     VSISuperAdapter.title: vsisuper_headline,
+    RTVBenchAdapter.title: rtvbench_headline,
 }
 
 
