@@ -148,6 +148,10 @@ class Polling:
         return out
 
 
+# meta key: the item is asked at the end of its video, which only the video knows; its query
+# time is a placeholder 0.0 until :meth:`BenchmarkAdapter.with_duration` sets it.
+QUERY_AT_END = "query_at_end"
+
 # Report figures a benchmark may list in ``BenchmarkAdapter.figures`` (beyond those every
 # benchmark gets): per-question prediction trajectories over the query points (VCBench).
 TRAJECTORIES = "trajectories"
@@ -261,6 +265,16 @@ class BenchmarkAdapter(ABC):
         the query time, unless its released cutting shows more (OVO-Bench's forward probes)."""
         return query.time
 
+    def with_duration(self, item: Item, duration: float) -> Item:
+        """The item once its video's length is known (``load_benchmark(..., videos=DIR)``): a
+        question asked at the end of its video (``meta["query_at_end"]``: VSI-Bench, OmniMMI's
+        untimed tasks) gets that time; anything else is unchanged."""
+        if not item.meta.get(QUERY_AT_END):
+            return item
+        q = item.queries[0].model_copy(update={"time": duration})
+        meta = {**item.meta, QUERY_AT_END: False}
+        return item.model_copy(update={"queries": (q,), "meta": meta})
+
     def frame_files(self, item: Item, videos: Path) -> tuple[Path, ...] | None:
         """The still images the item's video is, in order, one per second (OST-Bench's turn
         observations); None for a video file or a frame folder (:meth:`video_path`)."""
@@ -268,6 +282,13 @@ class BenchmarkAdapter(ABC):
 
     def dialogue(self, item: Item) -> Dialogue | None:
         """The dialogue ``item`` is a turn of (OST-Bench), else None."""
+        return None
+
+    def judge_prompt(self, item: Item, query: QueryPoint, reply: str) -> tuple[str, str] | None:
+        """The (system, user) messages a language model judge is asked about ``reply`` with,
+        for a benchmark whose official scorer is one (OmniMMI's open answers); None for an
+        item scored by rule.  They carry the reference answer, so they never go to the model
+        under evaluation (``run --judge``)."""
         return None
 
     def polling(self, item: Item) -> Polling | None:

@@ -15,6 +15,7 @@ from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
 from .base import BenchmarkAdapter, LoadResult
+from .omnimmi import OmniMMIAdapter
 from .ostbench import OSTBenchAdapter
 from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
@@ -23,7 +24,7 @@ from .s3 import S3Adapter
 from .streamingbench import StreamingBenchAdapter
 from .ucs import UCSAdapter
 from .vcbench import VCBenchAdapter
-from .vsibench import QUERY_AT_END, VSIBenchAdapter, at_end
+from .vsibench import VSIBenchAdapter
 from .vsisuper import VSISuperAdapter
 
 ADAPTERS: dict[str, BenchmarkAdapter] = {
@@ -39,6 +40,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         OSTBenchAdapter(),
         VSISuperAdapter(),
         RTVBenchAdapter(),
+        OmniMMIAdapter(),
     )
 }
 FORMATS = ("auto", *ADAPTERS)
@@ -131,8 +133,7 @@ def check_videos(
         if duration is None:
             out.append(item)
             continue
-        if item.meta.get(QUERY_AT_END):
-            item = at_end(item, duration)
+        item = adapter.with_duration(item, duration)
         if adapter.polling(item) is not None and item.queries[0].time > duration:
             # Polling stops at the ground truth + 4 s, or where the video ends.
             q = item.queries[0].model_copy(update={"time": duration})

@@ -23,7 +23,14 @@ from . import prompts
 from ._files import read_json_records, read_parquet
 from ._items import IdRegistry, build_item, options_from_list
 from ._rows import Row
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from .base import (
+    QUERY_AT_END,
+    BenchmarkAdapter,
+    GenerationSettings,
+    LoadResult,
+    PromptOptions,
+    ScoringSpec,
+)
 
 COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
 NUMERIC_TYPES = (
@@ -32,8 +39,6 @@ NUMERIC_TYPES = (
     "object_size_estimation",
     "room_size_estimation",
 )
-QUERY_AT_END = "query_at_end"
-
 
 class VSIBenchAdapter(BenchmarkAdapter):
     name = "vsibench"
@@ -133,9 +138,7 @@ def _number(v: Any) -> float | None:
 
 def at_end(item: Item, duration: float) -> Item:
     """The item with its query time set to the end of its video."""
-    q = item.queries[0].model_copy(update={"time": duration})
-    meta = {**item.meta, QUERY_AT_END: False}
-    return item.model_copy(update={"queries": (q,), "meta": meta})
+    return VSIBenchAdapter().with_duration(item, duration)
 
 
 __all__ = ["NUMERIC_TYPES", "QUERY_AT_END", "VSIBenchAdapter", "at_end"]

@@ -35,6 +35,9 @@ class AnswerType(StrEnum):
     CHOICE = "choice"
     NUMBER = "number"
     DIRECTION = "direction"
+    # Free text (or an answer only its benchmark's own rule reads: OmniMMI's open answers,
+    # judged by a language model, and its alert windows); ``answer`` is the released text.
+    TEXT = "text"
 
 
 class _Frozen(BaseModel):
@@ -150,6 +153,10 @@ class Item(_Frozen):
                     raise ValueError(
                         f"expected an answer among the options {''.join(letters)}, got {q.answer!r}"
                     )
+        elif self.answer_type is AnswerType.TEXT:
+            for q in self.queries:
+                if not isinstance(q.answer, str):
+                    raise ValueError(f"expected a text answer, got {q.answer!r}")
         elif self.answer_type is AnswerType.DIRECTION:
             for q in self.queries:
                 if not isinstance(q.answer, str) or not q.answer.strip():

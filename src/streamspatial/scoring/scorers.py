@@ -36,6 +36,7 @@ from streamspatial.scoring import official
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.scoring.metrics import score_prediction
 from streamspatial.scoring.numbers import extract_number
+from streamspatial.scoring.omnimmi_rules import omnimmi_official, omnimmi_paper
 from streamspatial.scoring.stream_rules import OFFICIAL_RULES, PAPER_RULES
 from streamspatial.scoring.verdict import Rule, Scored
 
@@ -111,9 +112,13 @@ _OFFICIAL: dict[str, Rule] = {
     "ucs": ucs_official,
     "vsibench": vsibench_official,
     **OFFICIAL_RULES,
+    "omnimmi": omnimmi_official,
 }
+_PAPER: dict[str, Rule] = {**PAPER_RULES, "omnimmi": omnimmi_paper}
+# Rules that read a language model judge's reply (``run --judge``) beside the response.
+_READS_JUDGE = frozenset([omnimmi_official, omnimmi_paper])
 # Rules that read a failed call (None) themselves; every other rule reads it as "".
-_READS_FAILURES = frozenset([*OFFICIAL_RULES.values(), *PAPER_RULES.values()])
+_READS_FAILURES = frozenset([*OFFICIAL_RULES.values(), *PAPER_RULES.values(), *_READS_JUDGE])
 
 
 def direction_rule(item: Item, query: QueryPoint, text: str) -> Scored:
@@ -133,20 +138,32 @@ def rule_for(item: Item, scorer: str) -> Rule:
         return direction_rule
     if scorer == "official":
         return _OFFICIAL.get(item.benchmark, paper_rule)
-    return PAPER_RULES.get(item.benchmark, paper_rule)
+    return _PAPER.get(item.benchmark, paper_rule)
 
 
-def score_response(item: Item, query: QueryPoint, text: str | None, scorer: str) -> Scored:
-    """``scorer``'s verdict on ``text``; None is a call that failed."""
+def score_response(
+    item: Item,
+    query: QueryPoint,
+    text: str | None,
+    scorer: str,
+    judge: Mapping[str, Any] | None = None,
+) -> Scored:
+    """``scorer``'s verdict on ``text``; None is a call that failed.  ``judge``: what a
+    language model judge said of it (``record.extra["judge"]``), for the benchmarks whose
+    official scorer is one; None when the run had no judge."""
     rule = rule_for(item, scorer)
     if text is None and rule not in _READS_FAILURES:
         text = ""
+    if rule in _READS_JUDGE:
+        return rule(item, query, text, judge)  # type: ignore[call-arg]
     return rule(item, query, text)  # type: ignore[arg-type]
 
 
-def score_all(item: Item, query: QueryPoint, text: str | None) -> dict[str, Scored]:
+def score_all(
+    item: Item, query: QueryPoint, text: str | None, judge: Mapping[str, Any] | None = None
+) -> dict[str, Scored]:
     """Every scorer's verdict on one response (what a record stores); None: the call failed."""
-    return {name: score_response(item, query, text, name) for name in SCORERS}
+    return {name: score_response(item, query, text, name, judge) for name in SCORERS}
 
 
 def has_official(benchmark: str) -> bool:
@@ -198,10 +215,11 @@ def prior_text(record: Answered, item: Item) -> str:
 
     A chosen letter becomes that option's text (the dependant's question names the object the
     model picked, not a letter); a number prints plainly; an unparseable answer passes on the
-    raw output, so error propagation is measured rather than hidden.
+    raw output, so error propagation is measured rather than hidden; a free-text answer
+    (OmniMMI's) is passed on as the model said it.
     """
     ans = record.extracted
-    if ans is None:
+    if ans is None or item.answer_type is AnswerType.TEXT:  # a text answer: as it was said
         return record.raw_output.strip()
     if isinstance(ans, str):
         option = next((o for o in item.options if o.letter == ans), None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamspatial.bench.omnimmi import OmniMMIAdapter
 from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
@@ -23,6 +24,7 @@ from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.scoring.aggregate import Record, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
+from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.rtv_tables import rtvbench_headline, rtvbench_table
 from streamspatial.scoring.stream_tables import (
@@ -49,6 +51,7 @@ TABLES: dict[str, Callable[..., Table]] = {
     "ostbench": ostbench_table,
     "vsisuper": vsisuper_table,
     "rtvbench": rtvbench_table,
+    "omnimmi": omnimmi_table,
 }
 
 
@@ -127,6 +130,7 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     OSTBenchAdapter.title: ostbench_headline,
     VSISuperAdapter.title: vsisuper_headline,
     RTVBenchAdapter.title: rtvbench_headline,
+    OmniMMIAdapter.title: omnimmi_headline,
 }
 
 
