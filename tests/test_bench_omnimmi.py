@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from omnimmi_fixtures import files, write_release
 from stream_fixtures import write_json
-
 from streamspatial.bench import check_benchmark, detect_format, load_benchmark
 from streamspatial.bench.omnimmi import JUDGE_SYSTEM, OmniMMIAdapter
 from streamspatial.scoring.omnimmi_rules import (
