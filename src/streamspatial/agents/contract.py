@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.core.errors import AttemptFailed
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import Backend, GenerationParams, ModelRequest, Part, Turn
 from streamspatial.video.coverage import coverage
@@ -108,7 +109,7 @@ class Answer:
 Decision = Ask | Answer
 
 
-class MemoryCallError(Exception):
+class MemoryCallError(AttemptFailed):
     """A side call that builds an agent's memory (a fold summary, a frame caption) failed.
 
     Raised from :meth:`Agent.decide` after the backend's own retries: the runner then records
@@ -240,6 +241,9 @@ class StreamingAgent(Agent):
         whose prefix holds it."""
 
 
+FOLD_EVERY_S = 10.0  # K, seconds between the folding agent's folds (--fold-every)
+
+
 @dataclass(frozen=True)
 class AgentOptions:
     """A run's options an agent may take (``streamspatial run`` flags); each agent's
@@ -250,6 +254,6 @@ class AgentOptions:
     variant: str = "default"
     scorer: str = "paper"
     perception: str | None = None
-    fold_every: float = 10.0
+    fold_every: float = FOLD_EVERY_S
     fold_memory: str = "prose"  # folding: prose, or the JSON memory of agents.fold_memory
     frames: str = "images"  # images | video: how the policy agent sends its frames

@@ -37,6 +37,7 @@ from streamspatial.video.prefix import PrefixView
 
 from . import fold_memory as fm
 from .contract import (
+    FOLD_EVERY_S,
     AgentOptions,
     Ask,
     Diagnostics,
@@ -104,7 +105,7 @@ class FoldingAgent(ModelMemoryAgent):
         *,
         params: GenerationParams | None = None,
         variant: str = "default",
-        fold_every: float = 10.0,
+        fold_every: float = FOLD_EVERY_S,
         window_s: float = 10.0,
         dense_fps: float = 1.0,
         max_folds: int = 8,

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from streamspatial.agents.contract import FOLD_EVERY_S
 from streamspatial.bench.registry import FORMATS
 from streamspatial.cli.options import (
     BaseUrl,
@@ -76,7 +77,9 @@ def register(app: typer.Typer) -> None:
         ] = None,
         fold_every: Annotated[
             float | None,
-            typer.Option(help="--agent folding: seconds between memory folds (default 10)."),
+            typer.Option(
+                help=f"--agent folding: seconds between memory folds (default {FOLD_EVERY_S:g})."
+            ),
         ] = None,
         fold_memory: Annotated[
             str | None,

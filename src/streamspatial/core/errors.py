@@ -1,9 +1,15 @@
 """Error types.
 
-Two kinds of failure matter to users and must never be confused:
+Every error the project raises on purpose is a :class:`ProjectError`, of one of four kinds that
+must never be confused:
 
 * :class:`StreamspatialError` and its subclasses are mistakes a user can make (a broken benchmark
   file, a missing video, a bad config).  The CLI prints them as one line and exits with code 2.
+* :class:`RequestRefused`: a request a service refuses (the human study's web app), with the
+  HTTP status it answers.
+* :class:`AttemptFailed`: one attempt at something failed (a model request, a memory fold, a
+  random floor plan), and the code that made it handles that where it is raised: retries,
+  draws again, or records the error.  Neither the user's mistake nor a bug.
 * :class:`CausalityError` is a bug: some code asked for a frame recorded after the query time.
   It is deliberately *not* a user error so that it is never swallowed as one.
 """
@@ -39,7 +45,11 @@ class Problem:
         return ": ".join(parts)
 
 
-class StreamspatialError(Exception):
+class ProjectError(Exception):
+    """The root of the errors the project raises on purpose (never a library's own)."""
+
+
+class StreamspatialError(ProjectError):
     """A mistake in user input; printed as one line by the CLI, exit code 2."""
 
 
@@ -63,5 +73,18 @@ class EndpointError(StreamspatialError):
     instead of retrying and recording an error per query point."""
 
 
-class CausalityError(RuntimeError):
+class RequestRefused(ProjectError):
+    """A request a service refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class AttemptFailed(ProjectError):
+    """One attempt failed, and is handled where it was made (tried again, drawn again or
+    recorded as the query point's error): see the module's docstring."""
+
+
+class CausalityError(ProjectError, RuntimeError):
     """Something asked for content recorded after the query time.  Always a bug."""

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from streamspatial.agents.contract import FOLD_EVERY_S
 from streamspatial.core.errors import InputError, Problem
 
 # Fields that change *how* (or where) a run executes but not *what* it computes; left out of the
@@ -72,7 +73,7 @@ class RunConfig(BaseModel):
     model: str
     policy: str = "uniform-128"
     agent: str = "policy"
-    fold_every: float = Field(default=10.0, gt=0)  # folding agent: seconds between folds
+    fold_every: float = Field(default=FOLD_EVERY_S, gt=0)  # folding agent: seconds between folds
     fold_memory: Literal["prose", "json"] = "prose"  # folding agent: the memory's layout
     explore_steps: int = Field(default=0, ge=0, le=100)  # actions per explorable item; 0 = off
     perception: str | None = None  # memory agents: ground-truth[:noise=S], classical, model:…

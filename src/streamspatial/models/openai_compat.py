@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from streamspatial.core import secrets
-from streamspatial.core.errors import EndpointError, StreamspatialError
+from streamspatial.core.errors import AttemptFailed, EndpointError, StreamspatialError
 from streamspatial.models.body import (  # re-exported: the body's shape lives there
     StreamedBody,
     build_body,
@@ -105,7 +105,7 @@ def endpoint_url(base: str, path: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/" + path))
 
 
-class _Retryable(Exception):
+class _Retryable(AttemptFailed):
     def __init__(self, message: str, wait: float | None = None):
         super().__init__(message)
         self.wait = wait
@@ -359,7 +359,7 @@ class _Refused(_Retryable):
     """Nothing accepted the connection."""
 
 
-class _Permanent(Exception):
+class _Permanent(AttemptFailed):
     def __init__(self, message: str, fatal: bool = False):
         super().__init__(message)
         self.fatal = fatal

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from streamspatial.agents import fold_memory as fm
+from streamspatial.agents.contract import FOLD_EVERY_S
 from streamspatial.agents.folding import fold_window
 from streamspatial.agents.model_memory import AMF_SYSTEM
 from streamspatial.core.geometry import wrap_pi
@@ -31,7 +32,6 @@ from streamspatial.sim.types import EpisodeMeta
 
 from .records import Message, TrainingExample
 
-FOLD_EVERY_S = 10.0  # K: the folding agent's default (--fold-every)
 WINDOW_S = 10.0  # the dense window a fold summarises (FoldingAgent.window_s)
 DENSE_FPS = 1.0  # its frame rate (FoldingAgent.dense_fps)
 MOVED_M = 0.3  # a thing whose observed position shifts this much has moved

@@ -20,7 +20,7 @@ from typing import Any
 
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import video_duration
-from streamspatial.core.errors import InputError, StreamspatialError
+from streamspatial.core.errors import InputError, RequestRefused, StreamspatialError
 from streamspatial.core.schema import LETTERS, Item
 
 from .media import MediaError, resolve_media
@@ -29,11 +29,11 @@ from .media import MediaError, resolve_media
 ANNOTATION_FORMAT = OvosAdapter.name
 
 
-class AnnotationError(Exception):
-    """The submitted item is invalid; ``problems`` are one line each, for the form."""
+class AnnotationError(RequestRefused):
+    """The submitted item is invalid (422); ``problems`` are one line each, for the form."""
 
     def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
+        super().__init__(422, "; ".join(problems))
         self.problems = problems
 
 

@@ -38,7 +38,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from streamspatial.bench.base import BenchmarkAdapter
-from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.errors import RequestRefused, StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record, RunFolder, read_run_json
@@ -54,12 +54,8 @@ REACH_EPS = 0.05  # a pause lands within a frame of the query time
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
 
 
-class StudyError(Exception):
+class StudyError(RequestRefused):
     """A request the study refuses; ``status`` is the HTTP status to answer with."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
 
 
 def participant_slug(name: str) -> str:

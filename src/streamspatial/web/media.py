@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from streamspatial.core.errors import RequestRefused
 from streamspatial.video.sources import VIDEO_SUFFIXES
 
 CHUNK = 256 * 1024
@@ -20,12 +21,8 @@ CHUNK = 256 * 1024
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
-class MediaError(Exception):
+class MediaError(RequestRefused):
     """A media request that must be refused; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
 
 
 def resolve_media(roots: Sequence[Path], relative: str) -> Path:

@@ -25,10 +25,12 @@ import threading
 from fractions import Fraction
 from pathlib import Path
 
+from streamspatial.core.errors import AttemptFailed
+
 EPS = 1e-6
 
 
-class _Reordered(Exception):
+class _Reordered(AttemptFailed):
     """The stream shows frames in another order than it decodes them: remux cannot cut it."""
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
+from streamspatial.core.errors import AttemptFailed
+
 WALL_THICKNESS = 0.1  # m, every wall of the plan
 WALL_HEIGHT = 2.6  # m
 
@@ -24,7 +26,7 @@ FREE = -1
 _DIRS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # (drow, dcol): north, south, east, west
 
 
-class PlanRejected(Exception):
+class PlanRejected(AttemptFailed):
     """This random draw gave an unusable plan; draw again."""
 
 
