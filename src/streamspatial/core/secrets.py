@@ -168,13 +168,6 @@ def guard_logger(name: str) -> None:
         logger.addFilter(RedactingFilter())
 
 
-def _reset_for_tests() -> None:
-    global _pattern
-    with _lock:
-        _secrets.clear()
-        _pattern = None
-
-
 __all__ = [
     "MASK",
     "RedactingFilter",

@@ -26,10 +26,6 @@ def label_of(category: str) -> str:
     return category.replace("_", " ")
 
 
-def scene_of(room_type: str) -> str:
-    return room_type.replace("_", " ")
-
-
 def room_shape(room) -> dict:
     """The room the camera stands in as a layout estimator would report it: its name (unique
     in the house, "bedroom 2"), floor polygon and floor area."""

@@ -12,7 +12,6 @@ without that package).  Nothing here writes anything: conversion lives in
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 import zipfile
 from dataclasses import dataclass
@@ -135,20 +134,3 @@ def read_catalog(path: Path) -> tuple[CatalogEntry, ...]:
 def all_entries() -> dict[str, CatalogEntry]:
     """Catalogue id → entry over every installed library."""
     return {e.id: e for p in library_paths() for e in read_catalog(p)}
-
-
-class ZipFiles:
-    """Reads a model's files (OBJ, MTL, images) from its library, relative to the OBJ."""
-
-    def __init__(self, library: Path, model: str):
-        self._zip = zipfile.ZipFile(library)
-        self._names = {n.lower(): n for n in self._zip.namelist()}
-        self.base = posixpath.dirname(model)
-
-    def read(self, name: str) -> bytes | None:
-        path = posixpath.normpath(posixpath.join(self.base, name.replace("\\", "/")))
-        real = self._names.get(path.lower())
-        return self._zip.read(real) if real else None
-
-    def close(self) -> None:
-        self._zip.close()
