@@ -26,7 +26,7 @@ from streamspatial.analysis.taxonomy import TAXONOMY_JSON
 from streamspatial.bench.base import TRAJECTORIES
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.eval.results import iter_records
-from streamspatial.report import RunReport, plots, write_report
+from streamspatial.report import plots
 from streamspatial.report.queries import (
     INTERVAL_BINS,
     RunQueries,
@@ -35,6 +35,7 @@ from streamspatial.report.queries import (
     recall_stats,
     run_queries,
 )
+from streamspatial.report.run_report import RunReport, write_report
 from streamspatial.report.runs import (
     policy_label,
     policy_model_grid,

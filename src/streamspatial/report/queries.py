@@ -25,7 +25,7 @@ from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.results import Record, iter_records
-from streamspatial.report import RunReport
+from streamspatial.report.run_report import RunReport
 from streamspatial.scoring.metrics import mean
 
 # UCS-Bench App. E.1.2 / Fig. 11 bins, in seconds (upper bounds; the last is open).

@@ -17,7 +17,7 @@ from typing import Any
 
 from streamspatial.eval.config import _EXECUTION_ONLY
 from streamspatial.models.registry import REFERENCE_ROWS
-from streamspatial.report import RunReport
+from streamspatial.report.run_report import RunReport
 from streamspatial.report.tables import headline
 
 
