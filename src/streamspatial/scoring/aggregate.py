@@ -87,7 +87,8 @@ class ScoredQuery:
         return cls(**kept)
 
 
-Record = ScoredQuery | Mapping[str, Any]
+# What a table is computed from: scored query points, or their dicts (a record as JSON).
+Scorable = ScoredQuery | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Table:
         return found[0]
 
 
-def _records(records: Iterable[Record | Any]) -> list[ScoredQuery]:
+def _records(records: Iterable[Scorable | Any]) -> list[ScoredQuery]:
     return [r if isinstance(r, ScoredQuery) else ScoredQuery.from_mapping(r) for r in records]
 
 
@@ -145,7 +146,7 @@ def _group(records: Iterable[ScoredQuery], key: Callable[[ScoredQuery], Any]) ->
     return groups
 
 
-def per_source_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+def per_source_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """Accuracy per source dataset (OVO-S Fig. 12, UCS per-source analyses), pooled."""
     recs = _records(records)
     rows = []
@@ -162,7 +163,7 @@ def per_source_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wro
     )
 
 
-def generic_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+def generic_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """Score per task and pooled Overall, for benchmarks without a paper layout (generated)."""
     recs = _records(records)
     rows = []

@@ -31,7 +31,7 @@ from typing import Any
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
-from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _natural, _records
+from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _group, _natural, _records
 from streamspatial.scoring.metrics import mean
 from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
 from streamspatial.scoring.stream_tables import streamingbench_official_table
@@ -56,7 +56,7 @@ def _main_category(r: ScoredQuery) -> str:
     return sub.split(".")[0] if "." in sub else "unknown"
 
 
-def ovos_official_table(records: Iterable[Record]) -> Table:
+def ovos_official_table(records: Iterable[Scorable]) -> Table:
     """``score.py``: accuracy per subcategory, per level digit and overall, micro-averaged."""
     recs = _records(records)
     kept = [r for r in recs if r.error is None]
@@ -95,7 +95,7 @@ def _row(records: list[ScoredQuery], **labels: str) -> dict[str, Any]:
     }
 
 
-def vcbench_official_table(records: Iterable[Record]) -> Table:
+def vcbench_official_table(records: Iterable[Scorable]) -> Table:
     return replace(
         vcbench_table(records),
         notes=(
@@ -107,7 +107,7 @@ def vcbench_official_table(records: Iterable[Record]) -> Table:
     )
 
 
-def ucs_official_table(records: Iterable[Record]) -> Table:
+def ucs_official_table(records: Iterable[Scorable]) -> Table:
     recs = _records(records)
     if not any(r.rule == "ucs-jsonl" for r in recs):
         return replace(
@@ -136,7 +136,7 @@ def ucs_official_table(records: Iterable[Record]) -> Table:
     )
 
 
-def vsibench_official_table(records: Iterable[Record]) -> Table:
+def vsibench_official_table(records: Iterable[Scorable]) -> Table:
     """``vsibench_aggregate_results``: per-type means, direction merged as sum/3, Overall the
     mean over the rows left."""
     recs = _records(records)

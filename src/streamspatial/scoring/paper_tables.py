@@ -22,7 +22,7 @@ from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.scoring.aggregate import (
     InvalidPolicy,
-    Record,
+    Scorable,
     ScoredQuery,
     Table,
     _cell,
@@ -34,7 +34,7 @@ from streamspatial.scoring.metrics import mean
 
 
 def ovos_table(
-    records: Iterable[Record], *, by: str = "category", invalid: InvalidPolicy = "wrong"
+    records: Iterable[Scorable], *, by: str = "category", invalid: InvalidPolicy = "wrong"
 ) -> Table:
     """OVO-S-Bench Table 2 for one run.
 
@@ -95,7 +95,7 @@ def ovos_table(
 # UCS-Bench, S3-Bench, VSI-Bench
 
 
-def ucs_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """UCS-Bench main table: accuracy per category and subcategory, pooled over query points.
 
     Category ``Overall`` rows and the grand Overall pool all their query points (the paper's
@@ -135,7 +135,7 @@ def _format(r: ScoredQuery) -> str:
     return "Num" if r.answer_type == "number" else "MC"
 
 
-def s3_table(records: Iterable[Record], *, invalid: InvalidPolicy = "wrong") -> Table:
+def s3_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """S3-Bench Tables 2–4: per task, then Num (mean MRA), MC (accuracy) and Overall.
 
     Records carry MRA as ``score`` for numeric tasks and 1/0 for multiple choice (§3.4).
@@ -197,7 +197,7 @@ def vsibench_merged_row(
 
 
 def vsibench_table(
-    records: Iterable[Record],
+    records: Iterable[Scorable],
     *,
     merge: Mapping[str, str] = VSI_MERGED,
     invalid: InvalidPolicy = "wrong",

@@ -27,7 +27,7 @@ from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import MODES, OVOBenchAdapter
 from streamspatial.bench.streamingbench import PROACTIVE, StreamingBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
-from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _group, _records
+from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _group, _records
 from streamspatial.scoring.metrics import mean
 from streamspatial.scoring.stream_rules import UNSCORED
 
@@ -49,7 +49,7 @@ def _scorer(records: list[ScoredQuery]) -> str:
 # --- OVO-Bench -----------------------------------------------------------------------------
 
 
-def ovobench_table(records: Iterable[Record]) -> Table:
+def ovobench_table(records: Iterable[Scorable]) -> Table:
     recs = _records(records)
     by_task = _group(recs, lambda r: r.task)
     rows: list[dict[str, Any]] = []
@@ -147,7 +147,7 @@ def _mc_row(kind: str, task: str, recs: list[ScoredQuery]) -> dict[str, Any]:
     }
 
 
-def streamingbench_official_table(records: Iterable[Record]) -> Table:
+def streamingbench_official_table(records: Iterable[Scorable]) -> Table:
     """``count.py`` run on each file: per task_type, plus real/omni's "total"."""
     recs = _records(records)
     rows = []
@@ -169,7 +169,7 @@ def streamingbench_official_table(records: Iterable[Record]) -> Table:
     )
 
 
-def streamingbench_table(records: Iterable[Record]) -> Table:
+def streamingbench_table(records: Iterable[Scorable]) -> Table:
     """StreamingBench's results table: each task, each category's All, and Overall, pooled."""
     recs = _records(records)
     rows = []
@@ -267,7 +267,7 @@ def _strict_mean(values: list[float | None]) -> float | None:
     return None if not values or any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type]
 
 
-def ostbench_table(records: Iterable[Record]) -> Table:
+def ostbench_table(records: Iterable[Scorable]) -> Table:
     """``collect_results`` over the per-type means (the paper's layout too)."""
     recs = [r for r in _records(records) if r.rule != UNSCORED]
     per_type = {t: _cell(g) for t, g in sorted(_group(recs, lambda r: r.task).items())}
@@ -319,7 +319,7 @@ def ostbench_table(records: Iterable[Record]) -> Table:
 # --- VSI-SUPER -----------------------------------------------------------------------------
 
 
-def vsisuper_table(records: Iterable[Record]) -> Table:
+def vsisuper_table(records: Iterable[Scorable]) -> Table:
     """One Overall per duration / split: mean accuracy (Recall) or MRA (Count) over its
     query points, every one counted (an unreadable answer scores 0)."""
     recs = _records(records)

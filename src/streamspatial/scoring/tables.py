@@ -22,7 +22,7 @@ from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
-from streamspatial.scoring.aggregate import Record, Table, generic_table
+from streamspatial.scoring.aggregate import Scorable, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
@@ -55,12 +55,12 @@ TABLES: dict[str, Callable[..., Table]] = {
 }
 
 
-def paper_table(table: str, records: Iterable[Record]) -> Table:
+def paper_table(table: str, records: Iterable[Scorable]) -> Table:
     """The table a benchmark's :class:`~streamspatial.bench.base.ScoringSpec` names."""
     return results_table(table, records, "paper")
 
 
-def results_table(table: str, records: Iterable[Record], scorer: str = "paper") -> Table:
+def results_table(table: str, records: Iterable[Scorable], scorer: str = "paper") -> Table:
     """The table of a run under ``scorer``; records must already carry that scorer's verdicts
     (:func:`streamspatial.scoring.scorers.rescored`)."""
     if table not in TABLES:

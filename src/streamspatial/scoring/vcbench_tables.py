@@ -15,7 +15,7 @@ from typing import Any
 
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.scoring.aggregate import Record, Table, _group, _natural, _records
+from streamspatial.scoring.aggregate import Scorable, Table, _group, _natural, _records
 from streamspatial.scoring.metrics import (
     gaussian_precision_accuracy,
     mean,
@@ -83,7 +83,7 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def vcbench_trajectories(records: Iterable[Record]) -> list[Trajectory]:
+def vcbench_trajectories(records: Iterable[Scorable]) -> list[Trajectory]:
     """Group records into per-question trajectories ordered by query index.
 
     The subcategory is read from ``subcategory``, then ``category``, then ``task``.  An
@@ -121,7 +121,7 @@ def vcbench_trajectories(records: Iterable[Record]) -> list[Trajectory]:
     return out
 
 
-def vcbench_table(records: Iterable[Record]) -> Table:
+def vcbench_table(records: Iterable[Scorable]) -> Table:
     """VCBench Tables 2–3: GPA / MoC / UDA per subcategory, Overall, and the invalid rate.
 
     Each metric is computed per question (eq. 1–3) and averaged over the subcategory's
