@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from streamspatial.bench.omnimmi import AP, JUDGED, MD, PA, PT, SG, SI, OmniMMIAdapter
-from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _records
+from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _records
 from streamspatial.scoring.metrics import mean
 from streamspatial.scoring.omnimmi_rules import NOT_JUDGED, PAPER, pa_metrics
 
@@ -104,7 +104,7 @@ def _alerting(recs: list[ScoredQuery], official: bool) -> tuple[list[dict[str, A
     return [_row(PA, m, n, invalid, v) for m, v in zip(names, values, strict=True)], crashed
 
 
-def omnimmi_table(records: Iterable[Record]) -> Table:
+def omnimmi_table(records: Iterable[Scorable]) -> Table:
     recs = _records(records)
     rules = {r.rule for r in recs} - {NOT_JUDGED}
     official = bool(rules - {None, PAPER})

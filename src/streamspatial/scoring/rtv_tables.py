@@ -41,7 +41,7 @@ from streamspatial.bench.rtvbench import (
     subdimension,
 )
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.scoring.aggregate import Record, ScoredQuery, Table, _records
+from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _records
 from streamspatial.scoring.verdict import Scored
 
 UNKNOWN, ERROR = "Unknown", "ERROR"
@@ -172,7 +172,7 @@ def group_score_rows(recs: list[ScoredQuery]) -> list[dict[str, Any]]:
     return rows
 
 
-def rtvbench_table(records: Iterable[Record]) -> Table:
+def rtvbench_table(records: Iterable[Scorable]) -> Table:
     """Accuracy as ``compute_acc.py`` prints it, then the group score of ``compute_score.py``."""
     recs = _records(records)
     official = any(r.rule not in (None, "paper") for r in recs)
