@@ -76,7 +76,7 @@ def test_user_mistakes_are_one_line_exit_2(app, tmp_path):
     assert res.exit_code == 2
     assert res.stdout.strip() == (
         "unknown --format 'ovo'; expected one of auto, ovos, vcbench, ucs, s3, vsibench, "
-        "ovobench, streamingbench, ostbench, vsisuper, rtvbench, omnimmi"
+        "ovobench, streamingbench, ostbench, vsisuper, rtvbench, omnimmi, mmsivideo"
     )
     res = _run(app, EXAMPLE, "--videos", tmp_path / "novideos")
     assert (res.exit_code, res.stdout.strip()) == (

@@ -29,17 +29,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from streamspatial.bench.prompts import frame_caption, video_caption
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart, VideoPart
 
+from .clips import clip_budget, clips_frames, clips_request
 from .contract import Agent, AgentOptions, Answer, Ask, QueryContext, VideoStream
 from .dialogue import dialogue_frames, dialogue_request
 from .polling import polled, polling_frames, run_polling
 from .requests import option_image_parts
+
+if TYPE_CHECKING:
+    from streamspatial.video.policies import PolicySpec
 
 TEXT_ONLY = ("none", "text-only", "text")
 
@@ -113,17 +117,25 @@ class PolicyAgent(Agent):
         dialogue = ADAPTERS[item.benchmark].dialogue(item) if item.benchmark in ADAPTERS else None
         if dialogue is not None:  # the benchmark fixes what each turn shows
             return dialogue_frames(dialogue, query.time, stream.fps, n_q)
-        spec = self._spec
-        official = ADAPTERS[item.benchmark].official_policy if item.benchmark in ADAPTERS else None
-        if self.scorer == "official" and official is not None:
-            from streamspatial.video.policies import parse_policy
-
-            spec = parse_policy(official)  # the benchmark's own sampling, in place of --policy
+        spec = self._item_spec(item)
+        clips = ADAPTERS[item.benchmark].clips(item) if item.benchmark in ADAPTERS else None
+        if clips is not None:  # the benchmark lays its clips out itself
+            return clips_frames(clips, clip_budget(spec))
         evidence = query.evidence if spec.offline else None
         picked = select_frames(
             spec, n_q, stream.fps, evidence=evidence, rules=self.scorer, t_q=query.time
         )
         return sorted({int(i) for i in picked})
+
+    def _item_spec(self, item: Item) -> PolicySpec:
+        """``--policy``, or the benchmark's own sampling under the official scorer."""
+        adapter = ADAPTERS.get(item.benchmark)
+        official = adapter.official_policy if adapter is not None else None
+        if self.scorer == "official" and official is not None:
+            from streamspatial.video.policies import parse_policy
+
+            return parse_policy(official)
+        return self._spec
 
     async def decide(self, ctx: QueryContext) -> Ask | Answer:
         poll = ctx.adapter.polling(ctx.item)
@@ -134,6 +146,12 @@ class PolicyAgent(Agent):
         if dialogue is not None and not self.text_only and ctx.view is not None:
             prompt = ctx.prompt(variant=self.variant, scorer=self.scorer)
             return Ask(dialogue_request(ctx, dialogue, self.params, prompt))
+        clips = ctx.adapter.clips(ctx.item)
+        if clips is not None and not self.text_only and ctx.view is not None:
+            prompt = ctx.prompt(variant=self.variant, scorer=self.scorer)
+            budget = clip_budget(self._item_spec(ctx.item))
+            official = self.scorer == "official"
+            return Ask(clips_request(ctx, clips, budget, self.params, prompt, official=official))
         parts: list[Part] = []
         if not self.text_only and ctx.view is not None:
             frames = ctx.view.get(ctx.frames)

@@ -152,6 +152,51 @@ class Polling:
 # time is a placeholder 0.0 until :meth:`BenchmarkAdapter.with_duration` sets it.
 QUERY_AT_END = "query_at_end"
 
+
+def interval_sampling(total: int, k: int) -> list[int]:
+    """MMSI-Video-Bench ``dataset.py`` ``interval_sampling_list``: ``int(i · (total − 1) /
+    (k − 1))`` for ``i < k`` (``[0]·k`` when ``k`` is 1), float arithmetic as written."""
+    step = (total - 1) / (k - 1) if k > 1 else 0
+    return [int(i * step) for i in range(k)]
+
+
+@dataclass(frozen=True)
+class Clips:
+    """An item made of several clips and reference images (MMSI-Video-Bench).
+
+    Its stream is every clip's released frames in listed order, then the reference images, one
+    image a second (:meth:`BenchmarkAdapter.frame_files`); ``sizes`` counts each clip's frames
+    and ``refs`` the reference images.  The prompt names where each goes: every ``<video>``
+    placeholder takes its clip's sampled frames, every ``<image>`` a reference image.  The
+    whole clips are shown, with no query time: an offline protocol, marked so.
+    """
+
+    sizes: tuple[int, ...]
+    refs: int
+    video_tag: str = "<video>"
+    image_tag: str = "<image>"
+
+    def frames(self, budget: int) -> list[list[int]]:
+        """Stream indices shown of each clip: ``dataset.py`` ``proportional_sample_from_lists``
+        when the clips hold more than ``budget`` frames (a clip left without one shows its
+        first), else every frame."""
+        offsets = [sum(self.sizes[:i]) for i in range(len(self.sizes))]
+        total = sum(self.sizes)
+        if total <= budget:
+            return [list(range(o, o + n)) for o, n in zip(offsets, self.sizes, strict=True)]
+        picked = interval_sampling(total, budget)
+        out = []
+        for o, n in zip(offsets, self.sizes, strict=True):
+            local = [k - o for k in picked if o <= k < o + n] or [0]
+            out.append([o + j for j in local])
+        return out
+
+    def ref_indices(self) -> list[int]:
+        """Stream indices of the reference images, after every clip's frames."""
+        first = sum(self.sizes)
+        return list(range(first, first + self.refs))
+
+
 # Report figures a benchmark may list in ``BenchmarkAdapter.figures`` (beyond those every
 # benchmark gets): per-question prediction trajectories over the query points (VCBench).
 TRAJECTORIES = "trajectories"
@@ -207,6 +252,9 @@ class BenchmarkAdapter(ABC):
     # official`` applies in place of ``--policy`` (RTV-Bench: 8 uniform frames of its clip);
     # None: the OVO-S-Bench sampling rules of ``--policy`` (docs/reproducing.md).
     official_policy: ClassVar[str | None] = None
+    # How its questions meet the stream: "streaming" (asked at times, shown the prefix) or
+    # "offline" (whole clips, no query time: MMSI-Video-Bench), which every report marks.
+    protocol: ClassVar[str] = "streaming"
 
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""
@@ -289,6 +337,11 @@ class BenchmarkAdapter(ABC):
         for a benchmark whose official scorer is one (OmniMMI's open answers); None for an
         item scored by rule.  They carry the reference answer, so they never go to the model
         under evaluation (``run --judge``)."""
+        return None
+
+    def clips(self, item: Item) -> Clips | None:
+        """The clips and reference images an item is made of (MMSI-Video-Bench), else None:
+        the benchmark fixes what is shown and where in the prompt (``agents.clips``)."""
         return None
 
     def polling(self, item: Item) -> Polling | None:

@@ -15,6 +15,7 @@ from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
 from .base import BenchmarkAdapter, LoadResult
+from .mmsivideo import MMSIVideoAdapter
 from .omnimmi import OmniMMIAdapter
 from .ostbench import OSTBenchAdapter
 from .ovobench import OVOBenchAdapter
@@ -41,6 +42,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         VSISuperAdapter(),
         RTVBenchAdapter(),
         OmniMMIAdapter(),
+        MMSIVideoAdapter(),
     )
 }
 FORMATS = ("auto", *ADAPTERS)

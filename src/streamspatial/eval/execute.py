@@ -242,6 +242,7 @@ def execute(
         "number_metric": adapter.scoring.number_metric,
         "scorer": cfg.scorer,
         "official": adapter.scoring.official,
+        "protocol": adapter.protocol,
         "clips": cfg.clips,
         "history": cfg.history,
         "items": len(planned),

@@ -100,10 +100,17 @@ class RunReport:
         return str((self.meta.get("benchmark") or {}).get("history") or "own")
 
     @property
+    def protocol(self) -> str:
+        """The benchmark's protocol: ``streaming``, or ``offline`` (whole clips: MMSI-Video)."""
+        return str((self.meta.get("benchmark") or {}).get("protocol", "streaming"))
+
+    @property
     def marks(self) -> str:
         """What sets this run apart from a streaming one, for labels and leaderboards."""
-        return (" (official clips)" if self.clips == "official" else "") + (
-            " (official history)" if self.history == "official" else ""
+        return (
+            (" (offline benchmark)" if self.protocol == "offline" else "")
+            + (" (official clips)" if self.clips == "official" else "")
+            + (" (official history)" if self.history == "official" else "")
         )
 
     @property
@@ -132,6 +139,7 @@ class RunReport:
             "agent": cfg.get("agent", "policy"),
             "policy": cfg.get("policy"),
             "offline": self.offline,
+            "protocol": self.protocol,
             "scorer": self.scorer,
             "clips": self.clips,
             "history": self.history,
@@ -168,6 +176,11 @@ class RunReport:
             f"{c['errors']} with errors · {c['invalid']} invalid",
             f"- scorer: `{self.scorer}` ({self.scorer_line})",
         ]
+        if self.protocol == "offline":
+            lines.append(
+                "- protocol: `offline` — **the benchmark shows every clip whole and asks after "
+                "them, with no query time (as its authors ran it); not a streaming result**"
+            )
         if self.clips == "official":
             lines.append(
                 "- clips: `official` — **each query was shown the benchmark's official clip, "

@@ -21,6 +21,7 @@ from streamspatial.core.schema import AnswerType, Item, QueryPoint
 from streamspatial.scoring import official, stream_official
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.scoring.metrics import mean_relative_accuracy
+from streamspatial.scoring.mmsi_tables import mmsivideo_official, mmsivideo_paper
 from streamspatial.scoring.numbers import extract_number
 from streamspatial.scoring.rtv_tables import rtvbench_official, rtvbench_paper
 from streamspatial.scoring.thinking import strip_thinking
@@ -221,6 +222,7 @@ OFFICIAL_RULES: dict[str, Rule] = {
     "ostbench": ostbench_official,
     "vsisuper": vsisuper_official,
     "rtvbench": rtvbench_official,
+    "mmsivideo": mmsivideo_official,
 }
 PAPER_RULES: dict[str, Rule] = {
     "ovobench": ovobench_paper,
@@ -228,6 +230,7 @@ PAPER_RULES: dict[str, Rule] = {
     "ostbench": ostbench_paper,
     "vsisuper": vsisuper_paper,
     "rtvbench": rtvbench_paper,
+    "mmsivideo": mmsivideo_paper,
 }
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamspatial.bench.mmsivideo import MMSIVideoAdapter
 from streamspatial.bench.omnimmi import OmniMMIAdapter
 from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import OVOBenchAdapter
@@ -23,6 +24,7 @@ from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.scoring.aggregate import Scorable, Table, generic_table
+from streamspatial.scoring.mmsi_tables import mmsivideo_headline, mmsivideo_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
@@ -52,6 +54,7 @@ TABLES: dict[str, Callable[..., Table]] = {
     "vsisuper": vsisuper_table,
     "rtvbench": rtvbench_table,
     "omnimmi": omnimmi_table,
+    "mmsivideo": mmsivideo_table,
 }
 
 
@@ -131,6 +134,7 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     VSISuperAdapter.title: vsisuper_headline,
     RTVBenchAdapter.title: rtvbench_headline,
     OmniMMIAdapter.title: omnimmi_headline,
+    MMSIVideoAdapter.title: mmsivideo_headline,
 }
 
 
