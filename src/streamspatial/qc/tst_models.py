@@ -41,7 +41,9 @@ from .tst_features import (
     point_features,
     question_numbers,
     time_features,
+    words,
 )
+from .tst_words import WordOptionPrior, WordValuePrior
 
 TREES = 60  # enough for a stable vote on a few hundred rows; the probe runs on 2 cores
 # The time-only models: leaves of a few points (a trend over time, not one house's clock),
@@ -86,12 +88,23 @@ def _split(scores: np.ndarray, points: Sequence[Point]) -> list[np.ndarray]:
     return out
 
 
-def _dense(points: Sequence[Point], prior: AnswerPrior, *, own: bool) -> np.ndarray:
+class Priors:
+    """The training fold's answer priors a learner reads: per option text, and per question
+    word and option text (:mod:`.tst_words`)."""
+
+    def __init__(self, train: Sequence[Point]):
+        self.text = AnswerPrior(train)
+        self.words = WordOptionPrior(train)
+
+
+def _dense(points: Sequence[Point], prior: Priors, *, own: bool) -> np.ndarray:
+    """Feature rows; ``own``: ``points`` are the training points the priors were counted on."""
+    words = prior.words.train_features() if own else [prior.words.features(p) for p in points]
     rows = []
-    for p in points:
+    for p, w in zip(points, words, strict=True):
         opt = option_features(p)
         pt = np.repeat([point_features(p)], len(p.options), axis=0)
-        rows.append(np.hstack([pt, opt, prior.features(p, own=own)]))
+        rows.append(np.hstack([pt, opt, prior.text.features(p, own=own), w]))
     return np.vstack(rows)
 
 
@@ -100,8 +113,14 @@ def _labels(points: Sequence[Point]) -> np.ndarray:
 
 
 def _cross_tokens(p: Point, j: int) -> str:
+    """Question word × option word pairs: which answer the things a question names go with.
+
+    An option without content words ("Yes", "No", "2") is paired by its own words, so a
+    yes/no question's nouns reach the option scores too ("Could the mug … on the bed?" →
+    "Yes"): with stop words only, both options read alike and no learner saw the names.
+    """
     q = sorted(content_words(p.question))
-    o = sorted(content_words(p.options[j])) or ["__empty__"]
+    o = sorted(content_words(p.options[j]) or set(words(p.options[j]))) or ["__empty__"]
     return " ".join(f"{a}__{b}" for a in q for b in o)
 
 
@@ -114,7 +133,7 @@ class LogReg:
         from sklearn.linear_model import LogisticRegression
         from sklearn.preprocessing import StandardScaler
 
-        self.prior = AnswerPrior(train)
+        self.prior = Priors(train)
         self.tfidf = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, token_pattern=r"\S+")
         self.hash = HashingVectorizer(n_features=2**12, token_pattern=r"\S+", alternate_sign=False)
         self.scale = StandardScaler()
@@ -149,7 +168,7 @@ class Forest:
     def fit(self, train: Sequence[Point]) -> None:
         from sklearn.ensemble import RandomForestClassifier
 
-        self.prior = AnswerPrior(train)
+        self.prior = Priors(train)
         y = _labels(train)
         self.constant = None if len(set(y)) > 1 else float(y[0])
         if self.constant is None:
@@ -332,12 +351,13 @@ class ForestRegressor:
 
     def _x(self, points: Sequence[Point], *, own: bool) -> np.ndarray:
         rows = []
-        for p in points:
+        words = self.words.train_features() if own else [self.words.features(p) for p in points]
+        for p, w in zip(points, words, strict=True):
             s, n = self.by_question.get(p.question, (0.0, 0))
             if own:
                 s, n = s - _slog(np.array([p.value]))[0], n - 1
             mean = s / n if n > 0 else self.overall
-            rows.append([*point_features(p), *question_numbers(p), mean, float(max(n, 0))])
+            rows.append([*point_features(p), *question_numbers(p), mean, float(max(n, 0)), *w])
         return np.asarray(rows, dtype=float)
 
     def fit(self, train: Sequence[Point]) -> None:
@@ -345,6 +365,7 @@ class ForestRegressor:
 
         ys = _slog(np.array([p.value for p in train]))
         self.overall = float(ys.mean())
+        self.words = WordValuePrior(train)
         self.by_question: dict[str, tuple[float, int]] = {}
         for p, y in zip(train, ys, strict=True):
             s, n = self.by_question.get(p.question, (0.0, 0))
