@@ -40,6 +40,7 @@ NUMERIC_TYPES = (
     "room_size_estimation",
 )
 
+
 class VSIBenchAdapter(BenchmarkAdapter):
     name = "vsibench"
     title = "VSI-Bench"

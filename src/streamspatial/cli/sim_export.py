@@ -2,9 +2,9 @@
 
 A benchmark made by ``sim generate`` keeps every item in the unified schema
 (``items.jsonl``); its multiple-choice questions, asked at one time each, can also be run by
-the official evaluation code of OVO-Bench and StreamingBench, so this command writes them in
-their released layouts.  The files read back through streamspatial's own readers too, with
-``--videos`` the benchmark's ``videos`` folder.
+the official evaluation code of OVO-Bench, StreamingBench and RTV-Bench, so this command
+writes them in their released layouts.  The files read back through streamspatial's own
+readers too, with ``--videos`` the benchmark's ``videos`` folder.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from streamspatial.bench.ovobench import write_ovobench_json
+from streamspatial.bench.rtvbench import write_rtvbench_json
 from streamspatial.bench.streamingbench import write_streamingbench_json
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import AnswerType, Item
@@ -24,6 +25,7 @@ from streamspatial.core.schema import AnswerType, Item
 EXPORTS: dict[str, tuple[str, Callable[[Iterable[Item], Path], int]]] = {
     "ovobench": ("ovo_bench_new.json", write_ovobench_json),
     "streamingbench": ("questions_real.json", write_streamingbench_json),
+    "rtvbench": ("QA.json", write_rtvbench_json),
 }
 
 
@@ -53,13 +55,14 @@ def read_generated(folder: Path) -> list[Item]:
 
 def export(
     folder: Annotated[Path, typer.Argument(help="A benchmark folder made by `sim generate`.")],
-    format: Annotated[str, typer.Option("--format", help="ovobench | streamingbench")],
+    format: Annotated[str, typer.Option("--format", help="ovobench | streamingbench | rtvbench")],
     out: Annotated[
         Path | None, typer.Option(help="File to write (default: FOLDER/<the release's name>).")
     ] = None,
 ) -> None:
-    """Write a generated benchmark's multiple-choice questions in OVO-Bench's or
-    StreamingBench's released format (validate and run it with --videos FOLDER/videos)."""
+    """Write a generated benchmark's multiple-choice questions in OVO-Bench's,
+    StreamingBench's or RTV-Bench's released format (validate and run it with --videos
+    FOLDER/videos)."""
     if format not in EXPORTS:
         raise InputError(f"--format {format!r}: expected one of {', '.join(EXPORTS)}")
     name, write = EXPORTS[format]
