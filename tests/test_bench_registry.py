@@ -142,3 +142,25 @@ def test_every_benchmark_declares_its_decoding_with_a_source():
         "max_tokens": 16,
         "top_p": None,
     }
+
+
+def test_benchmarks_table_has_a_full_row_for_every_format():
+    """docs/benchmarks.md's table: one row per registered format, every column filled
+    (protocol, quirks, licence included), and "offline" exactly where the adapter says so."""
+    from pathlib import Path
+
+    from streamspatial.bench.registry import ADAPTERS
+
+    doc = Path(__file__).parents[1] / "docs" / "benchmarks.md"
+    rows = {}
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `") and line.count("|") >= 10:
+            cells = [c.strip() for c in line.strip("|").split(" | ")]
+            rows[cells[0].strip("`")] = cells
+    header = next(ln for ln in doc.read_text().splitlines() if ln.startswith("| `--format` |"))
+    assert "protocol" in header and "licence" in header and "quirks" in header
+    assert set(ADAPTERS) <= set(rows)
+    for name, adapter in ADAPTERS.items():
+        cells = rows[name]
+        assert len(cells) == 9 and all(cells), (name, cells)
+        assert ("offline" in cells[6]) == (adapter.protocol == "offline"), name

@@ -92,3 +92,33 @@ def test_prompts(tmp_path):
         "Options:\nA. left\nB. right\n"
         "Answer with the option's letter from the given choices directly."
     )
+
+
+def test_debiased_parquet_validates_as_vsibench(tmp_path, capsys):
+    """VSI-Bench-Debiased (config ``debiased`` of ``nyu-visionx/VSI-Bench``): the dataset's
+    ``create_pq.py`` writes ``test_debiased.parquet`` from ``test.jsonl``'s rows with a boolean
+    ``pruned`` column added, keeping the rows Iterative Bias Pruning kept; an export without
+    ``index=False`` carries ``__index_level_0__`` too.  Both are VSI-Bench files as they are."""
+    from streamspatial.bench.registry import detect_format
+    from streamspatial.cli import main
+
+    kept = {k: v[:2] for k, v in ROWS.items()}
+    videos = tmp_path / "videos"
+    for dataset, scene in (("arkitscenes", "41069025"), ("scannet", "scene0011_00")):
+        (videos / dataset).mkdir(parents=True, exist_ok=True)
+        write_timestamp_video(videos / dataset / f"{scene}.mp4", seconds=3, fps=5, size=(64, 48))
+    for extra in ({}, {"__index_level_0__": [0, 1]}):
+        path = _write(
+            tmp_path / "test_debiased.parquet", {**kept, "pruned": [False, False], **extra}
+        )
+        assert detect_format(path) == "vsibench"
+        _, items = load_benchmark(path, videos=videos)
+        assert [it.id for it in items] == ["1", "2"]
+        assert all(it.queries[0].time == 3.0 for it in items)
+        capsys.readouterr()
+        try:
+            main(["validate", str(path), "--videos", str(videos)])
+            rc = 0
+        except SystemExit as exc:
+            rc = int(exc.code or 0)
+        assert rc == 0, capsys.readouterr()
