@@ -10,9 +10,11 @@ and ``run.json`` ends in a final state however the run ends: ``complete``, ``err
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from streamspatial.agents.contract import AgentOptions
@@ -20,10 +22,12 @@ from streamspatial.agents.exploration import ExplorationWorld, Explorer
 from streamspatial.agents.registry import AgentFactory, agent_entry, agent_factory
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.runtime import Executor
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig
+from streamspatial.eval.executors import Evaluation, RayPlacement, evaluation_executor
 from streamspatial.eval.inputs import ModelInputs
-from streamspatial.eval.outcome import run_local, run_to_a_final_state, totals
+from streamspatial.eval.outcome import run_to_a_final_state, totals
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
 from streamspatial.models.types import Backend, GenerationParams
@@ -231,10 +235,10 @@ def execute(
                 f"--explore-steps {cfg.explore_steps}: no exploration world to act in"
             )
         explorer = Explorer(world, max_steps=cfg.explore_steps, frame_size=inputs.frame_size)
-    if cfg.executor == "ray":  # an unreachable cluster fails before the run folder exists
-        from streamspatial.eval.ray_executor import check_address
-
-        check_address(cfg.address)
+    # One GPU per Ray actor for a local model, unless it is to run on the CPU.
+    actors = RayPlacement(cfg.workers, 0.0 if cfg.device == "cpu" else None)
+    executor = evaluation_executor(cfg.executor, cfg.address, actors)
+    executor.check()  # an unreachable cluster fails before the run folder exists
     bench_meta = {
         "format": adapter.name,
         "table": adapter.scoring.table,
@@ -264,7 +268,9 @@ def execute(
                 "inputs": inputs.record(cfg.video_metadata),
             },
         )
-        job = _Job(cfg, folder, meta, make, adapter, items, planned, params, explorer, inputs)
+        job = _Job(
+            cfg, folder, meta, make, adapter, items, planned, params, explorer, inputs, executor
+        )
         counts = run_to_a_final_state(
             folder, meta, job.run, job.progress, planned=bench_meta["query_points"]
         )
@@ -285,6 +291,7 @@ class _Job:
     params: GenerationParams
     explorer: Explorer | None
     inputs: ModelInputs
+    executor: Executor[Evaluation, None]
     runner: Any = None
 
     def progress(self) -> dict[str, int]:
@@ -296,66 +303,39 @@ class _Job:
         cfg = self.cfg
         # An agent that answers itself needs no model; Ray actors build their own backends.
         needs_model = agent_entry(cfg.agent).answers_as is None
-        local = cfg.executor == "local"
-        backend = build_backend(cfg, self.items, self.params) if needs_model and local else None
-        where = placement(backend)
-        if where is not None:
-            self.folder.note(self.meta, placement=where)
-        with PredictionWriter(self.folder.predictions) as writer:
-            self.runner = runner = Runner(
-                adapter=self.adapter,
-                items=self.planned,
-                backend=backend,
-                agent=self.agent,
-                writer=writer,
-                videos=cfg.videos,
-                model=cfg.model,
-                concurrency=cfg.concurrency,
-                frame_size=self.inputs.frame_size,
-                max_pixels=self.inputs.max_pixels,
-                cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
-                progress=cfg.progress,
-                source_name=str(cfg.data),
-                retry_errors=cfg.retry_errors,
-                explorer=self.explorer,
-                scorer=cfg.scorer,
-                clips=cfg.clips,
-                history=cfg.history,
-            )
-            if cfg.executor == "ray":
-                where = _run_on_ray(cfg, runner, self.items, self.params)
-                if where is not None:
-                    self.folder.note(self.meta, placement=where)
-            else:
-                run_local(runner, backend)
-            return totals(writer.records.values(), runner.stats.as_dict())
+        make_backend = partial(build_backend, cfg, self.items, self.params) if needs_model else None
+        with contextlib.ExitStack() as stack:
 
+            def make_runner(backend: Backend | None) -> Runner:
+                writer = stack.enter_context(PredictionWriter(self.folder.predictions))
+                self.runner = Runner(
+                    adapter=self.adapter,
+                    items=self.planned,
+                    backend=backend,
+                    agent=self.agent,
+                    writer=writer,
+                    videos=cfg.videos,
+                    model=cfg.model,
+                    concurrency=cfg.concurrency,
+                    frame_size=self.inputs.frame_size,
+                    max_pixels=self.inputs.max_pixels,
+                    cache_dir=cfg.cache_dir / "frames" if cfg.cache_dir else None,
+                    progress=cfg.progress,
+                    source_name=str(cfg.data),
+                    retry_errors=cfg.retry_errors,
+                    explorer=self.explorer,
+                    scorer=cfg.scorer,
+                    clips=cfg.clips,
+                    history=cfg.history,
+                )
+                return self.runner
 
-def placement(backend: Backend | None) -> dict[str, Any] | None:
-    """Where a local model runs and in which precision (``run.json``'s ``placement``); None
-    for models that place nothing here (a server, a baseline)."""
-    inner = getattr(backend, "inner", backend)  # through the response cache
-    where = getattr(inner, "placement", None)
-    return where.as_dict() if where is not None else None
+            def placed(where: dict[str, Any]) -> None:
+                self.folder.note(self.meta, placement=where)
 
-
-def _run_on_ray(
-    cfg: RunConfig, runner: Any, items: list[Item], params: GenerationParams
-) -> dict[str, Any] | None:
-    """The run on Ray actors; the placement their models reported (devices joined)."""
-    from functools import partial
-
-    from streamspatial.eval.ray_executor import RayOptions, run_on_ray
-
-    # Each actor builds its backend itself: the API key is read from the actor's own environment.
-    make_backend = partial(build_backend, cfg, items, params)
-    # One GPU per actor for a local model, unless it is to run on the CPU.
-    gpus = 0.0 if cfg.device == "cpu" else None
-    options = RayOptions(address=cfg.address, workers=cfg.workers, gpus_per_worker=gpus)
-    reported = run_on_ray(runner, make_backend, options)
-    if not reported:
-        return None
-    return {key: ", ".join(sorted({str(p[key]) for p in reported})) for key in ("device", "dtype")}
+            self.executor.run(Evaluation(make_runner, make_backend, placed))
+            runner = self.runner
+            return totals(runner.writer.records.values(), runner.stats.as_dict())
 
 
 __all__ = [
@@ -366,5 +346,4 @@ __all__ = [
     "check_model",
     "execute",
     "limit_items",
-    "placement",
 ]

@@ -33,11 +33,10 @@ from typing import Any
 
 from streamspatial.core.cluster import check_address, join
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.eval.execute import placement
 from streamspatial.eval.planner import VideoPlan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.eval.runner import Runner, make_record, run_all
-from streamspatial.models.types import ModelResponse
+from streamspatial.models.types import ModelResponse, placement
 
 __all__ = ["RayOptions", "VideoWorker", "check_address", "run_on_ray"]
 

@@ -214,3 +214,11 @@ class Backend(Protocol):
     async def generate(self, request: ModelRequest) -> ModelResponse: ...
 
     async def aclose(self) -> None: ...
+
+
+def placement(backend: Backend | None) -> dict[str, Any] | None:
+    """Where a local model runs and in which precision (``run.json``'s ``placement``); None
+    for models that place nothing here (a server, a baseline)."""
+    inner = getattr(backend, "inner", backend)  # through the response cache
+    where = getattr(inner, "placement", None)
+    return where.as_dict() if where is not None else None

@@ -28,8 +28,15 @@ from typing import Literal
 
 from streamspatial.core.benchmark_folder import GENERATION, MANIFEST, claimed, fingerprint
 from streamspatial.core.errors import InputError
+from streamspatial.core.runtime import EXECUTORS, Executor, pick_executor
 from streamspatial.core.schema import Item
-from streamspatial.sim.pipeline.executors import StageProgress, plan_all, run_local
+from streamspatial.sim.pipeline.executors import (
+    Asked,
+    Generation,
+    StageProgress,
+    plan_all,
+    run_here,
+)
 from streamspatial.sim.pipeline.jobs import (
     Job,
     Plan,
@@ -51,7 +58,7 @@ SPLIT_SPAN = 1_000_000
 # S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
 # frames at a benchmark's resolution by default; the demo asks for smaller ones.
 BENCHMARK_SIZE = (640, 480)
-EXECUTORS = ("local", "ray")
+
 # The walk lengths asked for, in minutes: from 6 s (the shortest walk the generation's tests
 # make questions from: one look round the first room) to half an hour (the longest the walk
 # planner is checked for; --stretch may lengthen a walk to three times this).
@@ -191,19 +198,34 @@ def generate_benchmark(
 
     started = time.perf_counter()
     cfg.check()
-    if cfg.executor == "ray":  # Ray missing, or a cluster out of reach: before any file
-        from streamspatial.core.cluster import check_address
-
-        check_address(cfg.address)
+    executor = generation_executor(cfg)
+    executor.check()  # Ray missing, or a cluster out of reach: before any file
     # A folder holds one benchmark: another one's (or unknown files) are refused, untouched,
     # before anything is planned; --force sets it aside until this one is complete.
     configuration = _configuration(cfg)
     with claimed(Path(cfg.out), configuration, force=cfg.force, written=WRITTEN) as out:
-        return _generate(cfg, out, progress, notice, started)
+        return _generate(cfg, out, progress, notice, started, executor)
+
+
+def generation_executor(cfg: GenerateConfig) -> Executor[Generation, Asked]:
+    """The executor ``cfg.executor`` names (:mod:`streamspatial.core.runtime`, which
+    evaluation's executors share), running a generation's units of work."""
+
+    def on_ray(generation: Generation) -> Asked:
+        from streamspatial.sim.pipeline.ray_actors import run_generation
+
+        return run_generation(generation)
+
+    return pick_executor(cfg.executor, local=run_here, ray=on_ray, address=cfg.address)
 
 
 def _generate(
-    cfg: GenerateConfig, out: Path, progress: Progress | None, notice: Notice | None, started: float
+    cfg: GenerateConfig,
+    out: Path,
+    progress: Progress | None,
+    notice: Notice | None,
+    started: float,
+    executor: Executor[Generation, Asked],
 ) -> GenerateResult:
     from streamspatial.sim.walk.spin import spin_frames
 
@@ -239,12 +261,7 @@ def _generate(
         if notice is not None:
             notice(line)
     work = Work(cfg, todo, groups, frames_dir, lambda job: planned.get(job, frames_of(job)), plans)
-    if cfg.executor == "ray":
-        from streamspatial.sim.pipeline.ray_actors import run_on_ray
-
-        asked = run_on_ray(work, steps, times)
-    else:
-        asked = run_local(work, steps, times)
+    asked = executor.run(Generation(work, steps, times))
     items = [it for group_items, _ in asked for it in group_items]
     episodes = [name for _, names in asked for name in names]
     # 6. Iterative Bias Pruning against the reserve

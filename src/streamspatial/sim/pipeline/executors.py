@@ -37,6 +37,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from streamspatial.core.schema import Item
     from streamspatial.sim.generate import GenerateConfig
 
+Asked = list[tuple[list["Item"], list[str]]]  # each group's items and episode names
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One generation's units of work as an executor (:mod:`streamspatial.core.runtime`)
+    takes them: what to render and ask, and where each unit reports its progress and time."""
+
+    work: Work
+    progress: StageProgress
+    times: StageTimes
+
+
 PARALLEL_FROM_FRAMES = 3000  # --workers 0 renders in several processes from this many frames
 Report = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -119,6 +132,11 @@ def plan_all(
         for job, planned in zip(todo, pool.map(plan_walk, [cfg] * len(todo), todo), strict=True):
             keep(job, planned)
     return plans
+
+
+def run_here(generation: Generation) -> Asked:
+    """A generation on this machine (the local executor's work)."""
+    return run_local(generation.work, generation.progress, generation.times)
 
 
 def run_local(

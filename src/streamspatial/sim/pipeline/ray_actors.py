@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.cluster import join
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.sim.pipeline.executors import StageProgress
+from streamspatial.sim.pipeline.executors import Asked, Generation, StageProgress
 from streamspatial.sim.pipeline.jobs import (
     Group,
     Job,
@@ -109,6 +109,11 @@ def _write(frames_dir: Path, done: dict[str, Any]) -> None:
         tmp = path.with_name(path.name + ".part")
         tmp.write_bytes(data)
         tmp.replace(path)
+
+
+def run_generation(generation: Generation) -> Asked:
+    """A generation on Ray actors (the Ray executor's work)."""
+    return run_on_ray(generation.work, generation.progress, generation.times)
 
 
 def run_on_ray(
