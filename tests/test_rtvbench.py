@@ -253,6 +253,7 @@ def test_run_end_to_end(capsys, tmp_path, scorer: str) -> None:
     # No frame after a query time went over HTTP; every query point is recorded at end_time.
     assert len(requests) == 9 and not [r for r in requests if r.violates_causality()]
     records = list(read_records(out / PREDICTIONS))
+    assert {r.policy for r in records} == {"uniform-8" if scorer == "official" else "uniform-16"}
     ends = {f"#{n}": r["end_time"] for n, r in enumerate(rtv_rows(), start=1)}
     for rec in records:
         assert rec.t_q == ends["#" + rec.item_id.rpartition("#")[2]]
@@ -285,3 +286,14 @@ def answer_for_text(row_: dict) -> str:
         text = row_["question"]
 
     return answer_for(_Req())  # type: ignore[arg-type]
+
+
+def test_a_text_only_run_stays_text_only_under_the_official_scorer(capsys, tmp_path) -> None:
+    data, videos = write_release(tmp_path)
+    with FakeOpenAIServer("A", fps=FPS) as server:
+        rc, err = cli(capsys, "run", "--data", data, "--videos", videos, "--model",
+                      "openai:fake-vlm", "--base-url", server.base_url, "--out", tmp_path / "r",
+                      "--no-progress", "--policy", "none", "--scorer", "official")  # fmt: skip
+        requests = list(server.requests)
+    assert rc == 0, err
+    assert requests and all(r.n_images == 0 for r in requests)

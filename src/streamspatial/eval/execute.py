@@ -207,6 +207,18 @@ def execute(
         from streamspatial.scoring.scorers import default_scorer
 
         cfg = cfg.model_copy(update={"scorer": default_scorer(items)})
+    official_policy = adapter.official_policy
+    # A text-only run stays text only: it shows no frames under any scorer.
+    if (
+        cfg.scorer == "official"
+        and official_policy
+        and cfg.agent == "policy"
+        and described.reads_video
+    ):
+        if cfg.policy != official_policy:  # recorded as the policy the run used
+            note(f"--scorer official: {adapter.title} is sampled as its official code samples "
+                 f"it ({official_policy}), in place of --policy {cfg.policy}")  # fmt: skip
+        cfg = cfg.model_copy(update={"policy": official_policy})
     # The model's recipe, the benchmark's decoding: what is sent, and how frames go.
     recipe = recipe_for(cfg.model)
     decoding = resolve_decoding(cfg, adapter, recipe)
@@ -214,9 +226,6 @@ def execute(
     params = decoding.params
     make = factory_for(cfg.scorer, params, inputs.frames)
     described = make()
-    if cfg.scorer == "official" and adapter.official_policy and cfg.agent == "policy":
-        note(f"--scorer official: {adapter.title} is sampled as its official code samples it "
-             f"({adapter.official_policy}), in place of --policy {cfg.policy}")  # fmt: skip
     _check_polling(adapter, items, described, cfg.agent)
     items = limit_items(list(items), cfg.limit)
     # Items the model cannot answer by design (random: numbers) are left out, and said so.
