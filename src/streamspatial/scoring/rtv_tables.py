@@ -110,7 +110,7 @@ def _row_number(r: ScoredQuery) -> int:
 
 def accuracy_rows(recs: list[ScoredQuery]) -> list[dict[str, Any]]:
     """``compute_acc.py`` ``evaluate_file`` and ``build_report_text``."""
-    counted = [r for r in recs if r.level in QTYPES]
+    counted = sorted((r for r in recs if r.level in QTYPES), key=_row_number)  # file order
     rows = [_row("accuracy", "Overall", *_count(counted))]
     mains = [_row("accuracy", c, *_count([r for r in counted if main_category(r.task) == c]))
              for c in MAIN_CATEGORIES]  # fmt: skip
