@@ -179,6 +179,19 @@ def register(app: typer.Typer) -> None:
                 "SQA: the ground-truth answers); the report marks such a run."
             ),
         ] = None,
+        judge: Annotated[
+            str | None,
+            typer.Option(
+                help="Model spec of the language model judge for benchmarks an LLM scores "
+                "(OmniMMI's AP, SI, MD, SG), e.g. openai:gpt-4-turbo; without one those tasks "
+                "are reported not scored. Its requests carry the reference answers and never "
+                "go to --model or its response cache."
+            ),
+        ] = None,
+        judge_base_url: Annotated[
+            str | None,
+            typer.Option(help="--judge openai:…: its server (default OPENAI_BASE_URL)."),
+        ] = None,
         temperature: Temperature = None,
         max_tokens: MaxTokens = None,
         top_p: TopP = None,

@@ -40,6 +40,7 @@ _EXECUTION_ONLY = frozenset(
         "workers",
         "device",  # where the model runs; its precision (dtype) is part of the result
         "batch_size",
+        "judge_base_url",  # where the judge is served, not which judge
     }
 )
 
@@ -104,6 +105,10 @@ class RunConfig(BaseModel):
     # What a dialogue's earlier turns show: the model's own answers, or what the benchmark's
     # official script shows there (StreamingBench SQA: the ground-truth answers).
     history: Literal["own", "official"] = "own"
+    # The language model judge of benchmarks an LLM scores (OmniMMI's open answers): any model
+    # spec, served at judge_base_url (else OPENAI_BASE_URL); None: those items are not scored.
+    judge: str | None = None
+    judge_base_url: str | None = None
     # Sampling: None = the benchmark's decoding (or a recipe's); see eval.decoding.
     temperature: float | None = Field(default=None, ge=0.0)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -181,6 +186,8 @@ class RunConfig(BaseModel):
             raw.pop("clips")
         if raw.get("history") == "own":  # runs made before --history keep their hash
             raw.pop("history")
+        if raw.get("judge") is None:  # runs made before --judge keep their hash
+            raw.pop("judge", None)
         for key in ("top_p",):  # fields added later leave older runs' hashes alone when unset
             if raw.get(key) is None:
                 raw.pop(key, None)

@@ -27,6 +27,7 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig
 from streamspatial.eval.executors import Evaluation, RayPlacement, evaluation_executor
 from streamspatial.eval.inputs import ModelInputs
+from streamspatial.eval.judge import Judge, build_judge
 from streamspatial.eval.outcome import run_to_a_final_state, totals
 from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PredictionWriter, RunFolder
@@ -247,6 +248,7 @@ def execute(
     # One GPU per Ray actor for a local model, unless it is to run on the CPU.
     actors = RayPlacement(cfg.workers, 0.0 if cfg.device == "cpu" else None)
     executor = evaluation_executor(cfg.executor, cfg.address, actors)
+    _check_judge(cfg, adapter, planned, note)
     executor.check()  # an unreachable cluster fails before the run folder exists
     bench_meta = {
         "format": adapter.name,
@@ -258,6 +260,7 @@ def execute(
         "protocol": adapter.protocol,
         "clips": cfg.clips,
         "history": cfg.history,
+        "judge": cfg.judge,
         "items": len(planned),
         "query_points": sum(len(it.queries) for it in planned),
     }
@@ -336,6 +339,7 @@ class _Job:
                     scorer=cfg.scorer,
                     clips=cfg.clips,
                     history=cfg.history,
+                    judge=_judge(cfg),
                 )
                 return self.runner
 
@@ -345,6 +349,49 @@ class _Job:
             self.executor.run(Evaluation(make_runner, make_backend, placed))
             runner = self.runner
             return totals(runner.writer.records.values(), runner.stats.as_dict())
+
+
+def judged_tasks(adapter: BenchmarkAdapter, items: list[Item]) -> list[str]:
+    """The tasks of ``items`` that a language model judge scores, in order of first use."""
+    out: list[str] = []
+    for it in items:
+        if it.task.task not in out and adapter.judge_prompt(it, it.queries[0], "") is not None:
+            out.append(it.task.task)
+    return out
+
+
+def _check_judge(
+    cfg: RunConfig, adapter: BenchmarkAdapter, items: list[Item], note: Notify
+) -> None:
+    """Say which tasks go unscored without ``--judge``, and refuse what a judge cannot do."""
+    tasks = judged_tasks(adapter, items)
+    if cfg.judge is None:
+        if tasks:
+            note(
+                f"{', '.join(tasks)}: scored by a language model judge in {adapter.title}'s "
+                "official code; without --judge they are recorded and reported not scored"
+            )
+        return
+    from streamspatial.models.registry import check_spec
+
+    check_spec(cfg.judge)
+    if cfg.executor != "local":
+        raise StreamspatialError("--judge: runs with --executor local only")
+    if not tasks:
+        note(f"--judge {cfg.judge}: no item of {cfg.data} is judged; the judge is not asked")
+
+
+def _judge(cfg: RunConfig) -> Judge | None:
+    if cfg.judge is None:
+        return None
+    return build_judge(
+        cfg.judge,
+        base_url=cfg.judge_base_url,
+        api_key_env=cfg.api_key_env,
+        timeout=cfg.timeout,
+        max_retries=cfg.max_retries,
+        concurrency=cfg.concurrency,
+    )
 
 
 __all__ = [

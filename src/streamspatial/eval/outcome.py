@@ -128,6 +128,9 @@ async def _drive(runner: Any, backend: Any, stopped: list[int]) -> None:
     finally:
         if backend is not None:  # an agent that answers itself runs without one
             await backend.aclose()
+        judge = getattr(runner, "judge", None)
+        if judge is not None:
+            await judge.close()
 
 
 __all__ = ["one_line", "run_local", "run_to_a_final_state", "summary_line", "totals"]

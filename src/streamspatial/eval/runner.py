@@ -50,10 +50,12 @@ from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import CausalityError, InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.eval.agent_thread import AgentThread
+from streamspatial.eval.judge import Judge
 from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
+from streamspatial.scoring.omnimmi_rules import JUDGE_KEY
 from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
 from streamspatial.video import PrefixView, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
@@ -92,12 +94,20 @@ def make_record(
     request: ModelRequest | None,
     response: ModelResponse,
     scorer: str = "paper",
+    judge: dict[str, Any] | None = None,
 ) -> Record:
     """The record of one answered query point: ``extracted``/``score``/``valid`` are the run
-    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (scoring.scorers)."""
+    scorer's verdict, and ``extra["scorers"]`` holds every scorer's (scoring.scorers);
+    ``judge``: what the run's language model judge said of the reply (``extra["judge"]``)."""
     item, query = pq.item, pq.query
-    verdicts = score_all(item, query, None if response.error else response.text)
+    verdicts = score_all(item, query, None if response.error else response.text, judge)
     own = verdicts[scorer]
+    extra: dict[str, Any] = {
+        SCORER_KEY: scorer,
+        SCORERS_KEY: {k: v.as_dict() for k, v in verdicts.items()},
+    }
+    if judge is not None:
+        extra[JUDGE_KEY] = judge
     return Record(
         item_id=item.id,
         query_index=query.index,
@@ -121,7 +131,7 @@ def make_record(
         error=response.error,
         cached=response.cached,
         source=item.source,
-        extra={SCORER_KEY: scorer, SCORERS_KEY: {k: v.as_dict() for k, v in verdicts.items()}},
+        extra=extra,
     )
 
 
@@ -159,6 +169,7 @@ class Runner:
         scorer: str = "paper",
         clips: str = "prefix",
         history: str = "own",
+        judge: Judge | None = None,
     ):
         if isinstance(agent, Agent):
             raise TypeError(
@@ -194,6 +205,9 @@ class Runner:
         # "official": a dialogue's earlier turns show what the official script shows there
         # (StreamingBench SQA: ground truth); "own": the model's own answers.
         self.history = history
+        # The language model judge of benchmarks an LLM scores (``run --judge``): a backend of
+        # its own, asked once the reply is in; None: such items are recorded not scored.
+        self.judge = judge
         # Active exploration (S3-Bench §4.3): explorable items may act in an environment.
         self.explorer = explorer
         self._requests: asyncio.Semaphore | None = None
@@ -391,7 +405,9 @@ class Runner:
                 return None
             if isinstance(decision, Answer):  # the agent answered itself (rules, polling)
                 diag = decision.diagnostics or Diagnostics.of_times([], shown)
-                self._record(pq, None, ModelResponse(text=decision.text), done, diag.as_dict())
+                response = ModelResponse(text=decision.text)
+                judged = await self._judged(pq, response)
+                self._record(pq, None, response, done, diag.as_dict(), judge=judged)
                 return None
             request = decision.request
             check_prefix(request, pq.item.id, shown.time)
@@ -482,7 +498,15 @@ class Runner:
             response = ModelResponse(text="", error=f"{type(exc).__name__}: {exc}")
         finally:
             self._requests.release()
-        self._record(pq, request, response, done, diagnostics, actions)
+        judged = await self._judged(pq, response)
+        self._record(pq, request, response, done, diagnostics, actions, judge=judged)
+
+    async def _judged(self, pq: PlannedQuery, response: ModelResponse) -> dict[str, Any] | None:
+        """The judge's say on the reply, for an item its benchmark has judged (else None)."""
+        if self.judge is None:
+            return None
+        text = None if response.error else response.text
+        return await self.judge.verdict(self.adapter, pq.item, pq.query, text)
 
     def _record(
         self,
@@ -492,9 +516,10 @@ class Runner:
         done: asyncio.Future[Record],
         diagnostics: dict[str, Any] | None = None,
         actions: list[Any] | None = None,
+        judge: dict[str, Any] | None = None,
     ) -> None:
         record = make_record(
-            pq, self.adapter, self.agent, self.model, request, response, self.scorer
+            pq, self.adapter, self.agent, self.model, request, response, self.scorer, judge
         )
         shown = self._shown(pq)
         if shown.time != pq.query.time:  # --clips official showed more than the prefix
