@@ -218,18 +218,17 @@ def test_dialogue_tables_step_and_accumulated_accuracy(release):
     judges = {k: {"model": "openai:j", "reply": v} for k, v in verdict.items()}
     recs = [r for name, r in _records(items, replies, judges) if name == "official"]
     table = results_table("omnimmi", recs, "official")
-    assert table.row(task="MD", metric="accuracy")["value"] == 0.0
-    assert table.row(task="MD", metric="score")["value"] == 3.0
-    assert table.row(task="MD", metric="step 0")["value"] == 1.0
-    assert table.row(task="MD", metric="accumulated step 1")["value"] == 0.0
+    assert table.row(task="MD", metric="accuracy")["accuracy"] == 0.0
+    assert table.row(task="MD", metric="accuracy")["judge score"] == 3.0
+    assert table.row(task="MD", metric="step 0")["accuracy"] == 1.0
+    assert table.row(task="MD", metric="accumulated step 1")["accuracy"] == 0.0
     # An unparseable verdict drops the turn officially: the dialogue is judged on the rest.
     judges["md-0-1"] = {"model": "openai:j", "reply": "no idea"}
     recs = [r for name, r in _records(items, replies, judges) if name == "official"]
-    assert results_table("omnimmi", recs, "official").row(task="MD", metric="accuracy")[
-        "value"
-    ] == 1.0
+    table = results_table("omnimmi", recs, "official")
+    assert table.row(task="MD", metric="accuracy")["accuracy"] == 1.0
     paper = [r for name, r in _records(items, replies, judges) if name == "paper"]
-    assert results_table("omnimmi", paper).row(task="MD", metric="accuracy")["value"] == 0.0
+    assert results_table("omnimmi", paper).row(task="MD", metric="accuracy")["accuracy"] == 0.0
 
 
 def test_table_names_judged_tasks_not_scored_and_keeps_the_rest(release):
@@ -240,9 +239,9 @@ def test_table_names_judged_tasks_not_scored_and_keeps_the_rest(release):
     replies["pa-0"] = _poll_reply({3.0: "yes"})
     recs = [r for name, r in _records(items, replies) if name == "official"]
     table = results_table("omnimmi", recs, "official")
-    assert table.row(task="AP", metric="not scored (no judge)")["value"] is None
-    assert table.row(task="PT", metric="accuracy")["value"] == 1.0
-    assert table.row(task="PA", metric="IoU")["value"] == 0.0  # [3, 3] vs [3, 5]: no overlap
+    assert table.row(task="AP", metric="not scored (no judge)")["accuracy"] is None
+    assert table.row(task="PT", metric="accuracy")["accuracy"] == 1.0
+    assert table.row(task="PA", metric="IoU")["accuracy"] == 0.0  # [3, 3] vs [3, 5]: no overlap
     head = headline(table)
     assert head["avg. w/o P"] is None and head["PA"] == 1.0
     assert any("not scored: SG, AP, MD, SI (judged" in n for n in table.notes)

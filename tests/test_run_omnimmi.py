@@ -126,3 +126,21 @@ def test_official_clips_show_speaker_identification_the_whole_video(capsys, tmp_
     assert record.t_q == 3.0 and record.extra["shown_until"] == 8.0
     assert max(record.frame_times) > 3.0
     assert scores(capsys, out)["clips"] == "official"
+
+
+def test_report_lists_the_rows_where_the_scorers_differ(capsys, tmp_path, release):
+    """A verdict in a code block: ``literal_eval`` raises (officially left out), the paper
+    reading takes the object inside."""
+    with FakeOpenAIServer(model, fps=FPS) as m, FakeOpenAIServer(
+        "```{'pred': 'yes', 'score': 5}```"
+    ) as j:
+        out = tmp_path / "si"
+        rc, _, err = run(capsys, m, release / "speaker_identification.json", release, out,
+                         "--judge", "openai:judge", "--judge-base-url", j.base_url)  # fmt: skip
+    assert rc == 0, err
+    official = scores(capsys, out)
+    assert official["headline"]["SI"] is None
+    assert scores(capsys, out, "--scorer", "paper")["headline"]["SI"] == 1.0
+    report = (out / "report.md").read_text()
+    assert "Rows where they differ:" in report
+    assert "| SI |" in report.split("Rows where they differ:")[1]

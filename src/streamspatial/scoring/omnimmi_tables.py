@@ -1,11 +1,12 @@
 """OmniMMI's results table, named as ``evaluations/evaluate.py`` prints each task.
 
-* AP, SI: "accuracy" (verdicts with yes over the items judged) and "score" (the judge's mean
-  0–5 score).
-* MD, SG, per dialogue: "accuracy" (dialogues whose every turn is right), "score" (the mean
-  over dialogues of their turns' mean score), "step k" (turn k right) and "accumulated step k"
-  (turns 0…k all right).  Officially a turn whose verdict did not parse is dropped from its
-  dialogue, so the later turns move up one step (``multi_evaluate``'s ``score_set``).
+* AP, SI: "accuracy" (verdicts with yes over the items judged) and beside it the "judge
+  score" (the judge's mean 0–5 score, "Average score").
+* MD, SG, per dialogue: "accuracy" (dialogues whose every turn is right) with its "judge
+  score" (the mean over dialogues of their turns' mean score), "step k" (turn k right) and
+  "accumulated step k" (turns 0…k all right).  Officially a turn whose verdict did not parse
+  is dropped from its dialogue, so the later turns move up one step (``multi_evaluate``'s
+  ``score_set``).
 * PA: "accuracy", "precision", "IoU" over every item (an item without alerts scores 0).
 * PT: "accuracy".
 * "avg. w/o P": the leaderboard's mean of SG, AP, MD and SI accuracies.
@@ -28,11 +29,16 @@ from streamspatial.scoring.omnimmi_rules import NOT_JUDGED, PAPER, pa_metrics
 
 ORDER = (SG, AP, MD, SI, PA, PT)
 AVERAGE = "avg. w/o P"
-COLUMNS = ("task", "metric", "n", "invalid", "value")
+COLUMNS = ("task", "metric", "n", "invalid", "accuracy", "judge score")
 
 
-def _row(task: str, metric: str, n: int, invalid: int, value: float | None) -> dict[str, Any]:
-    return {"task": task, "metric": metric, "n": n, "invalid": invalid, "value": value}
+def _row(
+    task: str, metric: str, n: int, invalid: int, value: float | None, judge: float | None = None
+) -> dict[str, Any]:
+    """One row: ``value`` a fraction (accuracy, precision, IoU), ``judge`` the judge's mean
+    0–5 score (``evaluate.py``'s "Average score") on a judged task's accuracy row."""
+    return {"task": task, "metric": metric, "n": n, "invalid": invalid, "accuracy": value,
+            "judge score": judge}  # fmt: skip
 
 
 def _single(task: str, recs: list[ScoredQuery], official: bool) -> list[dict[str, Any]]:
@@ -40,10 +46,9 @@ def _single(task: str, recs: list[ScoredQuery], official: bool) -> list[dict[str
     invalid = sum(1 for r in recs if not r.valid)
     scores = [float(int(r.prediction)) if official else float(r.prediction)  # type: ignore[arg-type]
               for r in counted if isinstance(r.prediction, int | float)]  # fmt: skip
-    return [
-        _row(task, "accuracy", len(counted), invalid, mean(float(r.score) for r in counted)),  # type: ignore[arg-type]
-        _row(task, "score", len(counted), invalid, mean(scores) if scores else None),
-    ]
+    accuracy = mean(float(r.score) for r in counted)  # type: ignore[arg-type]
+    judged = mean(scores) if scores else None
+    return [_row(task, "accuracy", len(counted), invalid, accuracy, judged)]
 
 
 def _turn(r: ScoredQuery) -> tuple[str, int]:
@@ -75,8 +80,14 @@ def _dialogues(task: str, recs: list[ScoredQuery], official: bool) -> list[dict[
             scores.append(sum(marks_f) / len(marks_f))
     invalid = sum(1 for r in recs if not r.valid)
     rows = [
-        _row(task, "accuracy", len(right), invalid, mean(right) if right else None),
-        _row(task, "score", len(scores), invalid, mean(scores) if scores else None),
+        _row(
+            task,
+            "accuracy",
+            len(right),
+            invalid,
+            mean(right) if right else None,
+            mean(scores) if scores else None,
+        ),
     ]
     rows += [_row(task, f"step {k}", len(v), 0, mean(v)) for k, v in sorted(step.items())]
     rows += [
@@ -141,7 +152,7 @@ def omnimmi_table(records: Iterable[Scorable]) -> Table:
             counted = [r for r in group if r.score is not None]
             value = mean(float(r.score) for r in counted) if counted else None  # type: ignore[arg-type]
             task_rows = [_row(PT, "accuracy", len(counted), len(group) - len(counted), value)]
-        accuracy[task] = task_rows[0]["value"]
+        accuracy[task] = task_rows[0]["accuracy"]
         rows += task_rows
     parts = [accuracy.get(t) for t in (SG, AP, MD, SI)]
     average = None if any(p is None for p in parts) else sum(parts) / 4  # type: ignore[misc]
@@ -159,7 +170,7 @@ def omnimmi_headline(table: Table) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for r in table.rows:
         if r["task"] not in out:
-            out[str(r["task"])] = r["value"]
+            out[str(r["task"])] = r["accuracy"]
     return out
 
 
