@@ -144,3 +144,17 @@ def test_report_lists_the_rows_where_the_scorers_differ(capsys, tmp_path, releas
     report = (out / "report.md").read_text()
     assert "Rows where they differ:" in report
     assert "| SI |" in report.split("Rows where they differ:")[1]
+
+
+def test_official_clips_record_proactive_alerting_invalid_with_a_note(capsys, tmp_path, release,
+                                                                     servers):  # fmt: skip
+    m, _ = servers
+    out = tmp_path / "pa"
+    rc, _, err = run(capsys, m, release / "proactive_alerting.json", release, out,
+                     "--clips", "official")  # fmt: skip
+    assert rc == 0, err
+    assert "1 item(s) recorded invalid, not asked: OmniMMI's offline pipeline raises" in err
+    assert not m.requests
+    (record,) = read_records(out / PREDICTIONS)
+    assert not record.valid and "TypeError" in record.extra["note"]
+    assert scores(capsys, out)["headline"]["PA"] is None

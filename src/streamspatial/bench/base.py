@@ -323,6 +323,12 @@ class BenchmarkAdapter(ABC):
         meta = {**item.meta, QUERY_AT_END: False}
         return item.model_copy(update={"queries": (q,), "meta": meta})
 
+    def official_clip_refusal(self, item: Item) -> str | None:
+        """Why the benchmark's official offline pipeline cannot ask ``item`` at all (``run
+        --clips official`` reproduces that pipeline): the item is then recorded invalid with
+        this note and nothing is sent; None for an item it asks (every one, by default)."""
+        return None
+
     def frame_files(self, item: Item, videos: Path) -> tuple[Path, ...] | None:
         """The still images the item's video is, in order, one per second (OST-Bench's turn
         observations); None for a video file or a frame folder (:meth:`video_path`)."""

@@ -174,6 +174,12 @@ class OmniMMIAdapter(BenchmarkAdapter):
             return float(item.meta.get(DURATION, query.time))
         return query.time
 
+    def official_clip_refusal(self, item: Item) -> str | None:
+        if item.meta[KIND] != PA:
+            return None
+        return ("OmniMMI's offline pipeline raises TypeError for proactive alerting (offline "
+                "models have no PA number on its leaderboard)")  # fmt: skip
+
     def polling(self, item: Item) -> Polling | None:
         if item.meta[KIND] != PA:
             return None

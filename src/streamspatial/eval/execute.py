@@ -249,6 +249,11 @@ def execute(
     actors = RayPlacement(cfg.workers, 0.0 if cfg.device == "cpu" else None)
     executor = evaluation_executor(cfg.executor, cfg.address, actors)
     _check_judge(cfg, adapter, planned, note)
+    if cfg.clips == "official":
+        refused = [r for it in planned if (r := adapter.official_clip_refusal(it)) is not None]
+        if refused:
+            note(f"--clips official: {len(refused)} item(s) recorded invalid, not asked: "
+                 f"{refused[0]}")  # fmt: skip
     executor.check()  # an unreachable cluster fails before the run folder exists
     bench_meta = {
         "format": adapter.name,

@@ -378,6 +378,10 @@ class Runner:
         done: asyncio.Future[Record] = asyncio.get_running_loop().create_future()
         if pq.query.index == len(pq.item.queries) - 1:
             answers[pq.item.id] = done
+        refusal = self.adapter.official_clip_refusal(pq.item) if self.clips == "official" else None
+        if refusal is not None:  # the official pipeline cannot ask it: invalid, with why
+            self._record(pq, None, ModelResponse(text=""), done, note=refusal)
+            return None
         # Earlier answers first: a slot held while waiting on them could starve the very
         # calls they wait for.
         prior, replies = await self._prior_answers(pq.item, answers)
@@ -517,10 +521,13 @@ class Runner:
         diagnostics: dict[str, Any] | None = None,
         actions: list[Any] | None = None,
         judge: dict[str, Any] | None = None,
+        note: str | None = None,
     ) -> None:
         record = make_record(
             pq, self.adapter, self.agent, self.model, request, response, self.scorer, judge
         )
+        if note is not None:
+            record.extra["note"] = note
         shown = self._shown(pq)
         if shown.time != pq.query.time:  # --clips official showed more than the prefix
             record.extra["shown_until"] = shown.time
