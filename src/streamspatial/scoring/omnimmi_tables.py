@@ -119,13 +119,13 @@ def omnimmi_table(records: Iterable[Scorable]) -> Table:
     recs = _records(records)
     rules = {r.rule for r in recs} - {NOT_JUDGED}
     official = bool(rules - {None, PAPER})
-    reading = ("official " if official else "paper ") if rules else ""
+    reading = ("official " if official else "paper ") if rules else ""  # none: nothing scored
     by_task: dict[str, list[ScoredQuery]] = defaultdict(list)
     for r in recs:
         by_task[r.task].append(r)
     rows: list[dict[str, Any]] = []
     notes = [
-        f"{reading}reading (OmniMMI/OmniMMI evaluations/evaluate.py)"
+        f"{reading + 'reading of ' if reading else ''}OmniMMI/OmniMMI evaluations/evaluate.py"
         "; AP and PT have no time in the release: asked at the video's end",
     ]
     not_scored = []
