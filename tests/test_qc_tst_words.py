@@ -19,7 +19,7 @@ import random
 import pytest
 
 from streamspatial.qc.tst_features import Point
-from streamspatial.qc.tst_words import WordOptionPrior, WordValuePrior, inner_folds
+from streamspatial.qc.tst_words import WordOptionPrior, WordValuePrior, inner_folds, terms
 from test_qc_tst import choice, number, probe
 
 pytest.importorskip("sklearn")
@@ -128,3 +128,10 @@ def test_a_numeric_question_word_carries_the_mean_answer_of_other_houses():
     mug = prior.features(Point("t", 0, "t", "house-9", "edge of the mug?", (), None, 0, 1.0, 1))
     assert bed[1] > mug[1]
     assert all(len(r) == 4 for r in prior.train_features())
+
+
+def test_the_words_beside_a_name_say_which_part_it_plays():
+    x = terms("Could the rug be set down on top of the desk?")
+    y = terms("Could the desk be set down on top of the rug?")
+    assert "rug" in x and "rug" in y
+    assert "rug be" in x and "rug be" not in y and "the rug" in y

@@ -59,3 +59,20 @@ def test_an_occluding_category_is_capped_at_its_showings_and_shown_as_often_as_i
     assert wins <= 3
     _, shown = _occluded("red chair", ["green table", "lamp", "vase", "mug", "box"], b)
     assert "The green table" in shown  # a category that often won is drawn as a foil
+
+
+def test_a_thing_set_down_and_the_same_thing_as_base_are_held_apart():
+    """Level as a word, a rug was the base that takes anything and the object that fits on
+    nothing; its neighbouring words ("rug be", "rug without") are held level too."""
+    b = Balancer()
+
+    def ask(x: str, y: str, answer: str) -> bool:
+        q = f"Could the {x} be set down on top of the {y} without hanging over its edges?"
+        return b.admit(choice_draft("ovos.feasibility", 1.0, q, answer, YES_NO, [], {},
+                                    answer_class=answer, classes=YES_NO))  # fmt: skip
+
+    took = []
+    for i in range(6):
+        took.append(ask("rug", f"chair{i}", "No"))  # the rug set down: it fits on nothing
+        ask(f"mug{i}", "rug", "Yes")  # the rug as the base: anything fits
+    assert took.count(True) == 1

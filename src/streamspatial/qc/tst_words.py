@@ -15,17 +15,26 @@ training houses outside its own inner fold (:func:`inner_folds`), as a test row 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
-from .tst_features import Point, content_words
+from .tst_features import Point, content_words, words
 
 # Smoothing towards the prior (chance, or the overall mean): a word seen with one option
 # text once says little.
 PSEUDO = 1.0
+
+
+def terms(question: str) -> set[str]:
+    """The question's content words and its neighbouring word pairs: a bag of words cannot
+    tell "could the rug be set down on …" (it fits on nothing) from "… on top of the rug"
+    (it takes anything); the pairs "rug be" and "rug without" can."""
+    ws = words(question)
+    return content_words(question) | {f"{a} {b}" for a, b in itertools.pairwise(ws)}
 
 
 def _slog(v: float) -> float:
@@ -66,7 +75,7 @@ class WordOptionPrior:
             for j, o in enumerate(p.options):
                 shown[("", o)] += 1  # the text's own rate, whatever the question names
                 correct[("", o)] += int(j == p.correct)
-                for w in content_words(p.question):
+                for w in terms(p.question):
                     shown[(w, o)] += 1
                     correct[(w, o)] += int(j == p.correct)
         return shown, correct
@@ -76,7 +85,7 @@ class WordOptionPrior:
         """Per option, over the question's words: the summed log-odds of the smoothed rate
         beyond the text's own rate (naive Bayes: words every question has add nothing, the
         one noun that decides adds its all), and the rates' mean, max and min."""
-        qwords = sorted(content_words(p.question))
+        qwords = sorted(terms(p.question))
 
         def rate(w: str, o: str, prior: float) -> float:
             r = (correct[(w, o)] + PSEUDO * prior) / (shown[(w, o)] + PSEUDO)
@@ -129,7 +138,7 @@ class WordValuePrior:
         n: Counter[str] = Counter()
         ys = [_slog(float(p.value)) for p in points]  # type: ignore[arg-type]
         for p, y in zip(points, ys, strict=True):
-            for w in content_words(p.question):
+            for w in terms(p.question):
                 total[w] += y
                 n[w] += 1
         return total, n, float(np.mean(ys)) if ys else 0.0
@@ -140,8 +149,7 @@ class WordValuePrior:
         the spread between them (a word that pins the answer stands out of the others)."""
         total, n, overall = stats
         means = [
-            (total[w] + PSEUDO * overall) / (n[w] + PSEUDO)
-            for w in sorted(content_words(p.question))
+            (total[w] + PSEUDO * overall) / (n[w] + PSEUDO) for w in sorted(terms(p.question))
         ] or [overall]
         return [float(np.mean(means)), max(means), min(means), max(means) - min(means)]
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import contextvars
+import itertools
 import random
 import re
 from collections import Counter
@@ -156,6 +157,15 @@ def question_words(question: str) -> set[str]:
     return {w for w in words if w not in _STOP}
 
 
+def word_pairs(question: str) -> set[str]:
+    """Neighbouring words of a question: where it names a thing ("the rug be set down" is the
+    thing set down, "on top of the rug without" the base).  Held level by word alone, a rug
+    was the base that takes anything and the object that fits on nothing: fourteen "No" to
+    one as the object on seed 8111's walks, level as a word."""
+    words = re.findall(r"[a-z]+", question.lower())
+    return {f"{a} {b}" for a, b in itertools.pairwise(words)}
+
+
 class Balancer:
     """Counts what each family has admitted so far and says whether a draft may join.
 
@@ -244,7 +254,10 @@ class Balancer:
             share = share or 1.0 / max(2, len(counts | {key: 1}))
             if counts[key] + 1 > share * (total + 1) + OPEN_SLACK:
                 return False
-        words = [self.words.setdefault((slot, w), Counter()) for w in question_words(d.question)]
+        terms = question_words(d.question)
+        if d.family in WORD_SLACK_OF:
+            terms |= word_pairs(d.question)
+        words = [self.words.setdefault((slot, w), Counter()) for w in sorted(terms)]
         if any(not self._word_allows(d, c, key, share, kind) for c in words):
             return False
         counts[key] += 1
