@@ -127,6 +127,13 @@ def agent_entry(name: str) -> AgentEntry:
         ) from None
 
 
+def agent_answering_as(model: str) -> str | None:
+    """The agent that answers without a model and records ``model`` as its own (``rules``:
+    scene-graph-rules), or None: such a name is no model any other agent may use."""
+    _load_plugins()
+    return next((e.name for _, e in sorted(_REGISTRY.items()) if e.answers_as == model), None)
+
+
 def perception_agents() -> tuple[str, ...]:
     """The agents fed by a perception stream (``--perception``)."""
     return tuple(n for n in agent_names() if _REGISTRY[n].reads_perception)

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from streamspatial.models.types import ModelSpec
+
 # How a family reads the frames' times when frames go as one video.
 TIMES_NONE = "none"  # temporal ids count frames (Qwen2-VL)
 TIMES_FPS = "fps"  # temporal ids scaled to seconds through the frame rate (Qwen2.5-VL)
@@ -167,10 +169,13 @@ def _model_type(folder: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def recipe_for(spec: str) -> ModelRecipe | None:
+def recipe_for(spec: str | ModelSpec) -> ModelRecipe | None:
     """The recipe of the model named by ``spec`` (``openai:NAME``, ``hf:PATH|ORG/NAME``), or
     None; a local ``hf:`` folder is recognised by its ``config.json`` first."""
-    kind, _, name = spec.partition(":")
+    if isinstance(spec, ModelSpec):
+        kind, name = spec.kind, spec.arg
+    else:
+        kind, _, name = spec.partition(":")
     model_type = None
     if kind.strip().lower() == "hf":
         folder = Path(name.strip()).expanduser()

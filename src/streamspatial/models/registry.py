@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.models.types import Backend
+from streamspatial.models.types import Backend, ModelSpec
 
 SPECS = "random | frequent | openai:<model-name> | hf:<local-path or ORG/NAME[@REVISION]>"
 
@@ -29,13 +29,40 @@ _ALLOWED = {
 }
 
 
-def supported_answer_types(spec: str) -> frozenset[str] | None:
+Spec = str | ModelSpec  # a spec as the user wrote it, or as parse_spec read it
+
+
+def read_spec(spec: Spec) -> ModelSpec:
+    """``spec`` split into kind and argument (not checked: :func:`parse_spec` checks)."""
+    if isinstance(spec, ModelSpec):
+        return spec
+    kind, _, arg = spec.partition(":")
+    return ModelSpec(spec, kind.strip().lower(), arg)
+
+
+def parse_spec(spec: Spec) -> ModelSpec:
+    """A well-formed spec read once, without building or fetching anything."""
+    parsed = read_spec(spec)
+    kind, arg = parsed.kind, parsed.arg
+    if kind not in _ALLOWED:
+        raise StreamspatialError(f"unknown model spec {parsed.text!r}; expected {SPECS}")
+    if kind in ("random", "frequent") and arg:
+        raise StreamspatialError(f"model spec {parsed.text!r}: {kind} takes no argument")
+    if kind in ("openai", "hf") and not arg.strip():
+        raise StreamspatialError(
+            f"model spec {parsed.text!r}: expected {kind}:<"
+            f"{'model-name' if kind == 'openai' else 'local-path'}>"
+        )
+    return parsed
+
+
+def supported_answer_types(spec: Spec) -> frozenset[str] | None:
     """The answer types the backend named by ``spec`` can answer; None means all.
 
     Read from the backend class without building it, so a run can plan before opening any
     connection.
     """
-    kind = spec.partition(":")[0].strip().lower()
+    kind = read_spec(spec).kind
     if kind == "random":
         from streamspatial.models.baselines import RandomBackend
 
@@ -43,34 +70,25 @@ def supported_answer_types(spec: str) -> frozenset[str] | None:
     return None
 
 
-def check_spec(spec: str) -> tuple[str, str]:
-    """``(kind, argument)`` of a well-formed spec, without building anything (no connection,
-    no weights), so a run can refuse a bad ``--model`` before it creates its folder.
+def check_spec(spec: Spec) -> ModelSpec:
+    """A well-formed spec, without building anything (no connection, no weights), so a run
+    can refuse a bad ``--model`` before it creates its folder.
 
     An ``hf:`` Hub id is looked up in the Hugging Face cache (or its ``config.json`` fetched):
     a model that cannot be had is refused here too."""
-    kind, _, arg = spec.partition(":")
-    kind = kind.strip().lower()
-    if kind not in _ALLOWED:
-        raise StreamspatialError(f"unknown model spec {spec!r}; expected {SPECS}")
-    if kind in ("random", "frequent") and arg:
-        raise StreamspatialError(f"model spec {spec!r}: {kind} takes no argument")
-    if kind in ("openai", "hf") and not arg.strip():
-        raise StreamspatialError(
-            f"model spec {spec!r}: expected {kind}:<"
-            f"{'model-name' if kind == 'openai' else 'local-path'}>"
-        )
-    if kind == "hf":
+    parsed = parse_spec(spec)
+    if parsed.kind == "hf":
         from streamspatial.models.hf_hub import check_hub_model, parse_hf_spec
 
-        check_hub_model(parse_hf_spec(arg))
-    return kind, arg
+        check_hub_model(parse_hf_spec(parsed.arg))
+    return parsed
 
 
-def check_placement(spec: str, device: str | None) -> None:
+def check_placement(spec: Spec, device: str | None) -> None:
     """Refuse a ``--device`` this machine cannot give the model of ``spec`` (``cuda``
     without a GPU), before a run makes its folder; other kinds place nothing."""
-    if device is None or spec.partition(":")[0].strip().lower() != "hf":
+    spec = read_spec(spec)
+    if device is None or spec.kind != "hf":
         return
     from streamspatial.models.hf_device import resolve_device
 
@@ -82,23 +100,26 @@ def check_placement(spec: str, device: str | None) -> None:
         ) from None
 
 
-def options_for(spec: str, offer: dict[str, Any]) -> dict[str, Any]:
+def options_for(spec: Spec, offer: dict[str, Any]) -> dict[str, Any]:
     """The options in ``offer`` that the backend kind of ``spec`` takes (a run offers every
     option it has: endpoint, key, seed, items, device…; each kind keeps its own)."""
-    kind = spec.partition(":")[0].strip().lower()
+    kind = read_spec(spec).kind
     wanted = _COMMON | _ALLOWED.get(kind, set())
     return {k: v for k, v in offer.items() if k in wanted}
 
 
-def caches_responses(spec: str) -> bool:
+def caches_responses(spec: Spec) -> bool:
     """Whether the response cache (``--cache-dir``) keeps this model's answers: real models
     do; the baselines answer instantly and deterministically, so caching them buys nothing."""
-    return spec.partition(":")[0].strip().lower() in ("openai", "hf")
+    return read_spec(spec).kind in ("openai", "hf")
 
 
-def load_backend(spec: str, **options: Any) -> Backend:
-    """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`."""
-    kind, arg = check_spec(spec)
+def load_backend(spec: Spec, **options: Any) -> Backend:
+    """The backend named by ``spec``; user mistakes raise :class:`StreamspatialError`.
+
+    A spec already read (:class:`ModelSpec`, as a run resolves it) is not looked up again."""
+    parsed = check_spec(spec) if isinstance(spec, str) else parse_spec(spec)
+    kind, arg, spec = parsed.kind, parsed.arg, parsed.text
     opts = {k: v for k, v in options.items() if v is not None}
     unknown = sorted(set(opts) - _COMMON - _ALLOWED[kind])
     if unknown:

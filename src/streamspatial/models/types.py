@@ -205,6 +205,21 @@ class ModelResponse:
     cached: bool = False
 
 
+@dataclass(frozen=True)
+class ModelSpec:
+    """A ``--model`` spec read once (:func:`streamspatial.models.registry.parse_spec`): its
+    kind (``random``, ``frequent``, ``openai``, ``hf``; or the name an agent answering without
+    a model records, ``rules``), its argument (a model name, a folder or a Hub id), and the
+    text as given, which records and file names keep."""
+
+    text: str
+    kind: str
+    arg: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
 @runtime_checkable
 class Backend(Protocol):
     """An async model.  ``generate`` never raises for a failed call: it returns an error."""
