@@ -39,7 +39,8 @@ from streamspatial.scoring.aggregate import Table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-    from streamspatial.sim.generate import GenerateResult
+    from streamspatial.sim.generate import GenerateConfig, GenerateResult
+    from streamspatial.train import TrainingSummary
 
 log = logging.getLogger("streamspatial")
 
@@ -272,15 +273,37 @@ def generate(
     where the files and
     videos are (``.files[format]``, ``.videos``) and the items.  Needs the ``sim`` extra.
     """
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.generate import GenerateConfig
 
     cfg = GenerateConfig(out=Path(out), houses=houses, minutes=minutes, seed=seed, **options)
+    return generate_from(cfg, progress)
+
+
+def generate_from(
+    cfg: GenerateConfig,
+    progress: Callable[[str, int, int], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+    *,
+    training: Callable[[Callable[[], TrainingSummary]], TrainingSummary] | None = None,
+) -> GenerateResult:
+    """:func:`generate` on a configuration already made (``streamspatial sim generate``'s).
+
+    ``notice`` receives the lines said before rendering (walks lengthened, families that will
+    fall short).  With ``split="train"`` the training records are written beside the items;
+    ``training(write)`` runs ``write`` and returns its summary (the command line runs it under
+    a status line, and prints the summary).
+    """
+    from streamspatial.sim.generate import generate_benchmark
+
     cfg.check()
-    result = generate_benchmark(cfg, progress)
+    result = generate_benchmark(cfg, progress, notice)
     if cfg.split == "train":  # the training records beside the items (docs/training.md)
         from streamspatial.train import write_training_set
 
-        result.files["train"] = write_training_set(result.out).path
+        def write() -> TrainingSummary:
+            return write_training_set(result.out)
+
+        result.files["train"] = (training(write) if training is not None else write()).path
     return result
 
 
@@ -291,6 +314,7 @@ __all__ = [
     "RunOutcome",
     "evaluate",
     "generate",
+    "generate_from",
     "load_benchmark",
     "run",
 ]

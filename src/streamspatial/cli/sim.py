@@ -60,10 +60,11 @@ STAGE_UNITS = {
 }
 
 
-def run_generation(cfg, console: Console | None = None, *, progress: bool = True):
-    """Run the pipeline under one progress bar per stage (plan, render, ask, fill, prune,
-    export), or silently with ``progress=False``."""
-    from streamspatial.sim.generate import generate_benchmark
+def run_generation(cfg, console: Console | None = None, *, progress: bool = True, training=None):
+    """Run the pipeline (:func:`streamspatial.api.generate_from`) under one progress bar per
+    stage (plan, render, ask, fill, prune, export), or silently with ``progress=False``;
+    ``training`` as ``generate_from`` takes it."""
+    from streamspatial.api import generate_from
 
     console = console or Console(stderr=True)
 
@@ -71,7 +72,7 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
         console.print(line, highlight=False)
 
     if not progress:
-        return generate_benchmark(cfg, notice=notice)
+        return generate_from(cfg, notice=notice, training=training)
     columns = (
         TextColumn("{task.description:<7}"),
         BarColumn(),
@@ -88,7 +89,7 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
                 tasks[stage] = bar.add_task(stage, total=None, unit=STAGE_UNITS.get(stage, ""))
             bar.update(tasks[stage], completed=done, total=None if total < 0 else total)
 
-        return generate_benchmark(cfg, report, notice)
+        return generate_from(cfg, report, notice, training=training)
 
 
 @sim_app.command("generate")
@@ -224,10 +225,17 @@ def generate(
         fields["stretch"] = split == "eval"  # is sized by the walks asked for
     cfg = GenerateConfig(**fields, size=parse_size(size), identity_turns=spin_turns)
     cfg.check()
-    result = run_generation(cfg, progress=not no_progress)
     console = Console()
     if not console.is_terminal:  # piped or captured: the pruning table is read later, keep it whole
         console = Console(soft_wrap=True, width=160)
+    summaries = []
+
+    def training(write):  # S3-Train-style records beside the items (docs/training.md)
+        with console.status("training records: qa, explore (planned, executed, rendered), fold"):
+            summaries.append(write())
+        return summaries[-1]
+
+    result = run_generation(cfg, progress=not no_progress, training=training)
     console.print(f"{len(result.items)} items over {len(result.episodes)} videos in {out}")
     console.print(stage_line(result.stages))
     if result.pruning is not None:
@@ -240,13 +248,8 @@ def generate(
             "longer walks or more houses give more): "
             + ", ".join(f"{k} {m}/{a}" for k, (m, a) in sorted(result.shortfall.items(), key=_made))
         )
-    if split == "train":  # S3-Train-style records beside the items (docs/training.md)
-        from streamspatial.train import write_training_set
-
-        with console.status("training records: qa, explore (planned, executed, rendered), fold"):
-            summary = write_training_set(out)
+    for summary in summaries:  # written by the run, said here as before
         console.print(summary.line())
-        result.files["train"] = summary.path
     for fmt, path in sorted(result.files.items()):
         console.print(f"  {fmt:<9} {path}")
     console.print(f"  videos    {result.videos}  (pass as --videos)")
