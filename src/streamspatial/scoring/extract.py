@@ -28,6 +28,7 @@ __all__ = [
     "extract_choice",
     "extract_choice_detailed",
     "extract_number",
+    "leading_letter",
     "normalise_action",
     "strip_thinking",
 ]
@@ -222,3 +223,18 @@ def extract_action(text: str) -> dict[str, Any] | None:
         candidates = _json_objects(body)
     valid = [a for a in map(normalise_action, candidates) if a is not None]
     return valid[-1] if valid else None
+
+
+_LEADING_LETTER = re.compile(r"^[\s(\[\"'*]*([A-Za-z])(?:$|[\s]*[.):\]\"'*,]|\s*$)")
+
+
+def leading_letter(text: str | None, letters: str) -> str | None:
+    """The reply's leading option letter, whatever its case or brackets (" B", "(a)", "b."),
+    else the G.7 cascade's letter."""
+    if not text:
+        return None
+    body = strip_thinking(text)[0]
+    m = _LEADING_LETTER.match(body)
+    if m and m.group(1).upper() in letters:
+        return m.group(1).upper()
+    return extract_choice(text, letters)

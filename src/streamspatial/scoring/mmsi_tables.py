@@ -64,7 +64,7 @@ def mmsivideo_official(item: Item, query: QueryPoint, text: str | None) -> Score
 
 
 def mmsivideo_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    from streamspatial.scoring.stream_rules import leading_letter
+    from streamspatial.scoring.extract import leading_letter
 
     boxed = _BOXED.search(text or "")
     inside = boxed.group(1).strip().upper() if boxed else ""

@@ -73,7 +73,7 @@ def rtvbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored
 
 
 def rtvbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    from streamspatial.scoring.stream_rules import leading_letter
+    from streamspatial.scoring.extract import leading_letter
 
     letter = leading_letter(text, item.letters)
     if letter is None:

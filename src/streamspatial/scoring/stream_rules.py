@@ -19,7 +19,7 @@ from streamspatial.bench.streamingbench import PROACTIVE, SQA
 from streamspatial.bench.vsisuper import RECALL, STREAMING
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
 from streamspatial.scoring import official, stream_official
-from streamspatial.scoring.extract import extract_choice
+from streamspatial.scoring.extract import leading_letter
 from streamspatial.scoring.metrics import mean_relative_accuracy
 from streamspatial.scoring.mmsi_tables import mmsivideo_official, mmsivideo_paper
 from streamspatial.scoring.numbers import extract_number
@@ -29,20 +29,7 @@ from streamspatial.scoring.verdict import Rule, Scored
 
 # --- paper readings ------------------------------------------------------------------------
 
-_LEADING = re.compile(r"^[\s(\[\"'*]*([A-Za-z])(?:$|[\s]*[.):\]\"'*,]|\s*$)")
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
-
-
-def leading_letter(text: str | None, letters: str) -> str | None:
-    """The reply's leading option letter, whatever its case or brackets (" B", "(a)", "b."),
-    else the G.7 cascade's letter."""
-    if not text:
-        return None
-    body = strip_thinking(text)[0]
-    m = _LEADING.match(body)
-    if m and m.group(1).upper() in letters:
-        return m.group(1).upper()
-    return extract_choice(text, letters)
 
 
 def yes_no(text: str | None) -> str | None:

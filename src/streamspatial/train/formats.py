@@ -30,38 +30,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from .hf_dataset import HuggingFace
+from .prepared import Prepared
 
 IMAGE = "<image>"
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """One example with its pictures placed: turns as (role, text with ``<image>``s)."""
-
-    id: str
-    kind: str
-    video: str
-    t_q: float
-    frame_times: tuple[float, ...]
-    view_times: tuple[float, ...]
-    turns: tuple[tuple[str, str], ...]
-    images: tuple[str, ...]  # relative to the export folder, in placeholder order
-
-    def extra(self) -> dict:
-        """The fields every format carries for causality checks (no loader reads them)."""
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "source_video": self.video,
-            "t_q": float(self.t_q),
-            "frame_times": [float(t) for t in self.frame_times],
-            "view_times": [float(t) for t in self.view_times],
-        }
 
 
 class SFTFormat(Protocol):

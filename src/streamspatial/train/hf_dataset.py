@@ -26,13 +26,12 @@ import shutil
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-if TYPE_CHECKING:
-    from .formats import Prepared
+from .prepared import Prepared
 
 SPLIT = "train"
 SHARD_BYTES = 500 * 1024**2  # huggingface datasets' default max_shard_size, "500MB"

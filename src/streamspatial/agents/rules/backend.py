@@ -8,21 +8,30 @@ the views it got (:meth:`~.agent.SceneGraphRulesAgent.answer_after_looking`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Sequence
+from typing import Any, Protocol
 
 from streamspatial.agents.exploration import OFFER
-
-if TYPE_CHECKING:  # pragma: no cover
-    from streamspatial.agents.rules.agent import SceneGraphRulesAgent
 
 EXPLORE_OFFER = OFFER[: OFFER.index(":") + 1]  # how the exploration controller offers actions
 LOOK_AROUND = '{"action": "sweep_around"}'
 
 
+class RuleAnswerer(Protocol):
+    """What the backend asks of the rules agent (``SceneGraphRulesAgent``, which makes it):
+    a protocol here, so that the backend need not import the agent that imports it."""
+
+    _explorable: Collection[str]
+
+    def answer_after_looking(self, item_id: str, views: Sequence[Any]) -> str: ...
+
+    def answer_for(self, item_id: str, query_time: float) -> str | None: ...
+
+
 class RuleAnswerBackend:
     """The "model" of the rules agent: returns the reasoner's answer for each request."""
 
-    def __init__(self, agent: SceneGraphRulesAgent):
+    def __init__(self, agent: RuleAnswerer):
         self.agent = agent
         self.name = "rules"
 
