@@ -61,11 +61,26 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _parsed(path: Path) -> tuple[ast.Module, str]:
+    """The file's syntax tree, and the package its relative imports start from."""
+    me = module_name(path)
+    return ast.parse(path.read_text(encoding="utf-8")), (
+        me if path.name == "__init__.py" else me.rpartition(".")[0]
+    )
+
+
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a ``from … import`` reads (``from ..eval import x`` included)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
 def imported(path: Path) -> set[str]:
     """Every module ``path`` imports, absolute, wherever the import stands."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    me = module_name(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    tree, package = _parsed(path)
     docstrings = {
         id(n.body[0].value)
         for n in ast.walk(tree)
@@ -79,12 +94,7 @@ def imported(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join([*base, node.module] if node.module else base)
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             out.add(mod)
             out.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import module`
         elif (
@@ -148,21 +158,15 @@ def file_edges(path: Path, modules: set[str]) -> set[str]:
     counts when it names a registry's lazy target (``"streamspatial.agents.policy:Agent"``)
     or a module that is not a package (an entry-point group named like a package is no
     import)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree, package = _parsed(path)
     me = module_name(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     packages = {module_name(p) for p in ROOT.rglob("__init__.py")}
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join([*base, node.module] if node.module else base)
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             subs = {f"{mod}.{a.name}" for a in node.names} & modules
             out.update(subs)
             if len(subs) < len(node.names):  # a name defined in ``mod`` itself

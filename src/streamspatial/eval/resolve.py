@@ -64,10 +64,6 @@ class RunPlan:
     benchmark: dict[str, Any]
 
     @property
-    def scorer(self) -> str:
-        return self.cfg.scorer
-
-    @property
     def params(self) -> GenerationParams:
         return self.decoding.params
 
@@ -288,21 +284,9 @@ def plan_run(
     if not_applicable is not None:
         benchmark["not_applicable"] = not_applicable.as_dict()
         note(not_applicable.sentence())
-    return RunPlan(
-        cfg=cfg,
-        adapter=adapter,
-        items=items,
-        planned=planned,
-        agent=entry,
-        make_agent=make,
-        offline=described.offline,
-        model=model,
-        decoding=decoding,
-        inputs=inputs,
-        explorer=explorer,
-        executor=executor,
-        benchmark=benchmark,
-    )
+    offline = described.offline
+    return RunPlan(cfg, adapter, items, planned, entry, make, offline, model, decoding, inputs,
+                   explorer, executor, benchmark)  # fmt: skip
 
 
 __all__ = [
