@@ -158,3 +158,30 @@ def test_official_clips_record_proactive_alerting_invalid_with_a_note(capsys, tm
     (record,) = read_records(out / PREDICTIONS)
     assert not record.valid and "TypeError" in record.extra["note"]
     assert scores(capsys, out)["headline"]["PA"] is None
+
+
+def test_score_imports_replies_and_asks_the_judge(capsys, tmp_path, release):
+    """Replies made elsewhere (the ``jsonl`` layout): without --judge the judged turns are not
+    scored; with it the judge is asked as ``run --judge`` asks it and its reply is stored."""
+    preds = tmp_path / "replies.jsonl"
+    lines = [
+        json.dumps({"item_id": i, "query_index": 0, "reply": r})
+        for i, r in (("md-0-0", "Cook Omelet"), ("md-0-1", "knead"))
+    ]
+    preds.write_text("\n".join(lines) + "\n")
+    data = release / "multiturn_dependency_reasoning.json"
+    plain = tmp_path / "plain"
+    rc, _, err = run_cli(capsys, "score", "--data", data, "--predictions", preds, "--out", plain,
+                         "--model-name", "m")  # fmt: skip
+    assert rc == 0, err
+    assert scores(capsys, plain)["headline"]["MD"] is None
+    with FakeOpenAIServer(judge) as j:
+        out = tmp_path / "judged"
+        rc, _, err = run_cli(capsys, "score", "--data", data, "--predictions", preds, "--out",
+                             out, "--model-name", "m", "--judge", "openai:judge",
+                             "--judge-base-url", j.base_url)  # fmt: skip
+        assert rc == 0, err
+        assert len(j.requests) == 2
+    records = {r.item_id: r for r in read_records(out / PREDICTIONS)}
+    assert records["md-0-1"].extra["judge"]["reply"] == "{'pred': 'yes', 'score': 5}"
+    assert scores(capsys, out)["headline"]["MD"] == 0.0  # turn 0 judged no

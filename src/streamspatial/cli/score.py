@@ -47,11 +47,28 @@ def register(app: typer.Typer) -> None:
         force: Annotated[bool, typer.Option(help="Replace a run folder holding another run.")] = (
             False
         ),
+        judge: Annotated[
+            str | None,
+            typer.Option(
+                help="Model spec of a language model judge for the tasks an LLM scores "
+                "(OmniMMI's AP, SI, MD, SG), asked as run --judge asks it; without one they are "
+                "reported not scored."
+            ),
+        ] = None,
+        judge_base_url: Annotated[
+            str | None,
+            typer.Option(help="--judge openai:…: its server (default OPENAI_BASE_URL)."),
+        ] = None,
     ) -> None:
         """Score replies made elsewhere as the benchmark's official code and its paper do, into
         an ordinary run folder: then `report`, `report --scorer official|paper`, `compare`."""
         from streamspatial.eval.importer import import_predictions
+        from streamspatial.eval.judge import build_judge
 
+        judged = None
+        if judge is not None:
+            judged = build_judge(judge, base_url=judge_base_url, api_key_env="OPENAI_API_KEY",
+                                 timeout=120.0, max_retries=6, concurrency=8)  # fmt: skip
         done = import_predictions(
             data,
             predictions,
@@ -60,6 +77,7 @@ def register(app: typer.Typer) -> None:
             model_name=model_name,
             format=format,
             force=force,
+            judge=judged,
         )
         for line in (*done.repairs, *done.notes):
             typer.echo(line, err=True)

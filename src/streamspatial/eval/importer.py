@@ -18,6 +18,7 @@ and the folder appears whole (written beside it, then renamed): bad input leaves
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -31,6 +32,7 @@ from typing import Any
 from streamspatial.bench.registry import check_benchmark
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.eval.judge import Judge
 from streamspatial.eval.replies import Release, Reply, pair, prediction_files
 from streamspatial.eval.results import (
     PREDICTIONS,
@@ -42,6 +44,7 @@ from streamspatial.eval.results import (
     package_versions,
     write_json_atomic,
 )
+from streamspatial.scoring.omnimmi_rules import JUDGE_KEY
 from streamspatial.scoring.scorers import (
     NO_REPLY,
     SCORER_KEY,
@@ -79,6 +82,7 @@ def import_predictions(
     model_name: str | None = None,
     format: str = "auto",
     force: bool = False,
+    judge: Judge | None = None,
 ) -> Imported:
     """Score ``predictions`` (files or folders, of one layout) against the release ``data``
     into the run folder ``out``; one :class:`StreamspatialError` for any bad input, before
@@ -97,8 +101,17 @@ def import_predictions(
     model = model_name or _model_from(layout, files)
     paired = pair(release, replies)
     scorer = default_scorer(release.items)
+    said = asyncio.run(_judged(judge, adapter, release.items, paired.replies)) if judge else {}
     records = [
-        _record(item, q, paired.replies.get((item.id, q.index)), model, layout.name, scorer)
+        _record(
+            item,
+            q,
+            paired.replies.get((item.id, q.index)),
+            model,
+            layout.name,
+            scorer,
+            said.get((item.id, q.index)),
+        )
         for item in release.items
         for q in item.queries
     ]
@@ -146,8 +159,33 @@ def _model_from(layout: Any, files: list[Path]) -> str:
     return names[0]
 
 
+async def _judged(
+    judge: Judge, adapter: Any, items: list[Item], replies: dict[tuple[str, int], Reply]
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """The judge's say on every imported reply of a judged item (``score --judge``), asked
+    concurrently; nothing for an item scored by rule or without a reply."""
+    keys, calls = [], []
+    for item in items:
+        for q in item.queries:
+            reply = replies.get((item.id, q.index))
+            if reply is not None:
+                keys.append((item.id, q.index))
+                calls.append(judge.verdict(adapter, item, q, reply.text))
+    try:
+        said = await asyncio.gather(*calls)
+    finally:
+        await judge.close()
+    return {k: v for k, v in zip(keys, said, strict=True) if v is not None}
+
+
 def _record(
-    item: Item, query: QueryPoint, reply: Reply | None, model: str, source: str, scorer: str
+    item: Item,
+    query: QueryPoint,
+    reply: Reply | None,
+    model: str,
+    source: str,
+    scorer: str,
+    judge: dict[str, Any] | None = None,
 ) -> Record:
     """The record ``run`` would write for this reply (or a ``missing`` one without)."""
     if reply is None:
@@ -157,7 +195,7 @@ def _record(
         }
         origin: dict[str, Any] = {"missing": True}
     else:
-        verdicts = score_all(item, query, reply.text)
+        verdicts = score_all(item, query, reply.text, judge)
         origin = {"from": reply.where, **({"null_reply": True} if reply.text is None else {})}
     own = verdicts[scorer]
     return Record(
@@ -182,6 +220,7 @@ def _record(
             SCORER_KEY: scorer,
             SCORERS_KEY: {k: v.as_dict() for k, v in verdicts.items()},
             IMPORTED: origin,
+            **({JUDGE_KEY: judge} if judge is not None else {}),
         },
     )
 
