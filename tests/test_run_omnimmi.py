@@ -185,3 +185,24 @@ def test_score_imports_replies_and_asks_the_judge(capsys, tmp_path, release):
     records = {r.item_id: r for r in read_records(out / PREDICTIONS)}
     assert records["md-0-1"].extra["judge"]["reply"] == "{'pred': 'yes', 'score': 5}"
     assert scores(capsys, out)["headline"]["MD"] == 0.0  # turn 0 judged no
+
+
+def test_one_run_of_the_release_folder_gives_the_leaderboard_average(capsys, tmp_path, release):
+    """``--data`` the release folder: every task in one run, so "avg. w/o P" is there."""
+
+    def lenient(req: RecordedRequest) -> str:  # right unless MD's first turn (Bake bread)
+        wrong = "Predicted Answer: Bake bread" in req.text
+        return "{'pred': 'no', 'score': 0}" if wrong else "{'pred': 'yes', 'score': 4}"
+
+    out = tmp_path / "all"
+    with FakeOpenAIServer(model, fps=FPS) as m, FakeOpenAIServer(lenient) as j:
+        rc, _, err = run(capsys, m, release, release, out, "--policy", "uniform-4", "--judge",
+                         "openai:judge", "--judge-base-url", j.base_url)  # fmt: skip
+        assert rc == 0, err
+        assert_causal(list(m.requests), out)
+    head = scores(capsys, out)["headline"]
+    got = {k: head[k] for k in ("SG", "AP", "MD", "SI", "PA", "PT")}
+    assert got == {"SG": 1.0, "AP": 1.0, "MD": 0.0, "SI": 1.0, "PA": 1.0, "PT": 1.0}
+    assert head["avg. w/o P"] == 0.75  # (SG + AP + MD + SI) / 4
+    rc, _, _ = run_cli(capsys, "validate", tmp_path / "nowhere")
+    assert rc == 2

@@ -261,6 +261,11 @@ class BenchmarkAdapter(ABC):
         keys = first_keys(path)
         return self.keys_all <= keys and (not self.keys_any or bool(self.keys_any & keys))
 
+    def reads_folder(self, path: Path) -> bool:
+        """True when ``path`` is a release folder this adapter reads whole (OmniMMI's six task
+        lists, so one run holds every task its headline averages); by default none."""
+        return False
+
     @abstractmethod
     def load(self, path: Path) -> LoadResult:
         """Read and validate the whole file; never raises for bad content."""

@@ -140,7 +140,19 @@ class OmniMMIAdapter(BenchmarkAdapter):
         keys = first_keys(path)
         return "video" in keys and keys <= _KEYS and bool(keys & {"question", "qa", "conversation"})
 
+    def reads_folder(self, path: Path) -> bool:
+        return any((path / f"{stem}.json").is_file() for stem in FILES)
+
     def load(self, path: Path) -> LoadResult:
+        if path.is_dir():  # the release folder: each task list it holds, in the README's order
+            whole = LoadResult()
+            for stem in FILES:
+                if (path / f"{stem}.json").is_file():
+                    part = self.load(path / f"{stem}.json")
+                    whole.items += part.items
+                    whole.problems += part.problems
+                    whole.locations.update(part.locations)
+            return whole
         result = LoadResult()
         ids = IdRegistry()
         records = list(read_json_array(path, result.problems))

@@ -60,6 +60,9 @@ def get_adapter(name: str) -> BenchmarkAdapter:
 def detect_format(path: Path) -> str:
     """The format name of ``path``, judged from its first record or its parquet columns."""
     path = Path(path)
+    folder = _release_folder(path)
+    if folder is not None:
+        return folder
     _check_file(path)
     matches = [name for name, a in ADAPTERS.items() if a.sniff(path)]
     if len(matches) == 1:
@@ -90,8 +93,9 @@ def check_benchmark(
     Raises only when the file cannot be read at all or its format is unknown.
     """
     path = Path(path)
-    _check_file(path)
     adapter = get_adapter(detect_format(path) if format == "auto" else format)
+    if not (path.is_dir() and adapter.reads_folder(path)):
+        _check_file(path)
     result = adapter.load(path)
     if videos is not None:
         result.items = check_videos(adapter, result, Path(videos), str(path))
@@ -155,6 +159,15 @@ def check_videos(
                 )
         out.append(item)
     return out
+
+
+def _release_folder(path: Path) -> str | None:
+    """The format of a release folder one adapter reads whole (OmniMMI's six lists), else
+    None (a file, or a folder no adapter reads: ``_check_file`` says so)."""
+    if not path.is_dir():
+        return None
+    matches = [name for name, a in ADAPTERS.items() if a.reads_folder(path)]
+    return matches[0] if len(matches) == 1 else None
 
 
 def video_duration(path: Path, files: tuple[Path, ...] | None = None) -> float:
