@@ -46,10 +46,10 @@ from streamspatial.agents.scene_graph import (
 )
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
+from streamspatial.scene.types import EpisodeMeta, FrameRecord, Intrinsics, Visible
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.raycast import cast
 from streamspatial.sim.render.scene import scene_boxes
-from streamspatial.sim.types import EpisodeMeta, FrameRecord, Intrinsics, Visible
 from streamspatial.sim.walk.nav import plan_trajectory
 
 sys.path.insert(0, str(Path(__file__).parent))

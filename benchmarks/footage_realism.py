@@ -36,8 +36,8 @@ import numpy as np
 from _common import Report
 
 from streamspatial.sim.events.plan import plan_events
-from streamspatial.sim.generate import BENCHMARK_SIZE
 from streamspatial.sim.house.layout import generate_house
+from streamspatial.sim.pipeline.config import BENCHMARK_SIZE
 from streamspatial.sim.render.episode import render_episode  # first: sets MUJOCO_GL
 from streamspatial.sim.render.realism import (
     FIGURES,

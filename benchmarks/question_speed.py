@@ -4,8 +4,8 @@
                                         [--size 640x480] [--fps 10] [--quick]
 
 For each house of each seed (``sim generate --seed S --houses N``: the same houses, walks and
-events), plans and renders its walk (``sim.jobs.render_walk``) and asks its questions alone
-(``sim.jobs.ask_group``, the reserve included, as a pruned benchmark asks them), and prints
+events), plans and renders its walk (``sim.pipeline.jobs.render_walk``) and asks its questions alone
+(``sim.pipeline.jobs.ask_group``, the reserve included, as a pruned benchmark asks them), and prints
 both stages' CPU and wall seconds.  The CPU seconds are the figure: render counts the render
 process's own CPU, and CPU time is what a shared machine disturbs least.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report
 
-from streamspatial.sim.generate import GenerateConfig, house_seeds
+from streamspatial.sim.pipeline.config import GenerateConfig, house_seeds
 from streamspatial.sim.pipeline.jobs import Group, ask_group, render_walk
 
 
@@ -55,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             for hs in house_seeds(cfg.split, seed, cfg.houses):
                 job = ("walk", hs)
-                _, made = render_walk(cfg, job, Path(tmp))
-                items, _, asked = ask_group(cfg, Group(0, (job,)), Path(tmp))
+                made = render_walk(cfg, job, Path(tmp)).times
+                done = ask_group(cfg, Group(0, (job,)), Path(tmp))
+                items, asked = done.items, done.times
                 ratio = asked.cpu["ask"] / made.cpu["render"]
                 ratios.append(ratio)
                 rows.append(f"seed {seed} house {hs}: {ratio:.2f}")

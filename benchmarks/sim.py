@@ -21,12 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from streamspatial.scene.types import load_episode_meta
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa import QuestionGenerator
 from streamspatial.sim.render.episode import render_episode  # first: sets MUJOCO_GL before mujoco
 from streamspatial.sim.render.renderer import HouseRenderer
 from streamspatial.sim.render.scene import scene_boxes
-from streamspatial.sim.types import load_episode_meta
 from streamspatial.sim.walk.nav import plan_trajectory
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from streamspatial.sim.schedule import Actor, Event, LightSwitch, Schedule, Swing, Waypoint
-from streamspatial.sim.types import (
+from streamspatial.scene.schedule import Actor, Event, LightSwitch, Schedule, Swing, Waypoint
+from streamspatial.scene.types import (
     CameraPose,
     EpisodeMeta,
     FrameRecord,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from streamspatial.sim.generate import GenerateConfig
+from streamspatial.sim.pipeline.config import GenerateConfig
 
 
 def tiny(out: Path, **kw) -> GenerateConfig:

@@ -1,6 +1,6 @@
 """Hand-made dynamic episodes for the motion and change families (not rendered).
 
-A real house, a scripted camera and a :class:`~streamspatial.sim.schedule.Schedule`, with
+A real house, a scripted camera and a :class:`~streamspatial.scene.schedule.Schedule`, with
 ``FrameRecord.visible``/``dynamic`` filled by a field-of-view test (no occlusion): all that the
 generators and ground-truth perception read.  ``scene(seed)`` is the fixed script the tests
 assert on; ``scene(seed, rng)`` varies it (heading, the person's moves, which change happens
@@ -13,10 +13,10 @@ import math
 import random
 from dataclasses import replace
 
+from streamspatial.scene.schedule import Actor, Event, Schedule, Waypoint
+from streamspatial.scene.types import CameraPose, EpisodeMeta, FrameRecord, Intrinsics, Visible
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa.naming import object_ref
-from streamspatial.sim.schedule import Actor, Event, Schedule, Waypoint
-from streamspatial.sim.types import CameraPose, EpisodeMeta, FrameRecord, Intrinsics, Visible
 
 FPS = 10.0
 HFOV = math.radians(70)

@@ -17,12 +17,12 @@ from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
+from streamspatial.scene.types import EpisodeMeta, FrameRecord
 from streamspatial.scoring.extract import extract_choice, extract_number
 from streamspatial.scoring.metrics import score_prediction
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa.build import QuestionGenerator
 from streamspatial.sim.render.process import RenderProcess
-from streamspatial.sim.types import EpisodeMeta, FrameRecord
 from streamspatial.sim.walk.nav import plan_trajectory
 
 FAMILIES = {
@@ -183,7 +183,7 @@ def test_end_to_end_through_the_runner_on_a_rendered_video(tmp_path):
     house = generate_house(4)
     traj = plan_trajectory(house, duration=30.0, fps=5.0, seed=4)
     paths = render_episode(house, traj, tmp_path / "videos", (160, 120), name="walk")
-    from streamspatial.sim.types import load_episode_meta
+    from streamspatial.scene.types import load_episode_meta
 
     meta = load_episode_meta(paths.meta)
     keys = [

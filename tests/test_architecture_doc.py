@@ -91,7 +91,7 @@ _PATH = re.compile(r"`((?:[\w.-]+/)*[\w.-]+\.(?:py|md))`")
 _OURS = (
     "sim/", "agents/", "perception/", "qc/", "scoring/", "bench/", "video/", "core/", "report/",
     "analysis/", "web/", "models/", "cli/", "testing/", "train/", "tests/", "benchmarks/",
-    "docs/", "src/streamspatial/",
+    "docs/", "scene/", "scans/", "src/streamspatial/",
 )  # fmt: skip
 
 
@@ -101,7 +101,7 @@ def _exists(name: str) -> bool:
 
 
 def test_every_file_the_docs_name_exists():
-    """Module paths in the docs follow the code (``sim/house/catalog.py``, not the path a
+    """Module paths in the docs follow the code (``scene/catalog.py``, not the path a
     module had before it moved), and no document cites one that is not there."""
     missing = []
     for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:

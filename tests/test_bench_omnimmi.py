@@ -98,9 +98,7 @@ def test_validate_names_bad_windows_vocab_and_conversations(tmp_path):
     assert found == {
         "proactive_alerting.json": ["answer: expected start ≤ end, got [5, 2]"],
         "action_prediction.json": ["vocab: expected the vocabulary list of next steps"],
-        "proactive_turntaking.json": [
-            "conversation[0]: expected an object of speaker: utterance"
-        ],
+        "proactive_turntaking.json": ["conversation[0]: expected an object of speaker: utterance"],
     }
 
 

@@ -48,10 +48,10 @@ def test_ovos_families_name_their_subcategory_as_the_paper_does() -> None:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
+    from streamspatial.scene.types import load_episode_meta
     from streamspatial.sim.house.layout import generate_house
     from streamspatial.sim.qa import QuestionGenerator
     from streamspatial.sim.render.episode import render_episode
-    from streamspatial.sim.types import load_episode_meta
     from streamspatial.sim.walk.nav import plan_trajectory
 
     out = tmp_path_factory.mktemp("tasks")

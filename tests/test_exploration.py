@@ -25,10 +25,10 @@ from streamspatial.eval.results import PREDICTIONS, PredictionWriter, read_recor
 from streamspatial.eval.runner import Runner
 from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.openai_compat import OpenAIChatBackend
+from streamspatial.scene.types import CameraPose, SceneObject, Trajectory, meta_path_for
 from streamspatial.sim.explore.world import EpisodeWorld
 from streamspatial.sim.house.layout import single_room_house
 from streamspatial.sim.render.episode import render_episode
-from streamspatial.sim.types import CameraPose, SceneObject, Trajectory, meta_path_for
 from streamspatial.sim.walk.nav import Motion
 from streamspatial.testing.openai_server import FakeOpenAIServer
 

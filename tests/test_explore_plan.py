@@ -14,14 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamspatial.core.geometry import Intrinsics
+from streamspatial.scene.camera import DEFAULT_VFOV
+from streamspatial.scene.types import CameraPose
 from streamspatial.sim.explore.actions import MOVES, Action
 from streamspatial.sim.explore.env import action_poses
 from streamspatial.sim.explore.plan import CANDIDATES, plans, start_pose
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import occupancy
 from streamspatial.sim.qa.sweep import view_pixels
-from streamspatial.sim.render.renderer import DEFAULT_VFOV
-from streamspatial.sim.types import CameraPose
 from streamspatial.sim.walk.nav import Motion, keypoints
 
 HOUSE = generate_house(7, n_rooms=4)

@@ -14,6 +14,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 import streamspatial
 
 ROOT = Path(streamspatial.__file__).parent
@@ -27,10 +29,32 @@ FORBIDDEN: dict[str, set[str]] = {
     "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web", "train"},
     "models": {"bench", "agents", "eval", "scoring", "sim", "train"},
     "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc", "train"},
+    # the scene contract (episode records, schedule, vocabulary, door and camera conventions)
+    # is below everything that reads an episode; it imports only core
+    "scene": {
+        "video",
+        "bench",
+        "models",
+        "agents",
+        "eval",
+        "scoring",
+        "sim",
+        "perception",
+        "qc",
+        "report",
+        "web",
+        "analysis",
+        "train",
+        "scans",
+        "api",
+        "cli",
+        "testing",
+    },
     "sim": {"agents", "eval", "perception", "report", "web", "api", "cli", "train", "scans"},
     # real scans read into the generators' records: above sim, below api and cli
     "scans": {"agents", "eval", "perception", "report", "web", "api", "cli", "train", "qc"},
-    "perception": {"agents", "eval", "report", "web", "train"},
+    # perception and agents read episodes through the scene contract, never the simulator
+    "perception": {"agents", "eval", "sim", "scans", "report", "web", "train"},
     "agents": {"eval", "report", "web", "qc", "sim", "api", "cli", "train"},
     "eval": {"sim", "report", "web", "qc", "api", "cli", "train"},
     "qc": {"eval", "agents", "sim", "report", "web", "api", "cli", "train"},
@@ -42,6 +66,12 @@ FORBIDDEN: dict[str, set[str]] = {
     "train": {"eval", "report", "web", "qc", "analysis", "api", "cli"},
 }
 ROOMS_BELOW_EVERYTHING = {"core"}
+
+# The simulator's steps, in pipeline order: a module of one may import an earlier one's, never a
+# later one's (docs/architecture.md, "Inside the two largest rooms").  ``explore`` acts in
+# finished episodes; ``pipeline`` runs the steps and ``generate`` the pipeline; the package
+# itself (``sim/__init__``, which registers the environment) stands above them all.
+SIM_STEPS = ("house", "walk", "events", "render", "qa", "explore", "pipeline", "generate")
 
 
 def room_of(module: str) -> str | None:
@@ -122,6 +152,34 @@ def room_graph() -> dict[str, set[str]]:
             if other is not None and other != me:
                 graph[me].add(other)
     return dict(graph)
+
+
+def sim_step_of(module: str) -> int | None:
+    """The pipeline position of a ``streamspatial.sim`` module (the package itself: last)."""
+    parts = module.split(".")
+    if parts[:2] != [PACKAGE, "sim"]:
+        return None
+    if len(parts) == 2:
+        return len(SIM_STEPS)
+    if parts[2] not in SIM_STEPS:
+        raise AssertionError(f"{module}: a part of sim that SIM_STEPS does not place")
+    return SIM_STEPS.index(parts[2])
+
+
+def sim_step_imports() -> list[str]:
+    """Every import inside ``sim`` that goes from an earlier step to a later one."""
+    modules = {module_name(p) for p in ROOT.rglob("*.py")}
+    wrong: set[str] = set()
+    for path in sorted((ROOT / "sim").rglob("*.py")):
+        me = module_name(path)
+        mine = sim_step_of(me)
+        for target in sorted(imported(path)):
+            while target not in modules and "." in target and target != PACKAGE:
+                target = target.rpartition(".")[0]
+            theirs = sim_step_of(target)
+            if mine is not None and theirs is not None and theirs > mine:
+                wrong.add(f"{me} imports {target}")
+    return sorted(wrong)
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -249,6 +307,28 @@ def test_rooms_import_one_way() -> None:
             if "*" in banned or other in banned:
                 wrong.append(f"{room} imports {other}")
     assert not wrong, "; ".join(wrong)
+
+
+def test_sim_steps_import_one_way() -> None:
+    """house → walk → events → render → qa (→ explore, pipeline, generate): what a step needs
+    of a later one lives in the scene contract (``streamspatial.scene``) or in the earlier step."""
+    wrong = sim_step_imports()
+    assert not wrong, "; ".join(wrong)
+
+
+def test_every_part_of_sim_has_a_place_in_the_order() -> None:
+    parts = {p.name for p in (ROOT / "sim").iterdir() if p.name != "__pycache__"}
+    placed = {f"{step}.py" for step in SIM_STEPS} | set(SIM_STEPS) | {"__init__.py"}
+    assert parts <= placed, sorted(parts - placed)
+
+
+def test_the_step_order_check_sees_a_backward_import() -> None:
+    assert sim_step_of("streamspatial.sim.house.colors") == 0
+    assert sim_step_of("streamspatial.sim.render.renderer") == SIM_STEPS.index("render")
+    assert sim_step_of("streamspatial.sim") == len(SIM_STEPS)
+    assert sim_step_of("streamspatial.scene.types") is None
+    with pytest.raises(AssertionError, match="does not place"):
+        sim_step_of("streamspatial.sim.newstep.x")
 
 
 def test_the_checker_sees_lazy_and_string_imports(tmp_path: Path) -> None:

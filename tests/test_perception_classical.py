@@ -21,9 +21,9 @@ from streamspatial.core.errors import CausalityError
 from streamspatial.perception.classical import ClassicalEgoMotion, EgoMotionEstimator
 from streamspatial.perception.spec import open_perception
 from streamspatial.perception.types import CameraIntrinsics
+from streamspatial.scene.types import CameraPose
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.process import RenderProcess
-from streamspatial.sim.types import CameraPose
 
 SIZE = (256, 192)
 EYE = 1.5

@@ -24,7 +24,7 @@ from streamspatial.perception.capture import pose_from_matrix
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseState
 from streamspatial.perception.types import CameraIntrinsics, Detection, EgoPose, Observation
-from streamspatial.sim.types import (
+from streamspatial.scene.types import (
     CameraPose,
     EpisodeMeta,
     FrameRecord,

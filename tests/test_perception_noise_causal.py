@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from streamspatial.perception.ground_truth import SimGroundTruth, label_of
 from streamspatial.perception.noise import NoiseModel, PrefixVocabulary
-from streamspatial.sim.types import (
+from streamspatial.scene.types import (
     CameraPose,
     EpisodeMeta,
     FrameRecord,

@@ -131,9 +131,10 @@ def test_official_clips_show_speaker_identification_the_whole_video(capsys, tmp_
 def test_report_lists_the_rows_where_the_scorers_differ(capsys, tmp_path, release):
     """A verdict in a code block: ``literal_eval`` raises (officially left out), the paper
     reading takes the object inside."""
-    with FakeOpenAIServer(model, fps=FPS) as m, FakeOpenAIServer(
-        "```{'pred': 'yes', 'score': 5}```"
-    ) as j:
+    with (
+        FakeOpenAIServer(model, fps=FPS) as m,
+        FakeOpenAIServer("```{'pred': 'yes', 'score': 5}```") as j,
+    ):
         out = tmp_path / "si"
         rc, _, err = run(capsys, m, release / "speaker_identification.json", release, out,
                          "--judge", "openai:judge", "--judge-base-url", j.base_url)  # fmt: skip

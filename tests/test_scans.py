@@ -108,7 +108,8 @@ def test_the_alpha_shape_area_is_the_floor_area_for_convex_and_concave_rooms():
 
 @pytest.fixture(scope="module")
 def sim_bench(tmp_path_factory):
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.generate import generate_benchmark
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     out = tmp_path_factory.mktemp("sim")
     cfg = GenerateConfig(
@@ -180,9 +181,9 @@ def test_export_writes_each_dataset_layout(round_trip):
 
 def test_visibility_agrees_with_the_renderers_instance_ids(round_trip, sim_bench):
     from streamspatial.scans.agreement import visibility_agreement
+    from streamspatial.scene.camera import min_pixels_for
+    from streamspatial.scene.types import load_episode_meta
     from streamspatial.sim.qa.export import episode_dir
-    from streamspatial.sim.qa.prefix import min_pixels_for
-    from streamspatial.sim.types import load_episode_meta
 
     fmt, _, result = round_trip
     (name,) = result.scenes

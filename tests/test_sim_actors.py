@@ -8,17 +8,17 @@ import math
 import numpy as np
 import pytest
 
-from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.render.door_leaf import (
+from streamspatial.scene.doors import (
     DOOR_OPEN,
     door_hinge,
     door_leaf_actor,
     door_leaf_track,
 )
+from streamspatial.scene.schedule import Actor, LightSwitch, Schedule, Swing, Waypoint
+from streamspatial.scene.types import CameraPose, Trajectory, load_episode_meta
+from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.episode import render_episode
 from streamspatial.sim.render.renderer import HouseRenderer
-from streamspatial.sim.schedule import Actor, LightSwitch, Schedule, Swing, Waypoint
-from streamspatial.sim.types import CameraPose, Trajectory, load_episode_meta
 
 SIZE = (160, 120)
 PERSON, CUP, LEAF, METRONOME = 1000, 1001, 1002, 1003

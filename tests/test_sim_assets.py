@@ -7,7 +7,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog
 from streamspatial.sim.house.assets import sh3f
 from streamspatial.sim.house.assets.convert import load_model
 from streamspatial.sim.house.assets.manifest import CHOICES, manifest, models_for

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog
 from streamspatial.sim.house.colors import name_pixels, studio_color
 from streamspatial.sim.house.furnish import MAX_COLOR_SHARE
 from streamspatial.sim.house.layout import generate_house

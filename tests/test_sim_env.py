@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 import streamspatial.sim  # noqa: F401  (registers the env)
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.types import SceneObject
 from streamspatial.sim.explore.actions import ACTIONS, Action, parse_action
 from streamspatial.sim.house.layout import single_room_house
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.types import SceneObject
 
 SIZE = (96, 72)
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from streamspatial.core.errors import InputError
+from streamspatial.scene.types import load_episode_meta, meta_path_for
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.render.encoder import VideoWriter
 from streamspatial.sim.render.episode import render_episode
-from streamspatial.sim.types import load_episode_meta, meta_path_for
 from streamspatial.sim.walk.nav import plan_trajectory
 
 

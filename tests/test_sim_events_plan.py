@@ -10,6 +10,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from streamspatial.scene.schedule import ACTOR_ID_BASE
+from streamspatial.scene.types import CameraPose
 from streamspatial.sim.events.carries import (
     _set_down_side,
     _side_of,
@@ -34,8 +36,6 @@ from streamspatial.sim.events.scene import Surface, surfaces
 from streamspatial.sim.events.sightline import open_distance, visible, visible_many, wall_rects
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.schedule import ACTOR_ID_BASE
-from streamspatial.sim.types import CameraPose
 from streamspatial.sim.walk.nav import plan_trajectory
 
 SEEDS = (3, 8, 9, 10)
@@ -160,9 +160,9 @@ def test_watched_actors_are_seen_during_their_events(walks):
 
 
 def test_sightline_agrees_with_raycast():
+    from streamspatial.scene.types import Intrinsics
     from streamspatial.sim.render.raycast import cast
     from streamspatial.sim.render.scene import scene_boxes
-    from streamspatial.sim.types import Intrinsics
 
     house = generate_house(4)
     traj = plan_trajectory(house, duration=20, fps=2, seed=1)

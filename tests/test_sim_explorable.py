@@ -15,12 +15,13 @@ import streamspatial.sim  # noqa: F401  (headless GL default)
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.schema import Item
 from streamspatial.eval.results import PREDICTIONS, read_records
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.types import EpisodeMeta, load_episode_meta
 from streamspatial.sim.explore.env import ExploreEnv
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.qa import QuestionGenerator, min_pixels_for
+from streamspatial.sim.qa import QuestionGenerator
 from streamspatial.sim.qa.export import episode_dir, export_items, video_ref, videos_dir
 from streamspatial.sim.render.episode import render_episode
-from streamspatial.sim.types import EpisodeMeta, load_episode_meta
 from streamspatial.sim.walk.nav import Motion, plan_trajectory
 from streamspatial.testing.openai_server import FakeOpenAIServer
 

@@ -21,7 +21,8 @@ pytest.importorskip("mujoco")
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.generate import generate_benchmark
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     out = tmp_path_factory.mktemp("gen")
     cfg = GenerateConfig(out=out, houses=1, seed=3, minutes=0.5, size=(96, 72),

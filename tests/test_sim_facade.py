@@ -7,7 +7,9 @@ import mujoco
 import numpy as np
 import pytest
 
+from streamspatial.scene.types import House
 from streamspatial.sim.house import materials as mat
+from streamspatial.sim.house.assets.mjcf import SceneBuilder
 from streamspatial.sim.house.facade import (
     DOOR_HEIGHT,
     OUTSIDE_GAP,
@@ -21,9 +23,7 @@ from streamspatial.sim.house.facade import (
     thickness,
 )
 from streamspatial.sim.house.layout import generate_house
-from streamspatial.sim.render.mjcf import SceneBuilder
 from streamspatial.sim.render.structure import build_structure
-from streamspatial.sim.types import House
 
 SEEDS = range(1000, 1024)  # 1000 (five rooms) is an L-shaped bedroom whose inside corner
 # once had the outside standing in the room at floor level

@@ -14,7 +14,8 @@ from streamspatial.cli import main
 from streamspatial.core.benchmark_folder import claimed, fingerprint
 from streamspatial.core.errors import InputError
 from streamspatial.sim import generate as gen_module
-from streamspatial.sim.generate import MINUTES, GenerateConfig, generate_benchmark
+from streamspatial.sim.generate import generate_benchmark
+from streamspatial.sim.pipeline.config import MINUTES, GenerateConfig
 
 pytest.importorskip("mujoco")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from streamspatial.scene.schedule import Event, Schedule
 from streamspatial.sim.pipeline.forecast import forecast, glance_outcomes
-from streamspatial.sim.schedule import Event, Schedule
 
 FAMILIES = ("ucs.quantity_change", "ovos.change_detection", "ucs.object_trajectory")
 
@@ -77,7 +77,8 @@ def test_every_outcome_planned_once_bounds_nothing():
 
 def test_sim_generate_names_the_shortfall_before_it_renders(tmp_path):
     pytest.importorskip("mujoco")
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.generate import generate_benchmark
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     said: list[tuple[str, str | int]] = []
     cfg = GenerateConfig(

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
+from streamspatial.scene.types import House
 from streamspatial.sim.house.layout import (
     _loop_door_prob,
     generate_house,
@@ -18,7 +19,6 @@ from streamspatial.sim.house.layout import (
     single_room_house,
 )
 from streamspatial.sim.house.occupancy import FLAT, occupancy
-from streamspatial.sim.types import House
 
 SEEDS = range(12)
 EPS = 1e-6
@@ -204,7 +204,7 @@ def test_some_tops_stay_clear_and_the_others_keep_their_objects(monkeypatch):
     what it would be with no top cleared (but for tints: the house's colour shares are
     evened out over what it holds)."""
     import streamspatial.sim.house.furnish as house_mod
-    from streamspatial.sim.house import catalog
+    from streamspatial.scene import catalog
 
     support = {c.name for cats in catalog.FURNITURE.values() for c in cats if c.support}
 

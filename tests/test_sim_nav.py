@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.types import MOTIONS, Trajectory
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.types import MOTIONS, Trajectory
 from streamspatial.sim.walk.nav import Motion, _loop_door, keypoints, plan_trajectory
 from streamspatial.sim.walk.route import astar
 

@@ -23,9 +23,10 @@ from PIL import Image
 
 from streamspatial.core.schema import AnswerType, Item
 from streamspatial.models.baselines import FrequentBackend, frequent_task_key
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.types import EpisodeMeta, load_episode_meta
 from streamspatial.scoring.metrics import mean_relative_accuracy
-from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator, min_pixels_for
-from streamspatial.sim.types import EpisodeMeta, load_episode_meta
+from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator
 
 pytest.importorskip("mujoco")
 
@@ -637,7 +638,7 @@ def check_map(item: Item) -> None:
 
 def test_every_family_produced_items(items):
     made = Counter(it.intent["task"] for _, it in items)
-    # families about events (sim.schedule) need a dynamic episode: tests/test_vcbench_events.py,
+    # families about events (scene.schedule) need a dynamic episode: tests/test_vcbench_events.py,
     # tests/test_sim_qa_motion.py
     fams = {f.split(".", 1)[1] for f, fam in FAMILIES.items() if not fam.dynamic}
     missing = {f for f in fams if made[f] == 0}

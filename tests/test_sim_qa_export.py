@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from streamspatial.bench.registry import check_benchmark
 from streamspatial.cli import main
 from streamspatial.core.schema import AnswerType
-from streamspatial.sim.generate import SPLIT_BASE, SPLIT_SPAN, GenerateConfig, house_seeds
+from streamspatial.sim.pipeline.config import SPLIT_BASE, SPLIT_SPAN, GenerateConfig, house_seeds
 from streamspatial.sim.qa import FAMILIES
 from streamspatial.sim.qa.export import read_items
 
@@ -242,10 +242,11 @@ def test_generate_command_writes_a_benchmark(tmp_path, capsys):
 @pytest.mark.slow
 def test_identity_probe_over_sixty_turns_asks_about_one_object_that_keeps_returning(tmp_path):
     """Seed 001 §4.3.2: one object, a camera spinning 60 times; the count must stay 1."""
+    from streamspatial.scene.camera import min_pixels_for
+    from streamspatial.scene.types import load_episode_meta
     from streamspatial.sim.house.layout import generate_house
-    from streamspatial.sim.qa import QuestionGenerator, min_pixels_for
+    from streamspatial.sim.qa import QuestionGenerator
     from streamspatial.sim.render.episode import render_episode
-    from streamspatial.sim.types import load_episode_meta
     from streamspatial.sim.walk.spin import SPIN_SPEED, spin_trajectory
 
     house = generate_house(house_seeds("eval", SHIFT, 1)[0], n_rooms=4)

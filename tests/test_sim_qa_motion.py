@@ -19,6 +19,7 @@ from motion_scenes import FPS, scene, surfaces
 from streamspatial.agents import Answer
 from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.perception.ground_truth import SimGroundTruth
+from streamspatial.scene.types import EpisodeMeta
 from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
 from streamspatial.sim.qa.balance import OPEN_CLASSES
@@ -36,7 +37,6 @@ from streamspatial.sim.qa.ovos_motion import (
     motion_state,
     relative_speed,
 )
-from streamspatial.sim.types import EpisodeMeta
 
 MOTION = [
     "ovos.motion_separation",

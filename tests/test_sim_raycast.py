@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from streamspatial.scene.types import CameraPose, Intrinsics, SceneObject
 from streamspatial.sim.house.layout import generate_house, single_room_house
 from streamspatial.sim.qa.sweep import sweep_pixels, sweep_poses
 from streamspatial.sim.render.raycast import cast, screen_rects
 from streamspatial.sim.render.scene import pixel_rays, scene_boxes
-from streamspatial.sim.types import CameraPose, Intrinsics, SceneObject
 from streamspatial.sim.walk.nav import plan_trajectory
 
 

@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
+from streamspatial.scene.types import CameraPose, SceneObject, WallSegment
 from streamspatial.sim.house.layout import generate_house, single_room_house
 from streamspatial.sim.render.process import RenderProcess
 from streamspatial.sim.render.raycast import cast
 from streamspatial.sim.render.renderer import visibility
 from streamspatial.sim.render.scene import scene_boxes
-from streamspatial.sim.types import CameraPose, SceneObject, WallSegment
 from streamspatial.sim.walk.nav import plan_trajectory
 
 SIZE = (160, 120)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from streamspatial.scene.schedule import Event, Schedule
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.pipeline.stretch import (
     GLANCES_WANTED,
@@ -14,7 +15,6 @@ from streamspatial.sim.pipeline.stretch import (
     rooms_entered,
     stretched,
 )
-from streamspatial.sim.schedule import Event, Schedule
 from streamspatial.sim.walk.nav import plan_trajectory
 
 SECONDS = 8.0  # a walk this short enters one or two rooms of a six-room house
@@ -80,8 +80,9 @@ def test_a_walk_planning_too_few_glance_backs_is_lengthened():
 
 def test_sim_generate_says_which_walks_it_lengthened(tmp_path):
     pytest.importorskip("mujoco")
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
-    from streamspatial.sim.types import load_episode_meta
+    from streamspatial.scene.types import load_episode_meta
+    from streamspatial.sim.generate import generate_benchmark
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     said: list[str] = []
     cfg = GenerateConfig(
@@ -137,7 +138,8 @@ def test_resume_keeps_a_lengthened_walk_and_names_it(tmp_path):
     from dataclasses import replace
 
     from streamspatial.core.errors import InputError
-    from streamspatial.sim.generate import GenerateConfig, generate_benchmark
+    from streamspatial.sim.generate import generate_benchmark
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     cfg = GenerateConfig(
         out=tmp_path, houses=1, seed=11, minutes=SECONDS / 60, size=(48, 36), fps=2.0,

@@ -199,9 +199,9 @@ TIMED = sorted(k for k, f in FAMILIES.items() if f.timed)
 def _benchmark(tmp_path, seed: int, houses: int, minutes: float):
     """Rendered walks with their events (160×120, 2 fps), asked the timed families only."""
     pytest.importorskip("mujoco")
-    from streamspatial.sim.generate import GenerateConfig, house_seeds
+    from streamspatial.scene.types import load_episode_meta
+    from streamspatial.sim.pipeline.config import GenerateConfig, house_seeds
     from streamspatial.sim.pipeline.jobs import render_walk
-    from streamspatial.sim.types import load_episode_meta
 
     cfg = GenerateConfig(
         out=tmp_path, houses=houses, seed=seed, minutes=minutes, size=(160, 120), fps=2.0

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
-from streamspatial.sim.types import (
+from streamspatial.scene.types import (
     CameraPose,
     EpisodeMeta,
     FrameRecord,

@@ -28,12 +28,12 @@ from streamspatial.core.errors import InputError
 from streamspatial.core.schema import AnswerType
 from streamspatial.eval.results import PREDICTIONS, read_records
 from streamspatial.models.types import ImagePart, TextPart
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.types import FrameRecord, Visible, load_episode_meta
 from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.actions import parse_action
 from streamspatial.sim.explore.plan import CANDIDATES
 from streamspatial.sim.qa.export import read_items, videos_dir
-from streamspatial.sim.qa.prefix import min_pixels_for
-from streamspatial.sim.types import FrameRecord, Visible, load_episode_meta
 from streamspatial.testing.openai_server import FakeOpenAIServer
 from streamspatial.train import ExtraImage, Message, TrainingExample, check_explore, read_examples
 from streamspatial.train.explore import OFFERED_STEPS, seen_by

@@ -19,11 +19,11 @@ from streamspatial.agents.rules import SceneGraphRulesAgent, answer
 from streamspatial.agents.scene_graph import SceneGraphMemory
 from streamspatial.core.schema import Item
 from streamspatial.perception.ground_truth import SimGroundTruth
+from streamspatial.scene.schedule import Event
+from streamspatial.scene.types import EpisodeMeta
 from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator
 from streamspatial.sim.qa.draft import Draft, DraftQuery, LetterDealer, to_item
 from streamspatial.sim.qa.vcbench_events import labels
-from streamspatial.sim.schedule import Event
-from streamspatial.sim.types import EpisodeMeta
 
 KEYS = ("vc.e1_action", "vc.e1_transit", "vc.e2_periodic", "vc.e2_episode")
 KINDS = {

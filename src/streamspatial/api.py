@@ -39,7 +39,8 @@ from streamspatial.scoring.aggregate import Table
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-    from streamspatial.sim.generate import GenerateConfig, GenerateResult
+    from streamspatial.sim.generate import GenerateResult
+    from streamspatial.sim.pipeline.config import GenerateConfig
     from streamspatial.train import TrainingSummary
 
 log = logging.getLogger("streamspatial")
@@ -273,7 +274,7 @@ def generate(
     where the files and
     videos are (``.files[format]``, ``.videos``) and the items.  Needs the ``sim`` extra.
     """
-    from streamspatial.sim.generate import GenerateConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     cfg = GenerateConfig(out=Path(out), houses=houses, minutes=minutes, seed=seed, **options)
     return generate_from(cfg, progress)

@@ -117,7 +117,7 @@ INTENT_TASKS: dict[str, IntentTask] = {
             "allocentric_direction": "direction",
             "topology": "locate",
             "trajectory_map": None,
-            # moving actors and changed surfaces (sim.schedule): the dynamic log decides
+            # moving actors and changed surfaces (scene.schedule): the dynamic log decides
             "motion_separation": None,
             "motion_state": None,
             "relative_speed": None,

@@ -278,7 +278,7 @@ def run_demo(
     """Generate, evaluate and report; returns the summary report's path and the runs."""
     from streamspatial.bench.registry import ADAPTERS
     from streamspatial.cli.sim import run_generation
-    from streamspatial.sim.generate import GenerateConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     console = console or Console(stderr=True)
     cfg = GenerateConfig(

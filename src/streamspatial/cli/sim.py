@@ -18,7 +18,7 @@ from rich.progress import (
 )
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.generate import BENCHMARK_SIZE, MINUTES
+from streamspatial.sim.pipeline.config import BENCHMARK_SIZE, MINUTES
 
 sim_app = typer.Typer(
     help="Procedural simulator: generate benchmarks and training data.", no_args_is_help=True
@@ -214,7 +214,7 @@ def generate(
     ] = None,
 ) -> None:
     """Generate a benchmark: houses → trajectories → render → questions → benchmark files."""
-    from streamspatial.sim.generate import GenerateConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
     if split not in ("train", "eval"):
         raise InputError(f"--split: expected train or eval, got {split!r}")

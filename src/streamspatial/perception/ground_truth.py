@@ -18,7 +18,8 @@ import numpy as np
 from streamspatial.perception.noise import NoiseModel, NoiseState, PrefixVocabulary
 from streamspatial.perception.stream import PerceptionProvider
 from streamspatial.perception.types import CameraIntrinsics, Detection, EgoPose, Observation
-from streamspatial.sim.types import EpisodeMeta, FrameRecord
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.types import EpisodeMeta, FrameRecord
 
 
 def label_of(category: str) -> str:
@@ -34,16 +35,6 @@ def room_shape(room) -> dict:
         "polygon": [tuple(map(float, q)) for q in room.polygon],
         "area": float(room.area),
     }
-
-
-def sim_min_pixels(width: int, height: int) -> int:
-    """The visibility threshold the question generators use, so oracle memory sees what they
-    count as seen (falls back to the same formula when the generators are not installed)."""
-    try:
-        from streamspatial.sim.qa.prefix import min_pixels_for
-    except ImportError:  # pragma: no cover - the generators ship with the package
-        return max(12, round(60 * width * height / (320 * 240)))
-    return min_pixels_for(width, height)
 
 
 class SimGroundTruth(PerceptionProvider):
@@ -65,7 +56,7 @@ class SimGroundTruth(PerceptionProvider):
         self.meta = meta
         i = meta.intrinsics
         self.intrinsics = CameraIntrinsics(i.width, i.height, i.fx, i.fy, i.cx, i.cy)
-        self.min_pixels = sim_min_pixels(i.width, i.height) if min_pixels is None else min_pixels
+        self.min_pixels = min_pixels_for(i.width, i.height) if min_pixels is None else min_pixels
         self.noise = noise or NoiseModel()
         self._objects = {o.instance_id: o for o in meta.house.objects}
         # box extents along the world axes (what a 3D detector reports), not the model's own

@@ -331,7 +331,7 @@ class ModelPerception(PerceptionProvider):
 
 def default_labels() -> list[str]:
     """The simulator's object classes: the vocabulary its generated questions use."""
-    from streamspatial.sim.house.catalog import FURNITURE, SMALL
+    from streamspatial.scene.catalog import FURNITURE, SMALL
 
     cats = [c for group in FURNITURE.values() for c in group] + list(SMALL)
     return sorted({c.name.replace("_", " ") for c in cats})

@@ -106,7 +106,7 @@ def open_perception(
     video = Path(video)
     if s.kind == "ground-truth":
         from streamspatial.perception.capture import CaptureGroundTruth, capture_path_for
-        from streamspatial.sim.types import load_episode_meta, meta_path_for
+        from streamspatial.scene.types import load_episode_meta, meta_path_for
 
         sim = meta_path_for(video)
         if sim.is_file():

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import EpisodeMeta
+from streamspatial.scene.types import EpisodeMeta
 
 ROOM_FACTS = frozenset({"s3.current_room_area"})
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import load_episode_meta, meta_path_for, save_episode_meta
+from streamspatial.scene.types import load_episode_meta, meta_path_for, save_episode_meta
 
 from .episode import VIDEO_FPS, VIDEO_SIZE, scan_episode
 from .families import not_on_scans, scan_families

@@ -1,7 +1,7 @@
 """A scan as the simulator's episode record: one room, its objects, a frame record per video frame.
 
 The question generators, the ground-truth perception and the rules agent all read an
-:class:`~streamspatial.sim.types.EpisodeMeta`; a scan becomes one here:
+:class:`~streamspatial.scene.types.EpisodeMeta`; a scan becomes one here:
 
 * the floor is moved to ``z = 0`` (:func:`.rooms.floor_level`), as the simulator's world has it;
 * the house is one room (``room``), its outline the floor's convex hull and its area VSI-Bench's
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamspatial.core.geometry import Intrinsics
-from streamspatial.sim.types import CameraPose, EpisodeMeta, FrameRecord, House, Room, SceneObject
+from streamspatial.scene.types import CameraPose, EpisodeMeta, FrameRecord, House, Room, SceneObject
 
 from .rooms import alpha_area, floor_level, floor_points, outline
 from .types import Camera, Scan, ScanFrame

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.sim.types import CameraPose, EpisodeMeta, load_episode_meta
+from streamspatial.scene.types import CameraPose, EpisodeMeta, load_episode_meta
 
 from .house_mesh import house_mesh
 from .layouts import WRITERS, Frame

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from streamspatial.sim.types import House
+from streamspatial.scene.types import House
 
 FLOOR_TOP = 0.02  # m: a structure geom whose top is below this is floor
 HIDDEN = 3  # geom groups from here up are never drawn (the renderer's culling group)

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 from scipy.spatial.transform import Rotation
 
-from streamspatial.sim.types import House
+from streamspatial.scene.types import House
 
 from .house_mesh import HouseMesh
 from .ply import write_ply

@@ -6,7 +6,7 @@ when the frame's own depth map agrees with the mesh there (within :data:`ABS_TOL
 :data:`REL_TOL` of the depth, whichever is larger): a surface the mesh lacks (a person, a
 moved chair) that stands in front hides it.  Where the depth map has no reading (0), and for
 frames without one, the rasterised depth of the mesh is taken instead.  The result is the
-simulator's per-frame record (:class:`~streamspatial.sim.types.Visible`: pixels, 2D box, mean
+simulator's per-frame record (:class:`~streamspatial.scene.types.Visible`: pixels, 2D box, mean
 depth), so the question generators read a scan as they read a rendered walk.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.sim.types import Visible
+from streamspatial.scene.types import Visible
 
 from .raster import rasterize, to_camera
 from .types import Camera, ScanFrame, ScanMesh

@@ -4,9 +4,11 @@ Laid out as its pipeline, each step a subpackage whose docstring says what goes 
 comes out: :mod:`.house` → :mod:`.walk` → :mod:`.events` → :mod:`.render` → :mod:`.qa`, run in
 order by :mod:`.generate` through :mod:`.pipeline` (units of work, local or Ray executors,
 stage times, the forecast of short families); :mod:`.explore` is the world an agent acts in.
-The steps share three contracts: :mod:`.types` (houses, trajectories, per-frame ground truth),
-:mod:`.schedule` (what moves, as a function of time) and :mod:`.streams` (every random
-stream's number).
+An earlier step never imports a later one (``tests/test_import_graph.py``).  What the steps
+share with everything that reads an episode — houses, trajectories, per-frame ground truth,
+the schedule of what moves, the category vocabulary, the door-leaf convention, the camera's
+field of view and visibility threshold, the random streams — is the scene contract,
+:mod:`streamspatial.scene`, below this package.
 
 Importing this package registers the Gymnasium environment ``streamspatial/Explore-v0`` (lazily:
 MuJoCo is imported only when the environment is made).
@@ -18,23 +20,6 @@ import os
 
 # Headless GL by default; must happen before anything imports mujoco (see sim.render).
 os.environ.setdefault("MUJOCO_GL", "egl")
-
-from streamspatial.sim.types import (
-    CameraPose,
-    Door,
-    EpisodeMeta,
-    FrameRecord,
-    House,
-    Intrinsics,
-    Room,
-    SceneObject,
-    Trajectory,
-    Visible,
-    WallSegment,
-    load_episode_meta,
-    meta_path_for,
-    save_episode_meta,
-)
 
 ENV_ID = "streamspatial/Explore-v0"
 
@@ -50,20 +35,4 @@ def _register_env() -> None:
 
 _register_env()
 
-__all__ = [
-    "ENV_ID",
-    "CameraPose",
-    "Door",
-    "EpisodeMeta",
-    "FrameRecord",
-    "House",
-    "Intrinsics",
-    "Room",
-    "SceneObject",
-    "Trajectory",
-    "Visible",
-    "WallSegment",
-    "load_episode_meta",
-    "meta_path_for",
-    "save_episode_meta",
-]
+__all__ = ["ENV_ID"]

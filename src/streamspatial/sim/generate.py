@@ -19,27 +19,22 @@ questions and the letter order, so a run can be reproduced from its manifest.
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from streamspatial.core.benchmark_folder import GENERATION, MANIFEST, claimed, fingerprint
-from streamspatial.core.errors import InputError
-from streamspatial.core.runtime import EXECUTORS, Executor, pick_executor
+from streamspatial.core.runtime import Executor, pick_executor
 from streamspatial.core.schema import Item
-from streamspatial.sim.pipeline.executors import (
-    Asked,
-    Generation,
-    StageProgress,
-    plan_all,
-    run_here,
-)
+from streamspatial.scene.schedule import Schedule
+from streamspatial.scene.types import load_episode_meta
+from streamspatial.sim.pipeline.config import GenerateConfig, house_seeds
+from streamspatial.sim.pipeline.executors import Generation, StageProgress, plan_all, run_here
 from streamspatial.sim.pipeline.jobs import (
+    Asked,
     Job,
-    Plan,
+    WalkPlan,
     Work,
     episode_name,
     groups_of,
@@ -47,22 +42,9 @@ from streamspatial.sim.pipeline.jobs import (
     walk_frames,
 )
 from streamspatial.sim.pipeline.stages import StageTimes
-from streamspatial.sim.types import load_episode_meta
 
 from .qa.export import FILES, episode_dir, export_items, videos_dir
 
-Split = Literal["train", "eval"]
-# Each split owns a million house seeds; eval houses can never leak into training data.
-SPLIT_BASE: dict[str, int] = {"eval": 0, "train": 1_000_000}
-SPLIT_SPAN = 1_000_000
-# S3-Bench normalises its real-world videos to 640×480 (its simulated ones are 768×768):
-# frames at a benchmark's resolution by default; the demo asks for smaller ones.
-BENCHMARK_SIZE = (640, 480)
-
-# The walk lengths asked for, in minutes: from 6 s (the shortest walk the generation's tests
-# make questions from: one look round the first room) to half an hour (the longest the walk
-# planner is checked for; --stretch may lengthen a walk to three times this).
-MINUTES = (0.1, 30.0)
 # How a benchmark was computed, not what: left out of its configuration (the manifest keeps
 # the rest, and a folder is continued only by the same configuration).
 HOW = ("workers", "resume", "force", "executor", "address")
@@ -75,83 +57,6 @@ WRITTEN = (MANIFEST, f"{MANIFEST}.tmp", "items.jsonl", *FILES.values(), "videos"
 # (stage of .stages.STAGES, done, total in the stage's own units; total -1: not known yet)
 Progress = Callable[[str, int, int], None]
 Notice = Callable[[str], None]  # one line for the user, before rendering
-
-
-@dataclass(frozen=True)
-class GenerateConfig:
-    out: Path
-    houses: int = 3
-    seed: int = 0
-    minutes: float = 1.0
-    size: tuple[int, int] = BENCHMARK_SIZE
-    fps: float = 10.0
-    split: Split = "eval"
-    per_family: int = 3
-    identity_turns: int = 0  # turns of the rotating-camera probe (VCBench §4.3.2); 0: none
-    rooms: int | None = None  # rooms per house (None: the house generator's choice)
-    furniture: str = "catalog"  # "catalog" (textured models and rooms) or "boxes"
-    workers: int = 0  # processes rendering walks side by side; 0: automatic (.pipeline.executors)
-    executor: str = "local"  # "local" (this machine) or "ray" (actors: .pipeline.ray_actors)
-    address: str | None = None  # the Ray cluster to join (None: a local Ray instance)
-    # Keep the episodes an interrupted run of the same command already rendered in ``out``
-    # (each is a pure function of its seed): only the missing ones are rendered.
-    resume: bool = False
-    # Replace a folder that holds another benchmark (or generated files but no manifest);
-    # without it such a folder is refused (core.benchmark_folder).
-    force: bool = False
-    prune: bool = True  # Iterative Bias Pruning of the finished benchmark (qc.prune)
-    reserve: float = 1.0  # extra questions per family and walk, as a share of per_family
-    # Dynamic events around each walk (sim.events: people, doors, lights, props, a metronome),
-    # for textured houses; the spin probe never has any.
-    events: bool = True
-    # Lengthen a walk that enters fewer rooms, or plans fewer glance-backs, than the
-    # room-graph and change families need (.pipeline.stretch: up to three times ``minutes``).
-    # Off here, so a walk is exactly as long as asked for whoever calls the library (tests,
-    # training data); ``sim generate`` turns it on (``--stretch``, its default).
-    stretch: bool = False
-
-    def walk_slot(self, house_seed: int) -> int:
-        """A walk's place among this benchmark's walks (its house seed's index): where the
-        event planner starts dealing its glance-backs' outcomes, so the walks share them out
-        evenly (``sim.events.plan.plan_events``'s ``slot``); a house that is not one of this
-        benchmark's (a walk planned on its own) takes its seed, the planner's default."""
-        seeds = house_seeds(self.split, self.seed, self.houses)
-        return seeds.index(house_seed) if house_seed in seeds else house_seed
-
-    def check(self) -> None:
-        problems = []
-        if self.houses < 1:
-            problems.append(f"--houses must be at least 1, got {self.houses}")
-        low, high = MINUTES
-        if not low <= self.minutes <= high:
-            problems.append(f"--minutes must be between {low:g} and {high:g}, got {self.minutes:g}")
-        if self.per_family < 1:
-            problems.append(f"--per-family must be at least 1, got {self.per_family}")
-        if not self.fps > 0:
-            problems.append(f"--fps must be positive, got {self.fps}")
-        w, h = self.size
-        if w < 16 or h < 16 or w % 2 or h % 2:
-            problems.append(f"--size must be even and at least 16x16, got {w}x{h}")
-        if self.split not in SPLIT_BASE:
-            problems.append(f"--split must be train or eval, got {self.split!r}")
-        if self.identity_turns < 0:
-            problems.append(f"identity turns must be ≥ 0, got {self.identity_turns}")
-        if self.furniture not in ("catalog", "boxes"):
-            problems.append(f"--furniture must be catalog or boxes, got {self.furniture!r}")
-        if self.workers < 0:
-            problems.append(f"--workers must be ≥ 0, got {self.workers}")
-        if self.executor not in EXECUTORS:
-            problems.append(f"--executor must be local or ray, got {self.executor!r}")
-        if self.address is not None and self.executor != "ray":
-            problems.append("--address needs --executor ray")
-        if self.resume and self.force:
-            problems.append("--resume continues a benchmark, --force replaces it: pass one")
-        if self.rooms is not None and not 2 <= self.rooms <= 12:
-            problems.append(f"--rooms must be between 2 and 12, got {self.rooms}")
-        if not self.reserve >= 0:
-            problems.append(f"--reserve must be ≥ 0, got {self.reserve}")
-        if problems:
-            raise InputError("; ".join(problems))
 
 
 @dataclass
@@ -168,13 +73,6 @@ class GenerateResult:
     @property
     def videos(self) -> Path:
         return videos_dir(self.out)
-
-
-def house_seeds(split: Split, seed: int, n: int) -> list[int]:
-    """``n`` distinct house seeds inside the split's own range, a function of ``seed``."""
-    rng = random.Random(f"houses:{split}:{seed}")
-    base = SPLIT_BASE[split]
-    return [base + s for s in rng.sample(range(SPLIT_SPAN), n)]
 
 
 def generate_benchmark(
@@ -207,11 +105,11 @@ def generate_benchmark(
         return _generate(cfg, out, progress, notice, started, executor)
 
 
-def generation_executor(cfg: GenerateConfig) -> Executor[Generation, Asked]:
+def generation_executor(cfg: GenerateConfig) -> Executor[Generation, list[Asked]]:
     """The executor ``cfg.executor`` names (:mod:`streamspatial.core.runtime`, which
     evaluation's executors share), running a generation's units of work."""
 
-    def on_ray(generation: Generation) -> Asked:
+    def on_ray(generation: Generation) -> list[Asked]:
         from streamspatial.sim.pipeline.ray_actors import run_generation
 
         return run_generation(generation)
@@ -225,7 +123,7 @@ def _generate(
     progress: Progress | None,
     notice: Notice | None,
     started: float,
-    executor: Executor[Generation, Asked],
+    executor: Executor[Generation, list[Asked]],
 ) -> GenerateResult:
     from streamspatial.sim.walk.spin import spin_frames
 
@@ -252,7 +150,7 @@ def _generate(
     steps = StageProgress(progress, len(todo), sum(map(frames_of, todo)), len(jobs))
     plans = plan_all(cfg, todo, sum(map(frames_of, todo)), steps, times)
     walks = _walks(jobs, plans, frames_dir)
-    planned = {job: len(plan[1].poses) for job, plan in plans.items()}
+    planned = {job: len(plan.trajectory.poses) for job, plan in plans.items()}
     steps.frames = sum(planned.values())
     stretched = {episode_name(*j): n / per_walk for j, (n, _) in walks.items() if n > per_walk}
     ahead = _forecast(cfg, [schedule for _, schedule in walks.values()])
@@ -262,8 +160,8 @@ def _generate(
             notice(line)
     work = Work(cfg, todo, groups, frames_dir, lambda job: planned.get(job, frames_of(job)), plans)
     asked = executor.run(Generation(work, steps, times))
-    items = [it for group_items, _ in asked for it in group_items]
-    episodes = [name for _, names in asked for name in names]
+    items = [it for group in asked for it in group.items]
+    episodes = [name for group in asked for name in group.episodes]
     # 6. Iterative Bias Pruning against the reserve
     items, pruning = debias(items, cfg, walks=len(seeds), progress=progress, times=times)
     # 7. the benchmark files
@@ -298,22 +196,24 @@ def _stretch_line(stretched: dict[str, float], walks: int, cfg: GenerateConfig) 
     )
 
 
-def _walks(jobs: list[Job], plans: dict[Job, Plan], frames_dir: Path) -> dict[Job, tuple]:
+def _walks(
+    jobs: list[Job], plans: dict[Job, WalkPlan], frames_dir: Path
+) -> dict[Job, tuple[int, Schedule | None]]:
     """Every walk's frames and event schedule: as planned by this run, or as rendered by an
     earlier one (``--resume``), so the walks it lengthened are named too."""
-    out: dict[Job, tuple] = {}
+    out: dict[Job, tuple[int, Schedule | None]] = {}
     for job in jobs:
         if job[0] != "walk":
             continue
         if job in plans:
-            out[job] = (len(plans[job][1].poses), plans[job][2])
+            out[job] = (len(plans[job].trajectory.poses), plans[job].schedule)
         else:
             meta = load_episode_meta(frames_dir / f"{episode_name(*job)}.mp4")
             out[job] = (len(meta.frames), meta.schedule)
     return out
 
 
-def _forecast(cfg: GenerateConfig, schedules: list):
+def _forecast(cfg: GenerateConfig, schedules: list[Schedule | None]):
     """The families the walks' planned events (one schedule a walk, None without events)
     will leave short."""
     from streamspatial.sim.pipeline.forecast import NEED, forecast

@@ -23,8 +23,8 @@ from pathlib import Path
 from streamspatial.core.benchmark_folder import GENERATION, read_manifest
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import Item
+from streamspatial.scene.types import EpisodeMeta, load_episode_meta, meta_path_for
 from streamspatial.sim.qa.export import episode_dir, read_items, video_ref
-from streamspatial.sim.types import EpisodeMeta, load_episode_meta, meta_path_for
 
 from .folds import fold_examples
 from .qa import qa_examples

@@ -8,7 +8,7 @@ query point of an item marked ``explorable``:
 
 1. **Evidence.**  The objects the question is about (its intent's instances) that the prefix
    has not shown by t_q, at the question generators' *seen* threshold
-   (:func:`~streamspatial.sim.qa.prefix.min_pixels_for` visible pixels in one frame's id
+   (:func:`~streamspatial.scene.camera.min_pixels_for` visible pixels in one frame's id
    buffer): what exploring must reveal.  A question about one category in one room (the
    ``explore_room_count`` kind) also names what must stay out of view: that category's objects
    in other rooms, which a view through a door would add to the count.
@@ -44,13 +44,13 @@ from typing import Any
 
 from streamspatial.agents.exploration import offer_note, step_note, view_caption
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.types import EpisodeMeta
 from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.actions import MOVES, Action, parse_action
 from streamspatial.sim.explore.plan import MAX_ACTIONS, Plan, plans
 from streamspatial.sim.explore.world import EpisodeEnv, ExploreStep, pose_at
 from streamspatial.sim.qa.explore import reach_pixels
-from streamspatial.sim.qa.prefix import min_pixels_for
-from streamspatial.sim.types import EpisodeMeta
 from streamspatial.video.prefix import query_frame_index
 
 from .qa import answer_text, asked, item_meta

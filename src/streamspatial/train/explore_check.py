@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from streamspatial.scene.camera import min_pixels_for
 from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.world import EpisodeEnv, EpisodeWorld
 from streamspatial.sim.qa.export import videos_dir
-from streamspatial.sim.qa.prefix import min_pixels_for
 from streamspatial.video.cache import decode_jpeg
 
 from .records import TRAIN_FILE, TrainingExample, read_examples

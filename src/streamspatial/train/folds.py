@@ -28,7 +28,7 @@ from streamspatial.agents.model_memory import AMF_SYSTEM
 from streamspatial.core.geometry import wrap_pi
 from streamspatial.perception.ground_truth import SimGroundTruth, label_of
 from streamspatial.perception.types import EgoPose, Observation
-from streamspatial.sim.types import EpisodeMeta
+from streamspatial.scene.types import EpisodeMeta
 
 from .records import Message, TrainingExample
 

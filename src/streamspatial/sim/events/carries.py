@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.schedule import Event, Waypoint
+from streamspatial.scene.types import CameraPose
 from streamspatial.sim.events.holds import PERSON_Z, Content, Ctx, _at
 from streamspatial.sim.events.params import (
     CARRIES,
@@ -35,8 +37,6 @@ from streamspatial.sim.events.params import (
     WATCH_PITCH,
 )
 from streamspatial.sim.events.scene import Surface, free_at, line_free, stand_points
-from streamspatial.sim.schedule import Event, Waypoint
-from streamspatial.sim.types import CameraPose
 
 HAND_SIDE = 0.28  # m: the prop is carried at the person's right hand
 # UCS Object Trajectory asks on which side of the view the prop was set down (8° or more off

@@ -16,6 +16,8 @@ import math
 import numpy as np
 
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.schedule import Actor, Event, Swing, Waypoint
+from streamspatial.scene.types import CameraPose
 from streamspatial.sim.events.holds import Content, Ctx, _at
 from streamspatial.sim.events.manoeuvres import Segment, glance_back
 from streamspatial.sim.events.params import (
@@ -35,8 +37,6 @@ from streamspatial.sim.events.params import (
 )
 from streamspatial.sim.events.scene import Surface
 from streamspatial.sim.events.sightline import open_distance
-from streamspatial.sim.schedule import Actor, Event, Swing, Waypoint
-from streamspatial.sim.types import CameraPose
 
 WALL_Z = 1.5  # m: a wall pendulum clock hangs at about eye height
 # m: a metronome swings only while no mover is this close to the line of sight to it (half a

@@ -2,7 +2,7 @@
 
 Each planner gets the hold's camera pose (static: the camera stands still while it watches,
 so "toward", "left" … are well defined) and its time window, and returns actor visits and
-:class:`~streamspatial.sim.schedule.Event` s in absolute time, or ``None`` when the view has
+:class:`~streamspatial.scene.schedule.Event` s in absolute time, or ``None`` when the view has
 no room for it.  Everything is checked with :mod:`.sightline` (seen by the hold's camera) and
 the occupancy grid (on free floor), and what appears or vanishes does so out of view.
 """
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.ndimage import binary_dilation
 
+from streamspatial.scene.schedule import Event, Waypoint
+from streamspatial.scene.types import CameraPose, House
 from streamspatial.sim.events.params import (
     BALL_SIZE,
     BODY_MARGIN,
@@ -37,8 +39,6 @@ from streamspatial.sim.events.params import (
 from streamspatial.sim.events.scene import Surface, free_at, line_points
 from streamspatial.sim.events.sightline import visible_many
 from streamspatial.sim.house.occupancy import Occupancy
-from streamspatial.sim.schedule import Event, Waypoint
-from streamspatial.sim.types import CameraPose, House
 
 PERSON_Z = PERSON_SIZE[2] / 2  # the person's box centre
 SEEN_Z = 1.0  # the height checked for "the person is seen": the chest

@@ -14,6 +14,9 @@ import math
 import numpy as np
 from scipy.ndimage import binary_dilation
 
+from streamspatial.scene.doors import DOOR_OPEN, door_hinge, door_leaf_actor, door_leaf_track
+from streamspatial.scene.schedule import Actor, Event, LightSwitch
+from streamspatial.scene.types import House, Trajectory
 from streamspatial.sim.events.params import (
     DOOR_CLOSED,
     DOOR_PASS_GUARD,
@@ -24,14 +27,6 @@ from streamspatial.sim.events.params import (
     LIGHT_PAIRS,
 )
 from streamspatial.sim.events.sightline import visible
-from streamspatial.sim.render.door_leaf import (
-    DOOR_OPEN,
-    door_hinge,
-    door_leaf_actor,
-    door_leaf_track,
-)
-from streamspatial.sim.schedule import Actor, Event, LightSwitch
-from streamspatial.sim.types import House, Trajectory
 
 PASS_RADIUS = 0.9  # m: the camera within this of a door's centre is going through it
 
@@ -115,7 +110,7 @@ def plan_doors(
         blocked |= np.hypot(*(cam - c).T) < DOOR_VIEW_DIST
         seen = visible(house, traj.poses, (c[0], c[1], 1.0), aspect=aspect)
         # The leaf opens into the room where its open swing keeps clearest of the camera's path
-        # (sim.render.door_leaf's convention: the leaf runs along yaw + angle from the hinge).
+        # (scene.doors' convention: the leaf runs along yaw + angle from the hinge).
         best = None
         for room in (door.room_a, door.room_b):
             hinge, yaw = door_hinge(door, room, house)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.types import CameraPose, Trajectory
 from streamspatial.sim.events.params import (
     EVENT_WORTH,
     EXTRA_KINDS,
@@ -28,7 +29,6 @@ from streamspatial.sim.events.params import (
     MINUTE_KINDS,
     TURN_SPEED,
 )
-from streamspatial.sim.types import CameraPose, Trajectory
 
 Head = tuple[float, float, str]  # yaw, pitch, motion
 

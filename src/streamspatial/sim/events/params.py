@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from streamspatial.sim.render.camera import DEFAULT_VFOV
+from streamspatial.scene.camera import DEFAULT_VFOV
 
 # --------------------------------------------------------------------------- the camera
 VFOV_DEG = DEFAULT_VFOV  # the renderer's vertical field of view
@@ -65,7 +65,7 @@ LIGHT_PAIRS = (1, 4)  # off/on pairs per minute, uniform
 LIGHT_OFF = (1.0, 2.0)
 
 # --------------------------------------------------------------------------- doors (E1-Action)
-# The leaf's geometry and its open angle are sim.render.door_leaf's (the renderer's convention).
+# The leaf's geometry and its open angle are scene.doors' (the convention the renderer draws).
 DOOR_SWING = 0.5  # s for one swing (the brief)
 # swings per minute, uniform (close and open alternate).  At least two: E1-Action asks only
 # where two or more were seen, and with 1-6 five of twelve 3-minute walks had none to ask.

@@ -1,7 +1,7 @@
 """The event planner: dynamic happenings placed where the camera will look.
 
 ``plan_events(house, trajectory, seed)`` edits a planned walk and returns it with a
-:class:`~streamspatial.sim.schedule.Schedule`.  An event is only countable if it is seen, so:
+:class:`~streamspatial.scene.schedule.Schedule`.  An event is only countable if it is seen, so:
 
 1. Manoeuvres are inserted into the walk (:mod:`.manoeuvres`) at places that suit them: a
    *crossing* hold (the camera watches a stretch of free floor a person walks across, 1–3
@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from streamspatial.sim import streams
+from streamspatial.scene import streams
+from streamspatial.scene.schedule import ACTOR_ID_BASE, Actor, Event, Schedule
+from streamspatial.scene.types import CameraPose, House, Trajectory
 from streamspatial.sim.events.carries import carry_spots, carry_view, plan_carries
 from streamspatial.sim.events.changes import place_pendulum, plan_glance
 from streamspatial.sim.events.holds import (
@@ -57,8 +60,6 @@ from streamspatial.sim.events.params import (
 from streamspatial.sim.events.scene import free_at, gapped_track, surfaces
 from streamspatial.sim.events.sightline import wall_rects
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.schedule import ACTOR_ID_BASE, Actor, Event, Schedule
-from streamspatial.sim.types import CameraPose, House, Trajectory
 
 YAWS = 12  # headings tried for a watch hold
 # Draws of a manoeuvre's content at its chosen place: a watch hold keeps the richest, a
@@ -248,6 +249,14 @@ def _survey(
     return out
 
 
+class EventPlan(NamedTuple):
+    """Step 3's output: the walk (edited with watch holds and glance-backs) and its schedule of
+    what moves and switches; ``schedule`` is None for a walk planned without events."""
+
+    trajectory: Trajectory
+    schedule: Schedule | None
+
+
 def plan_events(
     house: House,
     trajectory: Trajectory,
@@ -256,7 +265,7 @@ def plan_events(
     aspect: float = ASPECT,
     report: dict | None = None,
     slot: int | None = None,
-) -> tuple[Trajectory, Schedule]:
+) -> EventPlan:
     """The walk with watch holds and glance-backs inserted, and what happens around it.
 
     The trajectory keeps its number of poses and times ``i / fps``.  ``report``, when given,
@@ -393,7 +402,7 @@ def plan_events(
     events += light_events + door_events
     events.sort(key=lambda e: (e.end, e.start, e.kind, e.subject))
     actors.sort(key=lambda a: a.actor_id)
-    return traj, Schedule(tuple(actors), tuple(switches), tuple(events))
+    return EventPlan(traj, Schedule(tuple(actors), tuple(switches), tuple(events)))
 
 
 def manoeuvre_share(traj: Trajectory) -> float:
@@ -401,4 +410,4 @@ def manoeuvre_share(traj: Trajectory) -> float:
     return sum(p.motion in ("watch", "glance") for p in traj.poses) / max(1, len(traj.poses))
 
 
-__all__ = ["manoeuvre_share", "plan_events"]
+__all__ = ["EventPlan", "manoeuvre_share", "plan_events"]

@@ -3,7 +3,7 @@
 Helpers of the event planner (:mod:`.plan`): the furniture tops props and metronomes stand
 on (only free spots, away from the house's own small objects), straight legs on free floor
 (the walk's occupancy grid, so a person or a ball never walks through furniture or walls),
-and actor tracks with gaps.  Door leaves follow :mod:`~streamspatial.sim.render.door_leaf`.
+and actor tracks with gaps.  Door leaves follow :mod:`~streamspatial.scene.doors`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamspatial.scene import catalog
+from streamspatial.scene.schedule import Waypoint
+from streamspatial.scene.types import House, SceneObject
 from streamspatial.sim.events.params import PROP_GAP, SURFACE_TOP
-from streamspatial.sim.house import catalog
 from streamspatial.sim.house.occupancy import Occupancy
-from streamspatial.sim.schedule import Waypoint
-from streamspatial.sim.types import House, SceneObject
 
 SPOT_STEP = 0.16  # m between candidate prop spots on a top: room for a 0.1 m prop and a gap
 

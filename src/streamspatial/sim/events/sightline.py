@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from streamspatial.scene.types import CameraPose, House
 from streamspatial.sim.events.params import ASPECT, EDGE_MARGIN, NEAR, VFOV_DEG
-from streamspatial.sim.types import CameraPose, House
 
 
 def _pose_arrays(poses: Sequence[CameraPose]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -22,12 +22,12 @@ from gymnasium import spaces
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.camera import DEFAULT_VFOV
+from streamspatial.scene.types import CameraPose, FrameRecord, House
 from streamspatial.sim.explore.actions import ACTIONS, MAX_DISTANCE, MOVES, Action, parse_action
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
 from streamspatial.sim.render.process import RenderProcess
-from streamspatial.sim.render.renderer import DEFAULT_VFOV
-from streamspatial.sim.types import CameraPose, FrameRecord, House
 from streamspatial.sim.walk.nav import Motion, keypoints
 
 _STEP = 0.02  # collision check resolution along a move (m)

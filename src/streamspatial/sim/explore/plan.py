@@ -29,11 +29,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from streamspatial.core.geometry import wrap_angle
+from streamspatial.scene.types import CameraPose, House, Intrinsics
 from streamspatial.sim.explore.actions import ACTIONS, MOVES, Action
 from streamspatial.sim.explore.env import action_poses
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
 from streamspatial.sim.qa.sweep import view_pixels
-from streamspatial.sim.types import CameraPose, House, Intrinsics
 from streamspatial.sim.walk.nav import Motion
 
 MAX_ACTIONS = 3  # as many as `--explore-steps 3`, the documented setting, offers

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from streamspatial.sim.types import CameraPose, EpisodeMeta, load_episode_meta, meta_path_for
+from streamspatial.scene.types import CameraPose, EpisodeMeta, load_episode_meta, meta_path_for
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage
 
+from streamspatial.scene.types import House, Room
 from streamspatial.sim.house import materials as mat
 from streamspatial.sim.house.facade import Face
 from streamspatial.sim.house.occupancy import FLAT, _in_polygon
-from streamspatial.sim.types import House, Room
 
 EXTERIOR = (0.82, 0.8, 0.74)  # render colour of the house's outer walls
 SKIN_PPM = 32  # texels per metre of the outer walls' render

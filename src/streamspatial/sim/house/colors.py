@@ -1,7 +1,7 @@
 """Naming an object's colour from its rendered pixels.
 
 Questions say "the red chair"; the red has to be what a viewer sees.  Every pixel of an object
-is named by the nearest palette colour (:data:`streamspatial.sim.house.catalog.COLORS`) in CIE Lab,
+is named by the nearest palette colour (:data:`streamspatial.scene.catalog.COLORS`) in CIE Lab,
 and the object's colour is the name most of its pixels get.  :func:`studio_color` renders a
 model alone under the house renderer's own lights from eight directions and names those
 pixels; it is what the house generator assigns, and ``tests/test_sim_colors.py`` checks it
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog
 
 _NAMES = tuple(catalog.COLORS)
 
@@ -136,7 +136,7 @@ def _gl_context():
 def _measure(model_key: str) -> tuple[str, tuple[float, float, float]]:
     import mujoco
 
-    from streamspatial.sim.render.mjcf import SceneBuilder, instance_model
+    from streamspatial.sim.house.assets.mjcf import SceneBuilder, instance_model
 
     model = instance_model(model_key)
     b = SceneBuilder(STUDIO_SIZE, STUDIO_SIZE)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from streamspatial.sim.types import House, Room
+from streamspatial.scene.types import House, Room
 
 DOOR_HEIGHT = 2.1
 WINDOW_SILL, WINDOW_TOP = 0.9, 2.15

@@ -17,10 +17,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog
+from streamspatial.scene.types import House, SceneObject
 from streamspatial.sim.house.floorplan import WALL_THICKNESS, Plan
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.types import House, SceneObject
 
 DOOR_CLEARANCE = 1.0  # metres kept free on both sides of a door
 _GAP = 0.03  # between furniture and walls / other furniture
@@ -106,7 +106,7 @@ class _Looks:
         rng = self.rng
         if self.catalog:
             from streamspatial.sim.house.assets.manifest import models_for
-            from streamspatial.sim.render.mjcf import instance_model
+            from streamspatial.sim.house.assets.mjcf import instance_model
 
             ids = models_for(cat.name)
             mid = ids[int(rng.integers(len(ids)))]

@@ -16,8 +16,8 @@ from dataclasses import replace
 import numpy as np
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim import streams
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog, streams
+from streamspatial.scene.types import Door, House, Room, SceneObject, WallSegment
 from streamspatial.sim.house.floorplan import (
     WALL_HEIGHT,
     WALL_THICKNESS,
@@ -27,7 +27,6 @@ from streamspatial.sim.house.floorplan import (
     trace_loops,
 )
 from streamspatial.sim.house.furnish import furnish
-from streamspatial.sim.types import Door, House, Room, SceneObject, WallSegment
 
 DOOR_CELLS = 2  # doors are two grid cells (1.0 m) wide
 # Extra doors between adjacent rooms the door tree left unjoined, by how many of the two are

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from streamspatial.sim import streams
+from streamspatial.scene import streams
 
 FLOOR_PPM = 100  # texels per metre on floors (1 cm)
 WALL_PPM = 64  # on walls and ceilings

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from streamspatial.sim.types import House
+from streamspatial.scene.types import House
 
 RESOLUTION = 0.1
 RADIUS = 0.25

@@ -1,6 +1,6 @@
 """How a generation runs, beside what it computes: units of work, where they run, what they cost.
 
-In: a :class:`~streamspatial.sim.generate.GenerateConfig` and its house seeds.  Out: every
+In: a :class:`~streamspatial.sim.pipeline.config.GenerateConfig` and its house seeds.  Out: every
 walk planned, rendered and asked (the items, in job order), the families the planned walks
 will leave short (before any rendering), and the wall and CPU seconds of each stage.
 

@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from streamspatial.sim.pipeline.jobs import (
+    Asked,
     Group,
     Job,
-    Plan,
+    Planned,
+    Rendered,
+    WalkPlan,
     Work,
     ask_group,
     episode_name,
@@ -34,10 +37,7 @@ from streamspatial.sim.pipeline.jobs import (
 from streamspatial.sim.pipeline.stages import StageTimes
 
 if TYPE_CHECKING:  # pragma: no cover
-    from streamspatial.core.schema import Item
-    from streamspatial.sim.generate import GenerateConfig
-
-Asked = list[tuple[list["Item"], list[str]]]  # each group's items and episode names
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
 
 @dataclass(frozen=True)
@@ -106,18 +106,18 @@ def process_plan(cfg: GenerateConfig, walks: int, frames: int) -> tuple[int, int
 
 def plan_all(
     cfg: GenerateConfig, todo: list[Job], frames: int, progress: StageProgress, times: StageTimes
-) -> dict[Job, Plan]:
+) -> dict[Job, WalkPlan]:
     """Plan every walk of ``todo`` (in worker processes when rendering would use them), here,
     before anything is rendered, whichever executor renders: the forecast reads the plans
     first, and the renderers take them as they are."""
     workers, _ = process_plan(cfg, len(todo), frames)
     workers = min(workers, len(todo))
     progress.start()
-    plans: dict[Job, Plan] = {}
+    plans: dict[Job, WalkPlan] = {}
 
-    def keep(job: Job, planned: tuple[Plan, StageTimes]) -> None:
-        plans[job], took = planned
-        times.merge(took)
+    def keep(job: Job, planned: Planned) -> None:
+        plans[job] = planned.plan
+        times.merge(planned.times)
         progress.frame(episode_name(*job), 0)
 
     if workers <= 1:
@@ -134,16 +134,14 @@ def plan_all(
     return plans
 
 
-def run_here(generation: Generation) -> Asked:
+def run_here(generation: Generation) -> list[Asked]:
     """A generation on this machine (the local executor's work)."""
     return run_local(generation.work, generation.progress, generation.times)
 
 
-def run_local(
-    work: Work, progress: StageProgress, times: StageTimes
-) -> list[tuple[list[Item], list[str]]]:
-    """Render ``work.todo``, then ask every group; returns each group's items and episode
-    names, in group order, and adds the time every unit took to ``times``."""
+def run_local(work: Work, progress: StageProgress, times: StageTimes) -> list[Asked]:
+    """Render ``work.todo``, then ask every group; returns what each group asked, in group
+    order, and adds the time every unit took to ``times``."""
     cfg = work.cfg
     workers, processes = process_plan(cfg, len(work.todo), sum(map(work.frames_of, work.todo)))
     workers = min(workers, max(len(work.todo), len(work.groups)))
@@ -152,7 +150,7 @@ def run_local(
         return _pool(work, progress, times, workers, processes)
     for job in work.todo:
         name = episode_name(*job)
-        _, took = render_walk(
+        done = render_walk(
             cfg,
             job,
             work.frames_dir,
@@ -160,25 +158,25 @@ def run_local(
             processes,
             work.plans.pop(job, None),
         )
-        times.merge(took)
+        times.merge(done.times)
     out = []
     for group in work.groups:
-        items, episodes, took = ask_group(cfg, group, work.frames_dir, tick=progress.ask)
-        times.merge(took)
-        out.append((items, episodes))
+        asked = ask_group(cfg, group, work.frames_dir, tick=progress.ask)
+        times.merge(asked.times)
+        out.append(asked)
     return out
 
 
 def _pool(
     work: Work, progress: StageProgress, times: StageTimes, workers: int, processes: int
-) -> list[tuple[list[Item], list[str]]]:
+) -> list[Asked]:
     import multiprocessing as mp
     import queue as queue_mod
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     cfg, groups, frames_dir = work.cfg, work.groups, work.frames_dir
     missing = {group.index: set(group.jobs) & set(work.todo) for group in groups}
-    out: dict[int, tuple[list[Item], list[str]]] = {}
+    out: dict[int, Asked] = {}
     ctx = mp.get_context("spawn")  # no GL state or threads inherited from this process
     with ctx.Manager() as manager, ProcessPoolExecutor(workers, mp_context=ctx) as pool:
         ticks = manager.Queue()
@@ -200,17 +198,16 @@ def _pool(
             for fut in done:
                 what, unit = running.pop(fut)
                 if what == "render":
-                    _, took = fut.result()
-                    times.merge(took)
+                    times.merge(fut.result().times)
                     for group in groups:
                         if unit in missing[group.index]:
                             missing[group.index].discard(unit)
                             if not missing[group.index]:
                                 ask(group)
                 else:
-                    items, episodes, took = fut.result()
-                    times.merge(took)
-                    out[unit.index] = (items, episodes)
+                    asked = fut.result()
+                    times.merge(asked.times)
+                    out[unit.index] = asked
         _drain(ticks, progress, queue_mod.Empty)
     return [out[group.index] for group in groups]
 
@@ -228,8 +225,13 @@ def _drain(ticks: Any, progress: StageProgress, empty: type[Exception]) -> None:
 
 
 def _render_in_worker(
-    cfg: GenerateConfig, job: Job, frames_dir: Path, ticks: Any, processes: int, plan: Plan | None
-) -> tuple[str, StageTimes]:
+    cfg: GenerateConfig,
+    job: Job,
+    frames_dir: Path,
+    ticks: Any,
+    processes: int,
+    plan: WalkPlan | None,
+) -> Rendered:
     name = episode_name(*job)
 
     def tick(i: int, n: int) -> None:
@@ -239,7 +241,5 @@ def _render_in_worker(
     return render_walk(cfg, job, frames_dir, tick, processes, plan)
 
 
-def _ask_in_worker(
-    cfg: GenerateConfig, group: Group, frames_dir: Path, ticks: Any
-) -> tuple[list[Item], list[str], StageTimes]:
+def _ask_in_worker(cfg: GenerateConfig, group: Group, frames_dir: Path, ticks: Any) -> Asked:
     return ask_group(cfg, group, frames_dir, tick=lambda: ticks.put(("ask",)))

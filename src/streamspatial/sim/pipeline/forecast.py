@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from streamspatial.sim.schedule import Schedule
+from streamspatial.scene.schedule import Schedule
 
 # Query points a task needs for the blind stress test to tell a few points of bias from noise
 # (at 40, the noise allowance of `qc blind` is about 25 points; fewer are barely judged).

@@ -1,8 +1,11 @@
 """The units of work a generation is made of, each a pure function of its arguments.
 
-* :func:`plan_walk` — one house's walk (or spin probe): the house, the walk and its events.
-* :func:`render_walk` — a planned walk rendered into a folder, video and ground truth.
-* :func:`ask_group` — the questions of a :class:`Group` of walks, from their ground truth.
+* :func:`plan_walk` — one house's walk (or spin probe): the house, the walk and its events
+  (a :class:`WalkPlan`, in a :class:`Planned` with the time it took).
+* :func:`render_walk` — a planned walk rendered into a folder, video and ground truth
+  (:class:`Rendered`: the episode's name and time).
+* :func:`ask_group` — the questions of a :class:`Group` of walks, from their ground truth
+  (:class:`Asked`: the items, the episodes and the time).
 
 Executors (:mod:`.executors`: this process, a process pool, Ray actors) run these units
 wherever they like and in any order the dependencies allow (a group is asked once its walks
@@ -24,26 +27,60 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from streamspatial.core.errors import InputError
+from streamspatial.scene.schedule import Schedule
+from streamspatial.scene.types import House, Trajectory, load_episode_meta, meta_path_for
 from streamspatial.sim.pipeline.stages import StageTimes
 from streamspatial.sim.pipeline.stretch import STRETCH, stretched
 from streamspatial.sim.qa.export import video_ref
-from streamspatial.sim.types import load_episode_meta, meta_path_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from streamspatial.core.schema import Item
-    from streamspatial.sim.generate import GenerateConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
 Job = tuple[str, int]  # ("walk" | "spin", house seed)
-Plan = tuple[Any, Any, Any]  # (House, Trajectory, event Schedule or None)
 Tick = Callable[[int, int], None]  # (frames done, frames in the walk)
 
 # Walks whose questions are balanced together (see the module docstring).  Sixteen walks give
 # each family 48 questions a group at the default --per-family 3 (a class may lead the rarest
 # by one per group), and keep a group's asking to minutes.
 GROUP_WALKS = 16
+
+
+@dataclass(frozen=True)
+class WalkPlan:
+    """Steps 1–3 for one job: what :func:`render_walk` renders and the forecast reads."""
+
+    house: House
+    trajectory: Trajectory  # as the events edited it
+    schedule: Schedule | None  # None: no events (a box house, --no-events, the spin probe)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """:func:`plan_walk`'s result: the plan and the time the planning took."""
+
+    plan: WalkPlan
+    times: StageTimes
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """:func:`render_walk`'s result: the episode written (its file stem) and the time taken."""
+
+    name: str
+    times: StageTimes
+
+
+@dataclass(frozen=True)
+class Asked:
+    """:func:`ask_group`'s result: the group's items in job order, its episodes, the time."""
+
+    items: list[Item]
+    episodes: list[str]
+    times: StageTimes
 
 
 @dataclass(frozen=True)
@@ -65,7 +102,7 @@ class Work:
     groups: list[Group]
     frames_dir: Path
     frames_of: Callable[[Job], int]
-    plans: dict[Job, Plan] = field(default_factory=dict)  # planned before rendering
+    plans: dict[Job, WalkPlan] = field(default_factory=dict)  # planned before rendering
 
 
 def groups_of(jobs: list[Job]) -> list[Group]:
@@ -92,7 +129,7 @@ def walk_frames(cfg: GenerateConfig, multiple: float = 1) -> int:
     return max(1, round(cfg.minutes * 60 * multiple * cfg.fps))
 
 
-def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
+def plan_walk(cfg: GenerateConfig, job: Job) -> Planned:
     """Build one house and plan its walk with its events (or its spin probe): what
     :func:`render_walk` renders, and what the forecast (:mod:`.forecast`) reads before any
     walk is rendered; with the time the planning took."""
@@ -105,14 +142,14 @@ def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
     with times.stage("plan"):
         house = generate_house(hs, n_rooms=cfg.rooms, furniture=cfg.furniture)
         if kind == "walk":
+            from streamspatial.sim.events.plan import EventPlan, plan_events
 
-            def plan(multiple: float):
+            def plan(multiple: float) -> EventPlan:
                 traj = plan_trajectory(
                     house, duration=cfg.minutes * 60 * multiple, fps=cfg.fps, seed=cfg.seed
                 )
                 if not (cfg.events and house.style == "textured"):
-                    return traj, None
-                from streamspatial.sim.events.plan import plan_events
+                    return EventPlan(traj, None)
 
                 aspect = cfg.size[0] / cfg.size[1]
                 slot = cfg.walk_slot(hs)
@@ -123,7 +160,7 @@ def plan_walk(cfg: GenerateConfig, job: Job) -> tuple[Plan, StageTimes]:
             from streamspatial.sim.walk.spin import spin_trajectory
 
             traj = spin_trajectory(house, turns=cfg.identity_turns, fps=cfg.fps, seed=cfg.seed)
-    return (house, traj, schedule), times
+    return Planned(WalkPlan(house, traj, schedule), times)
 
 
 def render_walk(
@@ -132,8 +169,8 @@ def render_walk(
     frames_dir: Path,
     tick: Tick | None = None,
     processes: int = 1,
-    plan: Plan | None = None,
-) -> tuple[str, StageTimes]:
+    plan: WalkPlan | None = None,
+) -> Rendered:
     """Render one walk (or spin probe) into ``frames_dir`` from its ``plan`` (planned here
     when None: a plan is a function of the job alone); returns the episode name and the time
     its planning (if done here) and rendering took."""
@@ -142,30 +179,30 @@ def render_walk(
     times = StageTimes()
     name = episode_name(*job)
     if plan is None:
-        plan, took = plan_walk(cfg, job)
-        times.merge(took)
-    house, traj, schedule = plan
+        planned = plan_walk(cfg, job)
+        plan = planned.plan
+        times.merge(planned.times)
     if tick is not None:
-        tick(0, len(traj.poses))  # planned
+        tick(0, len(plan.trajectory.poses))  # planned
     child: list[float] = []
     with times.stage("render", child):
         paths = render_episode(
-            house,
-            traj,
+            plan.house,
+            plan.trajectory,
             frames_dir,
             cfg.size,
             name=name,
             progress=tick,
-            schedule=schedule,
+            schedule=plan.schedule,
             processes=processes,
         )
         child.append(paths.render_cpu)
-    return name, times
+    return Rendered(name, times)
 
 
 def ask_group(
     cfg: GenerateConfig, group: Group, frames_dir: Path, tick: Callable[[], None] | None = None
-) -> tuple[list[Item], list[str], StageTimes]:
+) -> Asked:
     """Every question of the group's walks (the reserve included when pruning), in job order,
     from the ground truth in ``frames_dir``; with the episode names and the time it took.
     ``tick()`` is called after each walk."""
@@ -194,7 +231,7 @@ def ask_group(
             if tick is not None:
                 tick()
         episodes = [names[job] for job in group.jobs]
-    return items, episodes, times
+    return Asked(items, episodes, times)
 
 
 def rendered(

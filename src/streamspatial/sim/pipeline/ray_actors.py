@@ -34,22 +34,22 @@ from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.cluster import join
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.sim.pipeline.executors import Asked, Generation, StageProgress
+from streamspatial.scene.types import meta_path_for
+from streamspatial.sim.pipeline.executors import Generation, StageProgress
 from streamspatial.sim.pipeline.jobs import (
+    Asked,
     Group,
     Job,
-    Plan,
+    WalkPlan,
     Work,
     ask_group,
     episode_name,
     render_walk,
 )
 from streamspatial.sim.pipeline.stages import StageTimes
-from streamspatial.sim.types import meta_path_for
 
 if TYPE_CHECKING:  # pragma: no cover
-    from streamspatial.core.schema import Item
-    from streamspatial.sim.generate import GenerateConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
 
 MAX_ATTEMPTS = 3  # actors a walk or group is handed to before the run stops
 
@@ -67,25 +67,23 @@ class GenerationWorker:
             # render processes inherit it: this node's actors share its GPUs out
             os.environ["MUJOCO_EGL_DEVICE_ID"] = str(devices[os.getpid() % len(devices)])
 
-    def render(self, job: Job, plan: Plan | None = None) -> dict[str, Any]:
+    def render(self, job: Job, plan: WalkPlan | None = None) -> dict[str, Any]:
         """Render one walk from its plan (planned here when None); its files as bytes and the
         time it took."""
         folder = Path(tempfile.mkdtemp(dir=self.scratch))
         try:
-            name, times = render_walk(self.cfg, job, folder, plan=plan)
-            video = folder / f"{name}.mp4"
+            done = render_walk(self.cfg, job, folder, plan=plan)
+            video = folder / f"{done.name}.mp4"
             return {
-                "name": name,
+                "name": done.name,
                 "video": video.read_bytes(),
                 "meta": meta_path_for(video).read_bytes(),
-                "times": times,
+                "times": done.times,
             }
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def ask(
-        self, group: Group, metas: dict[str, bytes]
-    ) -> tuple[list[Item], list[str], StageTimes]:
+    def ask(self, group: Group, metas: dict[str, bytes]) -> Asked:
         """Ask a group from its walks' metadata (``name`` → the ``.meta.json.gz`` bytes)."""
         folder = Path(tempfile.mkdtemp(dir=self.scratch))
         try:
@@ -111,17 +109,15 @@ def _write(frames_dir: Path, done: dict[str, Any]) -> None:
         tmp.replace(path)
 
 
-def run_generation(generation: Generation) -> Asked:
+def run_generation(generation: Generation) -> list[Asked]:
     """A generation on Ray actors (the Ray executor's work)."""
     return run_on_ray(generation.work, generation.progress, generation.times)
 
 
-def run_on_ray(
-    work: Work, progress: StageProgress, times: StageTimes
-) -> list[tuple[list[Item], list[str]]]:
+def run_on_ray(work: Work, progress: StageProgress, times: StageTimes) -> list[Asked]:
     """Render ``work.todo`` and ask every group on Ray actors (``cfg.address``: the cluster,
-    None for a local Ray instance); returns each group's items and episode names, in group
-    order, and adds the time every unit took to ``times``."""
+    None for a local Ray instance); returns what each group asked, in group order, and adds
+    the time every unit took to ``times``."""
     cfg = work.cfg
     started = join(cfg.address)
     import ray
@@ -149,7 +145,7 @@ def _schedule(
     work: Work,
     progress: StageProgress,
     times: StageTimes,
-) -> list[tuple[list[Item], list[str]]]:
+) -> list[Asked]:
     """Hand units to idle actors (a group as soon as its walks are in, before more walks)
     until every walk is rendered and every group asked; ``actors`` is kept up to date."""
     groups, frames_dir = work.groups, work.frames_dir
@@ -159,7 +155,7 @@ def _schedule(
     idle = list(actors)
     running: dict[Any, tuple[Any, str, Any]] = {}
     attempts: Counter[Any] = Counter()
-    out: dict[int, tuple[list[Item], list[str]]] = {}
+    out: dict[int, Asked] = {}
     progress.start()
     while renders or asks or running:
         while idle and (asks or renders):
@@ -206,9 +202,8 @@ def _schedule(
                     if not missing[group.index]:
                         asks.append(group)
         else:
-            items, episodes, took = value
-            times.merge(took)
-            out[unit.index] = (items, episodes)
-            for _ in episodes:
+            times.merge(value.times)
+            out[unit.index] = value
+            for _ in value.episodes:
                 progress.ask()
     return [out[g.index] for g in groups]

@@ -26,16 +26,17 @@ actors plan the same walk.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from streamspatial.scene.types import House, Trajectory
 from streamspatial.sim.pipeline.forecast import glance_outcomes
-from streamspatial.sim.schedule import Schedule
-from streamspatial.sim.types import House, Trajectory
+
+if TYPE_CHECKING:  # pragma: no cover - the events step (SciPy) loads when a walk is planned
+    from streamspatial.sim.events.plan import EventPlan
 
 ROOMS_WANTED = 4  # rooms a walk enters for the room-graph families (see above)
 GLANCES_WANTED = 2  # glance-backs a walk with events plans for the change families
 STRETCH = (1, 2, 3)  # multiples of the walk length asked for, tried in turn
-
-Planned = tuple[Trajectory, Schedule | None]
 
 
 def rooms_entered(house: House, traj: Trajectory) -> int:
@@ -44,7 +45,7 @@ def rooms_entered(house: House, traj: Trajectory) -> int:
     return len(rooms - {None})
 
 
-def reach(house: House, planned: Planned) -> tuple[int, int]:
+def reach(house: House, planned: EventPlan) -> tuple[int, int]:
     """What the planned walk shows of what the families need, each capped at the need:
     (rooms entered, glance-backs planned; a walk without events needs none)."""
     traj, schedule = planned
@@ -54,13 +55,13 @@ def reach(house: House, planned: Planned) -> tuple[int, int]:
 
 
 def stretched(
-    house: House, plan: Callable[[float], Planned], *, stretch: bool = True
-) -> tuple[Planned, float]:
+    house: House, plan: Callable[[float], EventPlan], *, stretch: bool = True
+) -> tuple[EventPlan, float]:
     """``plan(multiple)`` (a walk and its events) for the first multiple of ``STRETCH`` whose
     walk reaches what the families need, else the one coming closest (the shortest of
     those); with that multiple."""
     want = (min(ROOMS_WANTED, len(house.rooms)), GLANCES_WANTED)
-    best: tuple[tuple[int, int], float, Planned] | None = None
+    best: tuple[tuple[int, int], float, EventPlan] | None = None
     for multiple in STRETCH if stretch else STRETCH[:1]:
         got = plan(multiple)
         score = reach(house, got)

@@ -1,6 +1,6 @@
 """Step 5 of the pipeline: questions over simulator ground truth, written as benchmark files.
 
-In: an episode's metadata (:class:`~streamspatial.sim.types.EpisodeMeta`: house, per-frame poses
+In: an episode's metadata (:class:`~streamspatial.scene.types.EpisodeMeta`: house, per-frame poses
 and visibility, the schedule of a dynamic episode).  Out: :class:`~streamspatial.core.schema.Item`
 s in S3-Bench, OVO-S, VCBench and UCS styles (:class:`QuestionGenerator`), and the released
 files a benchmark adapter reads (:mod:`.export`).
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .build import IDENTITY_KEY, QuestionGenerator
     from .draft import Draft, DraftQuery, LetterDealer, to_item
-    from .prefix import Prefix, min_pixels_for, query_time
+    from .prefix import Prefix, query_time
     from .registry import FAMILIES, Episode, Family
 
 # The names below, imported on first use: a module of this package (``.export``, ``.prefix``)
@@ -34,7 +34,6 @@ _HOME = {
     "LetterDealer": "draft",
     "Prefix": "prefix",
     "QuestionGenerator": "build",
-    "min_pixels_for": "prefix",
     "query_time": "prefix",
     "to_item": "draft",
 }
@@ -57,7 +56,6 @@ __all__ = [
     "LetterDealer",
     "Prefix",
     "QuestionGenerator",
-    "min_pixels_for",
     "query_time",
     "to_item",
 ]

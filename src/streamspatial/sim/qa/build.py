@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from streamspatial.core.schema import Item
-from streamspatial.sim.types import EpisodeMeta
+from streamspatial.scene.types import EpisodeMeta
 
 from . import (  # noqa: F401  (register the families)
     changes,

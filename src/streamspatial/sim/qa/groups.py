@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from streamspatial.sim.types import House, SceneObject
+from streamspatial.scene.types import House, SceneObject
 
 from .naming import category_text, plural
 

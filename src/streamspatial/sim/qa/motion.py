@@ -1,4 +1,4 @@
-"""Ground truth of things that move and change, read from a causal prefix (sim.schedule).
+"""Ground truth of things that move and change, read from a causal prefix (scene.schedule).
 
 Shared by the motion families (OVO-S 1.3.3–1.3.5, :mod:`.ovos_motion`) and the change
 families (OVO-S 3.2.1 and UCS-Bench Quantity Change Tracking / Object Trajectory,
@@ -24,7 +24,7 @@ from streamspatial.bench.conventions import (
     VISIT_GAP_S,
     WINDOW_S,
 )
-from streamspatial.sim.types import SceneObject
+from streamspatial.scene.types import SceneObject
 
 from .naming import category_text, object_ref
 from .prefix import Prefix, Run

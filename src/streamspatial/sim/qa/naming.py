@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 
-from streamspatial.sim.types import House, SceneObject
+from streamspatial.scene.types import House, SceneObject
 
 
 def category_text(category: str) -> str:

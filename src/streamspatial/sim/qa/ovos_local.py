@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from streamspatial.sim.types import Visible
+from streamspatial.scene.types import Visible
 from streamspatial.sim.walk.posture import LOWERED
 
 from .balance import draw_class

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 
-from streamspatial.sim.types import SceneObject
+from streamspatial.scene.types import SceneObject
 
 from .balance import draw_class
 from .common import intent, name, nameable

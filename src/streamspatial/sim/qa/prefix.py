@@ -21,15 +21,9 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from streamspatial.core.geometry import wrap_pi
-from streamspatial.sim.schedule import Actor, ActorPose, Event
-from streamspatial.sim.types import EpisodeMeta, FrameRecord, House, SceneObject
-
-DEFAULT_MIN_PIXELS = 60  # at 320×240; scaled with the image area by :func:`min_pixels_for`
-
-
-def min_pixels_for(width: int, height: int) -> int:
-    """Visible pixels an object needs before it counts as *seen* (≈ 0.08 % of the image)."""
-    return max(12, round(DEFAULT_MIN_PIXELS * width * height / (320 * 240)))
+from streamspatial.scene.camera import min_pixels_for
+from streamspatial.scene.schedule import Actor, ActorPose, Event
+from streamspatial.scene.types import EpisodeMeta, FrameRecord, House, SceneObject
 
 
 def query_time(k: int, fps: float) -> float:
@@ -126,7 +120,7 @@ class Prefix:
         idx = [i for i, f in enumerate(self.frames) if instance_id in self.seen_ids(f)]
         return runs_of(instance_id, idx)
 
-    # -- dynamic episodes (sim.schedule): only what has happened by the query time ------------
+    # -- dynamic episodes (scene.schedule): only what has happened by the query time ------------
     @property
     def dynamic(self) -> bool:
         return self._schedule is not None and not self._schedule.empty

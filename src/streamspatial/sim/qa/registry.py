@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from streamspatial.core.schema import TaskLabels
-from streamspatial.sim.types import EpisodeMeta
+from streamspatial.scene.types import EpisodeMeta
 
 from .draft import Draft
 from .prefix import Prefix
@@ -61,7 +61,7 @@ class Family:
     answer: Literal["choice", "number"]
     min_history_s: float = 3.0  # earliest query time worth asking at
     balanced: bool = False  # answers in fixed classes: more candidate frames are tried
-    dynamic: bool = False  # asks about events (sim.schedule): needs a dynamic episode
+    dynamic: bool = False  # asks about events (scene.schedule): needs a dynamic episode
     # Its answers move with the clock (a count so far, a room seen before): admitted only
     # while every share of the walk keeps the family's answer distribution (balance.TIME_BINS)
     timed: bool = False

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from streamspatial.scene.types import CameraPose, House, Intrinsics
 from streamspatial.sim.render.raycast import cast, screen_rects
 from streamspatial.sim.render.scene import Box, scene_boxes
-from streamspatial.sim.types import CameraPose, House, Intrinsics
 
 SWEEP_VIEWS = 8  # sweep_around: eight views, one every 45°, ending at the starting heading
 

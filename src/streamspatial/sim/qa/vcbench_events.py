@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from streamspatial.bench.conventions import SIGHTING_GAP_S
 from streamspatial.core.schema import TaskLabels
-from streamspatial.sim.schedule import Event
+from streamspatial.scene.schedule import Event
 
 from .draft import Draft
 from .naming import plural

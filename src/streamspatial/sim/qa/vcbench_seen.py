@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from streamspatial.bench.conventions import OPEN_RAD, SHUT_RAD, SIGHTING_GAP_S
-from streamspatial.sim.schedule import Event
+from streamspatial.scene.schedule import Event
 
 from .common import intent
 from .draft import Draft, DraftQuery

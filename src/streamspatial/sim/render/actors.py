@@ -1,6 +1,6 @@
 """Actors in the MuJoCo scene: their primitive geometry, and their pose in every frame.
 
-Each actor of a :class:`~streamspatial.sim.schedule.Schedule` becomes one or two mocap bodies
+Each actor of a :class:`~streamspatial.scene.schedule.Schedule` becomes one or two mocap bodies
 (a *frame* body at the actor's pose, and for door leaves and pendulums a *hinge* body for the
 part that rotates) carrying primitive geoms named ``obj_<actor id>_<k>``, so segmentation maps
 their pixels to the actor id exactly as it does for house objects.  Posing is a pure function
@@ -18,7 +18,8 @@ Conventions (what a schedule's numbers mean on screen; the planner relies on the
   ``yaw + angle``: ``angle = 0`` is shut (``yaw`` points from the hinge jamb to the other jamb),
   ``angle = π/2`` stands square to the wall, open into the room on the left of ``yaw``.
   ``size = (leaf width, LEAF_THICKNESS, LEAF_HEIGHT)``.  Build one with
-  :func:`~streamspatial.sim.render.door_leaf.door_leaf_actor` (re-exported here).  The
+  :func:`~streamspatial.scene.doors.door_leaf_actor` (the convention is
+  :mod:`streamspatial.scene.doors`'s).  The
   house's own (always open) leaf of that door is not drawn while a door-leaf actor hangs there.
 * **pendulum**: a metronome facing local ``+x`` (``yaw`` is the way its face looks), best
   ``size ≈ (0.15, 0.25, 0.5)``: a base block (the lower :data:`PENDULUM_BASE` of the height,
@@ -40,14 +41,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from streamspatial.sim.house import catalog
-from streamspatial.sim.render.door_leaf import (
-    DOOR_OPEN,
-    LEAF_HEIGHT,
-    LEAF_THICKNESS,
-    door_leaf_actor,
-)
-from streamspatial.sim.schedule import Actor, ActorPose, SceneState
+from streamspatial.scene import catalog
+from streamspatial.scene.schedule import Actor, ActorPose, SceneState
 
 PENDULUM_BASE = 0.3  # share of a pendulum's height taken by its base block
 PENDULUM_ROD = 0.68  # share of its height the rod rises above the pivot
@@ -64,7 +59,8 @@ _G = mujoco.mjtGeom
 
 def tint(color: str) -> tuple[float, float, float]:
     """The actor colour as a material: the palette colour, slightly desaturated and brightened
-    as :func:`streamspatial.sim.render.mjcf.tinted` does (shading takes about a quarter off)."""
+    as :func:`streamspatial.sim.house.assets.mjcf.tinted` does (shading takes about a quarter
+    off)."""
     rgb = catalog.COLORS.get(color, catalog.COLORS["gray"])
     return tuple(min(1.0, (0.8 * c + 0.2 * 0.55) * 1.3) for c in rgb)  # type: ignore[return-value]
 
@@ -278,7 +274,7 @@ class ActorRig:
 
 
 def _grain(spec: mujoco.MjSpec) -> str:
-    from streamspatial.sim.render.mjcf import add_texture, grain_texture
+    from streamspatial.sim.house.assets.mjcf import add_texture, grain_texture
 
     add_texture(spec, "actor_grain", grain_texture())
     return "actor_grain"
@@ -287,7 +283,7 @@ def _grain(spec: mujoco.MjSpec) -> str:
 def _catalogue_prop(spec: mujoco.MjSpec, body, actor: Actor) -> int:
     """The catalogue model ``actor.model`` as mesh geoms on ``body``, scaled to ``actor.size``;
     returns how many geoms were added (0 when the model is not in this copy of the library)."""
-    from streamspatial.sim.render.mjcf import box_uv, grain_texture, instance_model
+    from streamspatial.sim.house.assets.mjcf import box_uv, grain_texture, instance_model
 
     try:
         model = instance_model(actor.model)
@@ -332,11 +328,4 @@ def _catalogue_prop(spec: mujoco.MjSpec, body, actor: Actor) -> int:
     return len(model.parts)
 
 
-__all__ = [
-    "DOOR_OPEN",
-    "LEAF_HEIGHT",
-    "LEAF_THICKNESS",
-    "ActorRig",
-    "door_leaf_actor",
-    "tint",
-]
+__all__ = ["ActorRig", "tint"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-DEFAULT_VFOV = 60.0  # degrees: the vertical field of view every episode is rendered with
 VIGNETTE = 0.22  # share of the light lost at the image corners
 SHARPEN = 0.5  # unsharp-mask amount
 NOISE = 2.0  # standard deviation of the sensor noise, in 8-bit grey levels

@@ -1,7 +1,7 @@
 """Render a trajectory to an H.264 mp4 plus its ground-truth metadata file.
 
 The metadata goes next to the video as ``<video>.meta.json.gz`` (gzipped JSON, see
-:func:`~streamspatial.sim.types.load_episode_meta`): the house, the intrinsics and, per
+:func:`~streamspatial.scene.types.load_episode_meta`): the house, the intrinsics and, per
 frame, the camera pose, the room the camera stands in and every visible instance with its
 visible pixel count, 2D box and mean depth.  Gzipped JSON rather than npz because the
 records are ragged (a different number of visible objects per frame), and any language can
@@ -16,12 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim.render.camera import CameraLook
-from streamspatial.sim.render.encoder import CRF, VideoWriter
-from streamspatial.sim.render.process import RenderProcess, RenderProcesses
-from streamspatial.sim.render.renderer import DEFAULT_VFOV
-from streamspatial.sim.schedule import Schedule
-from streamspatial.sim.types import (
+from streamspatial.scene.camera import DEFAULT_VFOV
+from streamspatial.scene.schedule import Schedule
+from streamspatial.scene.types import (
     EpisodeMeta,
     FrameRecord,
     House,
@@ -29,6 +26,9 @@ from streamspatial.sim.types import (
     meta_path_for,
     save_episode_meta,
 )
+from streamspatial.sim.render.camera import CameraLook
+from streamspatial.sim.render.encoder import CRF, VideoWriter
+from streamspatial.sim.render.process import RenderProcess, RenderProcesses
 
 Progress = Callable[[int, int], None]  # (frames done, frames total)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog
 
 START, END = "<!-- gallery:start -->", "<!-- gallery:end -->"
 SEEDS = range(1000, 1040)  # house seeds searched for one room of each type
@@ -29,8 +29,8 @@ class Shot:
 
 
 def _best_view(house, room, renderer, rng):
+    from streamspatial.scene.types import CameraPose
     from streamspatial.sim.house.occupancy import occupancy
-    from streamspatial.sim.types import CameraPose
     from streamspatial.sim.walk.nav import keypoints
 
     occ = occupancy(house)

@@ -1,8 +1,8 @@
 """Meshes of flat pieces: rectangles on a plane and boxes, as vertex, normal, uv and face arrays.
 
-What the scene builder (:mod:`.mjcf`) is handed for the house's structure (:mod:`.structure`),
-its door leaves (:mod:`.door_leaf`) and box-world objects: plain NumPy, so the same geometry can
-be checked without a GL context.
+What the scene builder (:mod:`streamspatial.sim.house.assets.mjcf`) is handed for the house's
+structure (:mod:`.structure`), its door leaves (:mod:`.door_leaf`) and box-world objects: plain
+NumPy, so the same geometry can be checked without a GL context.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from streamspatial.sim.render.mjcf import SceneBuilder
+    from streamspatial.sim.house.assets.mjcf import SceneBuilder
 
 
 def quads(rects, origin, along, up, normal, uv_of):
@@ -66,7 +66,7 @@ def box_mesh(center, half, yaw: float = 0.0):
 
 def frame_box(b: SceneBuilder, name, center, half, yaw, rgb, grain):
     """A box geom with the shared grain texture, at ``center`` turned by ``yaw``."""
-    from streamspatial.sim.render.mjcf import box_uv
+    from streamspatial.sim.house.assets.mjcf import box_uv
 
     v, n, f = box_mesh((0, 0, 0), half)
 

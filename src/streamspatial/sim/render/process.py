@@ -35,10 +35,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, NoReturn
 
+# The caller loads the renderer as the child does (importing MuJoCo creates no GL context):
+# without the [sim] extra, opening a render process fails here, in the caller, with one line
+# naming the extra, and a generation fails before it writes anything.
+import streamspatial.sim.render.renderer  # noqa: F401
 from streamspatial.core.errors import StreamspatialError
-from streamspatial.sim.render.renderer import DEFAULT_VFOV  # importing mujoco creates no GL context
-from streamspatial.sim.schedule import Schedule
-from streamspatial.sim.types import CameraPose, House, Intrinsics
+from streamspatial.scene.camera import DEFAULT_VFOV
+from streamspatial.scene.schedule import Schedule
+from streamspatial.scene.types import CameraPose, House, Intrinsics
 
 _HEADER = struct.Struct("<QI")  # pickle length, number of out-of-band buffers
 _LEN = struct.Struct("<Q")

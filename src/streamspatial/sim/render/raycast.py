@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
+from streamspatial.scene.types import CameraPose, Intrinsics
 from streamspatial.sim.render.scene import Box, camera_axes, pixel_rays
-from streamspatial.sim.types import CameraPose, Intrinsics
 
 # Depth (m) at which boxes are clipped before projecting them.  A ray through a pixel of the
 # frame reaches depth z at a distance of at most z·√(1 + tan²(hfov/2) + tan²(vfov/2)) from the

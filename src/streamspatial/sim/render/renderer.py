@@ -29,12 +29,12 @@ import numpy as np
 from scipy import ndimage
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.scene.camera import DEFAULT_VFOV
+from streamspatial.scene.schedule import ACTOR_ID_BASE, Schedule
+from streamspatial.scene.types import CameraPose, House, Intrinsics, Visible
 from streamspatial.sim.render.actors import ActorRig
-from streamspatial.sim.render.camera import DEFAULT_VFOV
 from streamspatial.sim.render.darkness import Darkness
 from streamspatial.sim.render.scene import Box, camera_axes, scene_boxes
-from streamspatial.sim.schedule import ACTOR_ID_BASE, Schedule
-from streamspatial.sim.types import CameraPose, House, Intrinsics, Visible
 
 _EXTENT = 10.0
 _ZNEAR = 0.001  # × extent = 1 cm
@@ -131,7 +131,7 @@ def textured_model(
 ) -> mujoco.MjModel:
     """The MuJoCo model of a textured house: rooms, windows, lamps and catalogue models
     (and ``rig``'s actors, after the camera so that the camera stays mocap body 0)."""
-    from streamspatial.sim.render.mjcf import SceneBuilder, instance_model
+    from streamspatial.sim.house.assets.mjcf import SceneBuilder, instance_model
     from streamspatial.sim.render.structure import build_structure
 
     (x0, y0), (x1, y1) = house.bounds
@@ -147,8 +147,8 @@ def textured_model(
                 size=o.size,
             )
         else:
+            from streamspatial.sim.house.assets.mjcf import grain_texture
             from streamspatial.sim.render.meshes import frame_box
-            from streamspatial.sim.render.mjcf import grain_texture
 
             grain = b.texture("grain", grain_texture())
             half = (o.size[0] / 2, o.size[1] / 2, o.size[2] / 2)

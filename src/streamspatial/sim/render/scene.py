@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from streamspatial.sim.house import catalog
-from streamspatial.sim.types import CameraPose, House, Intrinsics, Room
+from streamspatial.scene import catalog
+from streamspatial.scene.types import CameraPose, House, Intrinsics, Room
 
 FLOOR_THICKNESS = 0.02
 CEILING_THICKNESS = 0.02

@@ -17,9 +17,10 @@ import zlib
 
 import numpy as np
 
-from streamspatial.sim import streams
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog, streams
+from streamspatial.scene.types import House
 from streamspatial.sim.house import materials as mat
+from streamspatial.sim.house.assets.mjcf import SceneBuilder, grain_texture, instance_model
 from streamspatial.sim.house.baking import (
     Lighting,
     art_image,
@@ -45,9 +46,7 @@ from streamspatial.sim.house.facade import (
 )
 from streamspatial.sim.render.door_leaf import house_leaf
 from streamspatial.sim.render.meshes import frame_box, quads
-from streamspatial.sim.render.mjcf import SceneBuilder, grain_texture, instance_model
 from streamspatial.sim.render.scene import _rectangles
-from streamspatial.sim.types import House
 
 FRAME = 0.06  # width of door casings and window frames
 LAMP_DROP = 0.15  # lamp light sits this far below the ceiling

@@ -27,9 +27,9 @@ import numpy as np
 
 from streamspatial.core.errors import InputError
 from streamspatial.core.geometry import wrap_angle
-from streamspatial.sim import streams
+from streamspatial.scene import streams
+from streamspatial.scene.types import CameraPose, House, Trajectory
 from streamspatial.sim.house.occupancy import Occupancy, occupancy
-from streamspatial.sim.types import CameraPose, House, Trajectory
 from streamspatial.sim.walk.head import head_motion
 from streamspatial.sim.walk.posture import eye_heights
 from streamspatial.sim.walk.route import astar, path_free, smooth_path

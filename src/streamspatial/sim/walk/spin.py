@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from streamspatial.core.errors import InputError
-from streamspatial.sim import streams
+from streamspatial.scene import streams
+from streamspatial.scene.types import CameraPose, House, Trajectory
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.types import CameraPose, House, Trajectory
 from streamspatial.sim.walk.nav import EYE_HEIGHT, Motion, keypoints
 
 SPIN_SPEED = math.radians(60)  # rad/s: 6 s per turn

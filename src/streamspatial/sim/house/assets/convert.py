@@ -3,7 +3,7 @@
 A Sweet Home 3D model is an OBJ whose ``y`` is up and whose front faces ``+z``; the catalogue
 may add a ``modelRotation`` to apply first, and gives the real size of the rotated model's
 bounding box.  A converted :class:`Model` is in the simulator's object frame instead (front
-``+x``, up ``+z``, see :mod:`streamspatial.sim.types`): centred on its bounding box, whose
+``+x``, up ``+z``, see :mod:`streamspatial.scene.types`): centred on its bounding box, whose
 extents are the catalogue's depth, width and height.  Each material becomes one
 :class:`Part` (vertices, normals, UVs, triangles, a colour and optionally an image), so the
 renderer draws one geom per material; normals go through the inverse-transpose of the

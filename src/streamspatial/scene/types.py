@@ -34,7 +34,7 @@ from typing import Any
 
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.geometry import Intrinsics, Pose, Vec3
-from streamspatial.sim.schedule import Schedule
+from streamspatial.scene.schedule import Schedule
 
 SCHEMA_VERSION = 1
 
@@ -488,7 +488,7 @@ class EpisodeMeta:
     frames: tuple[FrameRecord, ...]
     keypoints: tuple[Vec2, ...] = ()
     video: str = ""  # file name of the video, relative to the metadata file
-    schedule: Schedule | None = None  # dynamic episodes only (streamspatial.sim.schedule)
+    schedule: Schedule | None = None  # dynamic episodes only (streamspatial.scene.schedule)
 
     @property
     def trajectory(self) -> Trajectory:

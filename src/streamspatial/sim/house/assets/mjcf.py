@@ -5,6 +5,12 @@ geom per material, named ``obj_<instance id>_<part>`` so segmentation maps back 
 textured structure surfaces (``s_<room>_<k>``), lights and the mocap camera.  Meshes and
 images are handed to MuJoCo as arrays, never written to files.  Parts without an image get a
 shared fine-grain texture on box-projected coordinates, so no surface is a flat colour.
+
+It sits with the catalogue models rather than in :mod:`streamspatial.sim.render` because the
+house step uses it first: a furnished object's size is its converted model's
+(:func:`instance_model`), and its colour is measured by rendering that model alone under these
+same lights (:mod:`streamspatial.sim.house.colors`); the renderer then builds whole houses with
+it.  So the steps still import one way: house, then render.
 """
 
 from __future__ import annotations
@@ -19,8 +25,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 import mujoco
 import numpy as np
 
-from streamspatial.sim import streams
-from streamspatial.sim.house import catalog
+from streamspatial.scene import catalog, streams
 from streamspatial.sim.house.assets.convert import Model, Part, load_model
 
 AMBIENT = 0.45  # headlight ambient: light that reaches every surface

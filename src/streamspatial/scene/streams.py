@@ -12,7 +12,8 @@ drawn from it, so they stay as they are (their values are arbitrary, their disti
 
 Streams keyed by text rather than numbers (``random.Random`` seeded by a string):
 
-* ``"houses:{split}:{seed}"`` — the house seeds of a split (:func:`~.generate.house_seeds`);
+* ``"houses:{split}:{seed}"`` — the house seeds of a split
+  (:func:`~streamspatial.sim.pipeline.config.house_seeds`);
 * ``"{seed}:{episode}:{family}"``, ``"{seed}:letters:{family}"``, ``"{seed}:arrange"`` — which
   frames each question family tries, the letter order of its options and the order of the
   items (:class:`~streamspatial.sim.qa.QuestionGenerator`); the letters and order of the

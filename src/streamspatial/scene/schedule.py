@@ -1,6 +1,6 @@
 """Dynamic scenes: what moves, switches or changes in a house, as a pure function of time.
 
-A static house is a :class:`~streamspatial.sim.types.House`; a *dynamic* episode adds a
+A static house is a :class:`~streamspatial.scene.types.House`; a *dynamic* episode adds a
 :class:`Schedule`: actors (a person walking through, door leaves, a metronome, props that are
 added, removed, moved or carried, a rolling ball) whose pose at any instant is
 :meth:`Actor.pose_at`, room lights switched off and on, and the list of :class:`Event` s a
