@@ -250,15 +250,8 @@ def file_graph() -> dict[str, set[str]]:
     return {module_name(p): file_edges(p, modules) for p in ROOT.rglob("*.py")}
 
 
-# Circles between files that remain, each to be broken where it is: the simulator's (the
-# generation's configuration still lives in sim.generate, which imports the pipeline that
-# reads it; the head's motion type lives in nav, which imports head).  None may be added.
-KNOWN_FILE_CYCLES = {
-    frozenset({"streamspatial.sim.generate", "streamspatial.sim.pipeline.executors"}),
-    frozenset({"streamspatial.sim.generate", "streamspatial.sim.pipeline.jobs"}),
-    frozenset({"streamspatial.sim.generate", "streamspatial.sim.pipeline.ray_actors"}),
-    frozenset({"streamspatial.sim.walk.head", "streamspatial.sim.walk.nav"}),
-}
+# Circles between files that remain, each to be broken where it is; none may be added.
+KNOWN_FILE_CYCLES: set[frozenset[str]] = set()
 
 
 def test_no_cycle_between_files() -> None:

@@ -7,12 +7,10 @@ so the walk stays on free floor.  The draws come from the walk's own stream, aft
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from streamspatial.sim.walk.nav import Motion
+from streamspatial.sim.walk.motion import Motion
 
 
 def _smooth_noise(rng: np.random.Generator, n: int, fps: float, seconds: float) -> np.ndarray:

@@ -15,7 +15,8 @@ from streamspatial.core.errors import InputError
 from streamspatial.scene import streams
 from streamspatial.scene.types import CameraPose, House, Trajectory
 from streamspatial.sim.house.occupancy import occupancy
-from streamspatial.sim.walk.nav import EYE_HEIGHT, Motion, keypoints
+from streamspatial.sim.walk.motion import EYE_HEIGHT, Motion
+from streamspatial.sim.walk.nav import keypoints
 
 SPIN_SPEED = math.radians(60)  # rad/s: 6 s per turn
 
