@@ -15,11 +15,11 @@ from agent_helpers import decide
 from streamspatial.agents import Answer
 from streamspatial.agents.rules import SceneGraphRulesAgent
 from streamspatial.core.schema import AnswerType, Item
+from streamspatial.grading.extract import extract_choice, extract_number
+from streamspatial.grading.metrics import score_prediction
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.perception.noise import NoiseModel
 from streamspatial.scene.types import EpisodeMeta, FrameRecord
-from streamspatial.scoring.extract import extract_choice, extract_number
-from streamspatial.scoring.metrics import score_prediction
 from streamspatial.sim.house.layout import generate_house
 from streamspatial.sim.qa.build import QuestionGenerator
 from streamspatial.sim.render.process import RenderProcess

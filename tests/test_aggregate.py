@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import InputError
-from streamspatial.scoring.aggregate import ScoredQuery, per_source_table
+from streamspatial.grading.aggregate import ScoredQuery, per_source_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.tables import paper_table
 from streamspatial.scoring.vcbench_tables import (

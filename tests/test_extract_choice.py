@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamspatial.scoring.extract import (
+from streamspatial.grading.extract import (
     TAIL_CHARS,
     extract_choice,
     extract_choice_detailed,

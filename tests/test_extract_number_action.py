@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamspatial.scoring.extract import extract_action, extract_number, normalise_action
+from streamspatial.grading.extract import extract_action, extract_number, normalise_action
 
 # --- numbers --------------------------------------------------------------------------------
 

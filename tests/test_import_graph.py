@@ -26,6 +26,7 @@ _TARGET = re.compile(r"^streamspatial(?:\.[A-Za-z_][A-Za-z0-9_]*)+(?::[A-Za-z_]\
 FORBIDDEN: dict[str, set[str]] = {
     "core": {"*"},
     "video": {"bench", "models", "agents", "eval", "scoring", "sim", "perception", "train"},
+    # a benchmark's folder holds its rules and tables: it reads grading, never scoring
     "bench": {"models", "agents", "eval", "scoring", "sim", "report", "web", "train"},
     "models": {"bench", "agents", "eval", "scoring", "sim", "train"},
     "scoring": {"agents", "eval", "sim", "perception", "report", "web", "qc", "train"},
@@ -66,6 +67,10 @@ FORBIDDEN: dict[str, set[str]] = {
     "train": {"eval", "report", "web", "qc", "analysis", "api", "cli"},
 }
 ROOMS_BELOW_EVERYTHING = {"core"}
+# room -> the only rooms it may import.  grading is the scoring machinery every benchmark
+# shares (extraction, metrics, aggregation, the table type): below the benchmarks' folders
+# in bench/, which hold their own rules and tables, it names no benchmark.
+ONLY: dict[str, set[str]] = {"grading": {"core"}}
 
 # The simulator's steps, in pipeline order: a module of one may import an earlier one's, never a
 # later one's (docs/architecture.md, "Inside the two largest rooms").  ``explore`` acts in
@@ -299,6 +304,8 @@ def test_rooms_import_one_way() -> None:
         for other in sorted(graph.get(room, set())):
             if "*" in banned or other in banned:
                 wrong.append(f"{room} imports {other}")
+    for room, allowed in ONLY.items():
+        wrong += [f"{room} imports {o}" for o in sorted(graph.get(room, set()) - allowed)]
     assert not wrong, "; ".join(wrong)
 
 

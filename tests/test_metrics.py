@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from streamspatial.core.errors import CausalityError
-from streamspatial.scoring.metrics import (
+from streamspatial.grading.metrics import (
     MRA_THRESHOLDS,
     accuracy,
     gaussian_precision_accuracy,

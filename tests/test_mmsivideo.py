@@ -20,10 +20,10 @@ import mmsi_reference as ref
 from streamspatial.agents.clips import slots
 from streamspatial.bench import check_benchmark, load_benchmark
 from streamspatial.bench.base import Clips
+from streamspatial.bench.mmsivideo.score import mmsi_answer, mmsivideo_table
 from streamspatial.bench.registry import detect_format
 from streamspatial.cli import main
 from streamspatial.eval.results import PREDICTIONS, read_records
-from streamspatial.scoring.mmsi_tables import mmsi_answer, mmsivideo_table
 from streamspatial.scoring.scorers import score_all
 from streamspatial.testing.openai_server import FakeOpenAIServer, RecordedRequest
 from streamspatial.video.synthetic import draw_frame

@@ -18,9 +18,9 @@ import pytest
 import rtv_reference as ref
 from streamspatial.bench import check_benchmark, load_benchmark
 from streamspatial.bench.registry import detect_format
+from streamspatial.bench.rtvbench.score import rtv_letter, rtvbench_table
 from streamspatial.cli import main
 from streamspatial.eval.results import PREDICTIONS, read_records
-from streamspatial.scoring.rtv_tables import rtv_letter, rtvbench_table
 from streamspatial.scoring.scorers import score_all
 from streamspatial.testing.openai_server import FakeOpenAIServer, RecordedRequest
 from streamspatial.video.synthetic import write_timestamp_video

@@ -10,7 +10,7 @@ import pytest
 
 import rtv_reference as ref
 from streamspatial.bench.registry import check_benchmark, detect_format
-from streamspatial.bench.rtvbench import GROUP_ID, parse_qtype
+from streamspatial.bench.rtvbench.reader import GROUP_ID, parse_qtype
 from streamspatial.cli import main
 from streamspatial.cli.sim_export import exportable, read_generated
 from streamspatial.eval.results import PREDICTIONS, read_records

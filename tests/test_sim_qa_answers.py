@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from streamspatial.core.schema import AnswerType, Item
+from streamspatial.grading.metrics import mean_relative_accuracy
 from streamspatial.models.baselines import FrequentBackend, frequent_task_key
 from streamspatial.scene.camera import min_pixels_for
 from streamspatial.scene.types import EpisodeMeta, load_episode_meta
-from streamspatial.scoring.metrics import mean_relative_accuracy
 from streamspatial.sim.qa import FAMILIES, Episode, QuestionGenerator
 
 pytest.importorskip("mujoco")

@@ -18,9 +18,9 @@ from agent_helpers import decide
 from motion_scenes import FPS, scene, surfaces
 from streamspatial.agents import Answer
 from streamspatial.agents.rules import SceneGraphRulesAgent
+from streamspatial.grading.extract import extract_choice
 from streamspatial.perception.ground_truth import SimGroundTruth
 from streamspatial.scene.types import EpisodeMeta
-from streamspatial.scoring.extract import extract_choice
 from streamspatial.sim.qa import Episode, QuestionGenerator
 from streamspatial.sim.qa.balance import OPEN_CLASSES
 from streamspatial.sim.qa.changes import (

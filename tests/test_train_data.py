@@ -27,10 +27,10 @@ from streamspatial.bench.registry import get_adapter
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import AnswerType
 from streamspatial.eval.results import PREDICTIONS, read_records
+from streamspatial.grading.extract import extract_action
 from streamspatial.models.types import ImagePart, TextPart
 from streamspatial.scene.camera import min_pixels_for
 from streamspatial.scene.types import FrameRecord, Visible, load_episode_meta
-from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.actions import parse_action
 from streamspatial.sim.explore.plan import CANDIDATES
 from streamspatial.sim.qa.export import read_items, videos_dir

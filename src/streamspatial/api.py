@@ -34,7 +34,7 @@ from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
 from streamspatial.eval.execute import Notify, RunOutcome, execute
 from streamspatial.eval.results import Record, iter_records
-from streamspatial.scoring.aggregate import Table
+from streamspatial.grading.aggregate import Table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas

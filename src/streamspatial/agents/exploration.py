@@ -35,6 +35,7 @@ import numpy as np
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.grading.extract import extract_action
 from streamspatial.models.types import (
     Backend,
     ImagePart,
@@ -43,7 +44,6 @@ from streamspatial.models.types import (
     Part,
     TextPart,
 )
-from streamspatial.scoring.extract import extract_action
 
 
 class StepOutcome(Protocol):

@@ -29,6 +29,7 @@ from typing import Any
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.eval.results import Record, iter_records, read_run_json
+from streamspatial.grading.extract import strip_thinking
 from streamspatial.models.types import (
     Backend,
     GenerationParams,
@@ -36,7 +37,6 @@ from streamspatial.models.types import (
     ModelRequest,
     TextPart,
 )
-from streamspatial.scoring.extract import strip_thinking
 
 LABELS: dict[str, str] = {
     "T1a": "no-conclusion",

@@ -14,13 +14,13 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
+from . import mmsivideo, rtvbench
 from .base import BenchmarkAdapter, LoadResult
-from .mmsivideo import MMSIVideoAdapter
+from .home import Benchmark
 from .omnimmi import OmniMMIAdapter
 from .ostbench import OSTBenchAdapter
 from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
-from .rtvbench import RTVBenchAdapter
 from .s3 import S3Adapter
 from .streamingbench import StreamingBenchAdapter
 from .ucs import UCSAdapter
@@ -28,6 +28,10 @@ from .vcbench import VCBenchAdapter
 from .vsibench import VSIBenchAdapter
 from .vsisuper import VSISuperAdapter
 
+# Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
+HOMES: dict[str, Benchmark] = {b.name: b for b in (rtvbench.BENCHMARK, mmsivideo.BENCHMARK)}
+
+# Every format, in the order ``--format`` and detection list them.
 ADAPTERS: dict[str, BenchmarkAdapter] = {
     a.name: a
     for a in (
@@ -40,9 +44,9 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         StreamingBenchAdapter(),
         OSTBenchAdapter(),
         VSISuperAdapter(),
-        RTVBenchAdapter(),
+        rtvbench.BENCHMARK.adapter,
         OmniMMIAdapter(),
-        MMSIVideoAdapter(),
+        mmsivideo.BENCHMARK.adapter,
     )
 }
 FORMATS = ("auto", *ADAPTERS)
@@ -239,6 +243,7 @@ def _check_file(path: Path) -> None:
 __all__ = [
     "ADAPTERS",
     "FORMATS",
+    "HOMES",
     "check_benchmark",
     "check_videos",
     "detect_format",

@@ -44,6 +44,7 @@ from streamspatial.eval.results import (
     package_versions,
     write_json_atomic,
 )
+from streamspatial.grading.verdict import Scored
 from streamspatial.scoring.omnimmi_rules import JUDGE_KEY
 from streamspatial.scoring.scorers import (
     NO_REPLY,
@@ -52,7 +53,6 @@ from streamspatial.scoring.scorers import (
     default_scorer,
     score_all,
 )
-from streamspatial.scoring.verdict import Scored
 
 IMPORTED = "imported"  # the agent name of imported records, and run.json's key
 

@@ -407,7 +407,7 @@ def model_names() -> set[str]:
 
 
 def mra(pred: float, gt: float) -> float:
-    from streamspatial.scoring.metrics import mean_relative_accuracy
+    from streamspatial.grading.metrics import mean_relative_accuracy
 
     return mean_relative_accuracy(float(pred) if math.isfinite(pred) else math.inf, gt)
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from streamspatial.core.errors import InputError
 from streamspatial.eval.results import Record
-from streamspatial.scoring.aggregate import Table
-from streamspatial.scoring.metrics import mean_relative_accuracy
+from streamspatial.grading.aggregate import Table
+from streamspatial.grading.metrics import mean_relative_accuracy
 
 BLIND_JSON = "blind.json"
 MANIFEST_JSON = "manifest.json"

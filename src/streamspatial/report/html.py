@@ -26,6 +26,7 @@ from streamspatial.analysis.taxonomy import TAXONOMY_JSON
 from streamspatial.bench.base import TRAJECTORIES
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.eval.results import iter_records
+from streamspatial.grading.aggregate import Table
 from streamspatial.report import plots
 from streamspatial.report.queries import (
     INTERVAL_BINS,
@@ -45,7 +46,6 @@ from streamspatial.report.runs import (
     thinking_flag,
 )
 from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
-from streamspatial.scoring.aggregate import Table
 from streamspatial.scoring.vcbench_tables import vcbench_trajectories
 
 REPORT_HTML = "report.html"

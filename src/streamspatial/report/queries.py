@@ -11,7 +11,7 @@ in the benchmark file, not in ``predictions.jsonl``) and returns plain numbers f
   (OVO-S-Bench Fig. 5), from the ER/CR that memory agents record in ``diagnostics``.
 
 A query's score is the one stored in its record, with the benchmark's invalid rule applied the
-way :mod:`streamspatial.scoring.aggregate` applies it (``wrong``: 0; ``exclude``: left out).
+way :mod:`streamspatial.grading.aggregate` applies it (``wrong``: 0; ``exclude``: left out).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.eval.results import Record, iter_records
+from streamspatial.grading.metrics import mean
 from streamspatial.report.run_report import RunReport
-from streamspatial.scoring.metrics import mean
 
 # UCS-Bench App. E.1.2 / Fig. 11 bins, in seconds (upper bounds; the last is open).
 INTERVAL_BINS: tuple[tuple[str, float], ...] = (
@@ -245,7 +245,7 @@ def length_vs_accuracy(runs: Sequence[RunQueries]) -> list[LengthRow]:
         )  # fmt: skip
         return LengthRow(scope, rho(ev), len(ev), rho(pre), len(pre))
 
-    from streamspatial.scoring.aggregate import _natural
+    from streamspatial.grading.aggregate import _natural
 
     levels = sorted({q.level for q, _ in points if q.level is not None}, key=_natural)
     out = [row(f"L{lv}" if lv.isdigit() else lv, [p for p in points if p[0].level == lv], None)

@@ -24,9 +24,9 @@ from streamspatial.eval.results import (
     read_run_json,
     write_json_atomic,
 )
+from streamspatial.grading.aggregate import Table, diagnostics_table, per_source_table
 from streamspatial.report.blind import find_blind, gap_table, load_blind
 from streamspatial.report.tables import fmt_cell, headline, markdown, table_markdown
-from streamspatial.scoring.aggregate import Table, diagnostics_table, per_source_table
 from streamspatial.scoring.scorers import SCORERS, SCORERS_KEY, rescored
 from streamspatial.scoring.tables import results_table
 

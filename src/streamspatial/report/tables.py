@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from streamspatial.scoring.aggregate import Table
+from streamspatial.grading.aggregate import Table
 from streamspatial.scoring.tables import headline
 from streamspatial.scoring.vcbench_tables import METRIC_NAMES as VCBENCH_METRICS
 

@@ -14,14 +14,14 @@ same wherever it is printed:
 The public names here are the stable surface; submodules hold the details.
 """
 
-from streamspatial.scoring.aggregate import (
+from streamspatial.grading.aggregate import (
     ScoredQuery,
     Table,
     diagnostics_table,
     generic_table,
     per_source_table,
 )
-from streamspatial.scoring.extract import (
+from streamspatial.grading.extract import (
     ChoiceExtraction,
     extract_action,
     extract_choice,
@@ -29,7 +29,7 @@ from streamspatial.scoring.extract import (
     extract_number,
     strip_thinking,
 )
-from streamspatial.scoring.metrics import (
+from streamspatial.grading.metrics import (
     MRA_THRESHOLDS,
     accuracy,
     gaussian_precision_accuracy,

@@ -2,7 +2,7 @@
 
 A leaderboard number is whatever the benchmark's own scoring script made of a model's text, so
 ``--scorer official`` reads answers exactly as those scripts do, quirks included (the papers'
-formulas, ``--scorer paper``, live in :mod:`streamspatial.scoring.extract`).  Where a script
+formulas, ``--scorer paper``, live in :mod:`streamspatial.grading.extract`).  Where a script
 would crash on an answer, the answer is recorded as invalid instead and counted.
 
 Sources (file paths inside each repository):

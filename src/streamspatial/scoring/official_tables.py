@@ -31,8 +31,8 @@ from typing import Any
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
-from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _group, _natural, _records
-from streamspatial.scoring.metrics import mean
+from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _group, _natural, _records
+from streamspatial.grading.metrics import mean
 from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
 from streamspatial.scoring.stream_tables import streamingbench_official_table
 from streamspatial.scoring.vcbench_tables import vcbench_table

@@ -31,7 +31,7 @@ from typing import Any
 
 from streamspatial.bench.omnimmi import JUDGED, KIND, PA, WINDOW
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.scoring.verdict import Scored
+from streamspatial.grading.verdict import Scored
 
 OFFICIAL, PAPER = "omnimmi-evaluate", "paper"
 NOT_JUDGED = "omnimmi-not-judged"  # a judged task in a run without a judge: not scored

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from streamspatial.bench.omnimmi import AP, JUDGED, MD, PA, PT, SG, SI, OmniMMIAdapter
-from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _records
-from streamspatial.scoring.metrics import mean
+from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _records
+from streamspatial.grading.metrics import mean
 from streamspatial.scoring.omnimmi_rules import NOT_JUDGED, PAPER, pa_metrics
 
 ORDER = (SG, AP, MD, SI, PA, PT)

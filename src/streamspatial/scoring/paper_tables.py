@@ -20,7 +20,7 @@ from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.s3 import S3Adapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vsibench import VSIBenchAdapter
-from streamspatial.scoring.aggregate import (
+from streamspatial.grading.aggregate import (
     InvalidPolicy,
     Scorable,
     ScoredQuery,
@@ -30,7 +30,7 @@ from streamspatial.scoring.aggregate import (
     _natural,
     _records,
 )
-from streamspatial.scoring.metrics import mean
+from streamspatial.grading.metrics import mean
 
 
 def ovos_table(

@@ -27,18 +27,18 @@ from dataclasses import asdict, is_dataclass
 from typing import Any, Protocol
 
 from streamspatial.bench.base import BenchmarkAdapter
-from streamspatial.bench.registry import ADAPTERS
+from streamspatial.bench.registry import ADAPTERS, HOMES
 from streamspatial.bench.ucs import SHAPE, SHAPE_JSONL
 from streamspatial.core.directions import direction_classes
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
+from streamspatial.grading.extract import extract_choice
+from streamspatial.grading.metrics import score_prediction
+from streamspatial.grading.numbers import extract_number
+from streamspatial.grading.verdict import Rule, Scored
 from streamspatial.scoring import official
-from streamspatial.scoring.extract import extract_choice
-from streamspatial.scoring.metrics import score_prediction
-from streamspatial.scoring.numbers import extract_number
 from streamspatial.scoring.omnimmi_rules import omnimmi_official, omnimmi_paper
 from streamspatial.scoring.stream_rules import OFFICIAL_RULES, PAPER_RULES
-from streamspatial.scoring.verdict import Rule, Scored
 
 SCORERS = ("official", "paper")
 
@@ -113,12 +113,20 @@ _OFFICIAL: dict[str, Rule] = {
     "vsibench": vsibench_official,
     **OFFICIAL_RULES,
     "omnimmi": omnimmi_official,
+    **{name: b.official for name, b in HOMES.items() if b.official is not None},
 }
-_PAPER: dict[str, Rule] = {**PAPER_RULES, "omnimmi": omnimmi_paper}
+_PAPER: dict[str, Rule] = {
+    **PAPER_RULES,
+    "omnimmi": omnimmi_paper,
+    **{name: b.paper for name, b in HOMES.items() if b.paper is not None},
+}
 # Rules that read a language model judge's reply (``run --judge``) beside the response.
 _READS_JUDGE = frozenset([omnimmi_official, omnimmi_paper])
 # Rules that read a failed call (None) themselves; every other rule reads it as "".
-_READS_FAILURES = frozenset([*OFFICIAL_RULES.values(), *PAPER_RULES.values(), *_READS_JUDGE])
+_READS_FAILURES = frozenset([
+    *OFFICIAL_RULES.values(), *PAPER_RULES.values(), *_READS_JUDGE,
+    *(r for b in HOMES.values() if b.reads_failures for r in (b.official, b.paper) if r),
+])  # fmt: skip
 
 
 def direction_rule(item: Item, query: QueryPoint, text: str) -> Scored:

@@ -18,14 +18,12 @@ from streamspatial.bench.ostbench import SCORED
 from streamspatial.bench.streamingbench import PROACTIVE, SQA
 from streamspatial.bench.vsisuper import RECALL, STREAMING
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
+from streamspatial.grading.extract import leading_letter
+from streamspatial.grading.metrics import mean_relative_accuracy
+from streamspatial.grading.numbers import extract_number
+from streamspatial.grading.thinking import strip_thinking
+from streamspatial.grading.verdict import Rule, Scored
 from streamspatial.scoring import official, stream_official
-from streamspatial.scoring.extract import leading_letter
-from streamspatial.scoring.metrics import mean_relative_accuracy
-from streamspatial.scoring.mmsi_tables import mmsivideo_official, mmsivideo_paper
-from streamspatial.scoring.numbers import extract_number
-from streamspatial.scoring.rtv_tables import rtvbench_official, rtvbench_paper
-from streamspatial.scoring.thinking import strip_thinking
-from streamspatial.scoring.verdict import Rule, Scored
 
 # --- paper readings ------------------------------------------------------------------------
 
@@ -208,16 +206,12 @@ OFFICIAL_RULES: dict[str, Rule] = {
     "streamingbench": streamingbench_official,
     "ostbench": ostbench_official,
     "vsisuper": vsisuper_official,
-    "rtvbench": rtvbench_official,
-    "mmsivideo": mmsivideo_official,
 }
 PAPER_RULES: dict[str, Rule] = {
     "ovobench": ovobench_paper,
     "streamingbench": streamingbench_paper,
     "ostbench": ostbench_paper,
     "vsisuper": vsisuper_paper,
-    "rtvbench": rtvbench_paper,
-    "mmsivideo": mmsivideo_paper,
 }
 
 __all__ = [

@@ -27,8 +27,8 @@ from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import MODES, OVOBenchAdapter
 from streamspatial.bench.streamingbench import PROACTIVE, StreamingBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
-from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _group, _records
-from streamspatial.scoring.metrics import mean
+from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _group, _records
+from streamspatial.grading.metrics import mean
 from streamspatial.scoring.stream_rules import UNSCORED
 
 

@@ -4,31 +4,29 @@ Two registries, keyed the way the data names them: :data:`TABLES` by the table a
 :class:`~streamspatial.bench.base.ScoringSpec` names (``ovos``, ``vcbench``, …; the official
 scorer's averaging in :mod:`.official_tables`), and :data:`HEADLINES` by the table's own name
 (``OVO-S-Bench``, ``VCBench``, …), since ``scores.json`` stores a table, not its benchmark.
-Adding a benchmark adds one entry to each; nothing else branches on its name.
+A benchmark in its own folder (:data:`~streamspatial.bench.registry.HOMES`) brings its
+table and headline with it; the others still add one entry to each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from streamspatial.bench.mmsivideo import MMSIVideoAdapter
 from streamspatial.bench.omnimmi import OmniMMIAdapter
 from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
-from streamspatial.bench.rtvbench import RTVBenchAdapter
+from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
 from streamspatial.bench.streamingbench import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
-from streamspatial.scoring.aggregate import Scorable, Table, generic_table
-from streamspatial.scoring.mmsi_tables import mmsivideo_headline, mmsivideo_table
+from streamspatial.grading.aggregate import Scorable, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
-from streamspatial.scoring.rtv_tables import rtvbench_headline, rtvbench_table
 from streamspatial.scoring.stream_tables import (
     ostbench_headline,
     ostbench_table,
@@ -52,9 +50,17 @@ TABLES: dict[str, Callable[..., Table]] = {
     "streamingbench": streamingbench_table,
     "ostbench": ostbench_table,
     "vsisuper": vsisuper_table,
-    "rtvbench": rtvbench_table,
     "omnimmi": omnimmi_table,
-    "mmsivideo": mmsivideo_table,
+    **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
+}
+# The official scorer's own averaging, where it differs from the paper table's.
+_OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
+    **OFFICIAL_TABLES,
+    **{
+        b.adapter.scoring.table: b.official_table
+        for b in HOMES.values()
+        if b.official_table is not None
+    },
 }
 
 
@@ -70,8 +76,8 @@ def results_table(table: str, records: Iterable[Scorable], scorer: str = "paper"
         raise InputError(
             f"unknown results table {table!r}; expected one of {', '.join(sorted(TABLES))}"
         )
-    if scorer == "official" and table in OFFICIAL_TABLES:
-        return OFFICIAL_TABLES[table](records)
+    if scorer == "official" and table in _OFFICIAL_TABLES:
+        return _OFFICIAL_TABLES[table](records)
     return TABLES[table](records)
 
 
@@ -132,9 +138,8 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     StreamingBenchAdapter.title: streamingbench_headline,
     OSTBenchAdapter.title: ostbench_headline,
     VSISuperAdapter.title: vsisuper_headline,
-    RTVBenchAdapter.title: rtvbench_headline,
     OmniMMIAdapter.title: omnimmi_headline,
-    MMSIVideoAdapter.title: mmsivideo_headline,
+    **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
 }
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.scoring.aggregate import Scorable, Table, _group, _natural, _records
-from streamspatial.scoring.metrics import (
+from streamspatial.grading.aggregate import Scorable, Table, _group, _natural, _records
+from streamspatial.grading.metrics import (
     gaussian_precision_accuracy,
     mean,
     monotonicity_consistency,

@@ -19,7 +19,7 @@ query point of an item marked ``explorable``:
 3. **Check.**  The plan is executed in ``streamspatial/Explore-v0`` restored at t_q exactly as
    ``--explore-steps`` runs restore it (:class:`~streamspatial.sim.explore.world.EpisodeEnv`),
    each action given as the harness gives it: its label parsed by
-   :func:`~streamspatial.scoring.extract.extract_action`, the reader of a model's reply.  The
+   :func:`~streamspatial.grading.extract.extract_action`, the reader of a model's reply.  The
    rendered views must show every object to reveal at the *seen* threshold and none to keep
    out; otherwise the next plan is tried, and an item no plan passes is left out and counted.
 4. **Examples.**  One per action: the prefix, the views of the actions before it and the
@@ -44,9 +44,9 @@ from typing import Any
 
 from streamspatial.agents.exploration import offer_note, step_note, view_caption
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.grading.extract import extract_action
 from streamspatial.scene.camera import min_pixels_for
 from streamspatial.scene.types import EpisodeMeta
-from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.actions import MOVES, Action, parse_action
 from streamspatial.sim.explore.plan import MAX_ACTIONS, Plan, plans
 from streamspatial.sim.explore.world import EpisodeEnv, ExploreStep, pose_at

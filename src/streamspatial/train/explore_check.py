@@ -3,7 +3,7 @@ execute them.
 
 The generator confirms each plan before it writes it (:mod:`.explore`); this check trusts
 nothing it wrote but the records: for every explorable query point in ``train.jsonl`` it reads
-each action label with the harness's parser (:func:`~streamspatial.scoring.extract.extract_action`),
+each action label with the harness's parser (:func:`~streamspatial.grading.extract.extract_action`),
 restores the episode's environment at t_q through the exploration world a run uses
 (:class:`~streamspatial.sim.explore.world.EpisodeWorld`), executes the actions, and asks:
 
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from streamspatial.grading.extract import extract_action
 from streamspatial.scene.camera import min_pixels_for
-from streamspatial.scoring.extract import extract_action
 from streamspatial.sim.explore.world import EpisodeEnv, EpisodeWorld
 from streamspatial.sim.qa.export import videos_dir
 from streamspatial.video.cache import decode_jpeg

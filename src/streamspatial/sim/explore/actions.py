@@ -2,7 +2,7 @@
 
 Seven actions: move forward / left / right by ``d`` metres, rotate left / right 45°, scan
 forward (look 45° to each side and back) and sweep around (360°).  Names match the
-normalised dicts of ``streamspatial.scoring.extract.extract_action``
+normalised dicts of ``streamspatial.grading.extract.extract_action``
 (``{"action": "move_forward", "distance": 1.5}``, ``{"action": "rotate_left", "angle": 45}``)
 so its output goes straight in; this module accepts those dicts, raw JSON text and short
 plain phrases ("move forward 1.5 m"), without importing :mod:`streamspatial.scoring`.

@@ -13,7 +13,7 @@ almost every release row: so it must never reach a model.  An item's id is there
 the group, the level and the row number (``q-group-<gid>-<level>#<row>``); the released id is
 kept in ``meta`` and given back by :meth:`RTVBenchAdapter.record_id` for imports.
 
-Task labels follow the official scripts' own parsing (:mod:`streamspatial.scoring.rtv_tables`
+Task labels follow the official scripts' own parsing (:mod:`.score`
 reads them): ``level`` = the question type ``compute_acc.py``'s ``parse_qtype`` reads from the
 id, ``category`` = the main category (``Object`` / ``Action`` / ``Event``, the prefix of
 ``type``), ``subcategory`` = the group ``compute_score.py`` reads (``<gid>-<level>``; None
@@ -25,18 +25,16 @@ official`` the wrappers' 8 uniform frames of the clip (``official_policy``).
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from ._files import read_json_records, write_json_array
-from ._items import build_item, options_from_map
-from ._rows import Row
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from .._files import read_json_records
+from .._items import build_item, options_from_map
+from .._rows import Row
+from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 OFFICIAL_SCORER = (
     "LJungang/RTV-Bench scripts/utils/prompt_utils.py extract_pred_letter, "
@@ -178,57 +176,6 @@ def _item(row: Row, n: int, seen: dict[str, str]) -> Item | None:
     )  # fmt: skip
 
 
-# A generated item's main category, by the family's own category (S3-Bench's domains): motion
-# of the camera is an action, temporal dependency an event, everything else an object.
-MAIN_OF = {"Ego-centric": "Action", "Temporal Dependency": "Event"}
-GENERATED_TAG = "SR"  # spatial reasoning: compute_acc.py's dimension "Reasoning"
-
-
-def to_rtvbench_records(items: Iterable[Item]) -> list[dict[str, Any]]:
-    """Single-time text multiple-choice items as ``QA.json`` records.
-
-    ``video`` / ``field``: the item's video file and the folder above it (so ``--videos``
-    resolves ``<videos>/<field>/<video>`` as the official inference does); ``end_time`` the
-    query time; ``start_time`` where its evidence starts (else 0).  Groups: one per video, the
-    hierarchy read from the chains — an item another depends on is level 1, one that depends
-    on another level 2, the rest level 0.  The id's last part numbers the group's questions
-    (``option<n>``: never the answer, unlike the release's).  ``type`` is
-    ``<Object|Action|Event>-SR-<task>``.
-    """
-    items = list(items)
-    depended = {it.depends_on for it in items if it.depends_on}
-    counts: dict[str, int] = {}
-    out = []
-    for it in items:
-        if (
-            it.answer_type is not AnswerType.CHOICE
-            or len(it.queries) != 1
-            or any(o.text is None for o in it.options)
-        ):
-            raise ValueError(
-                f"item {it.id}: RTV-Bench questions are text multiple choice, asked once"
-            )
-        (q,) = it.queries
-        gid = hashlib.sha1(it.video.encode()).hexdigest()[:10]
-        level = 2 if it.depends_on else 1 if it.id in depended else 0
-        n = counts[gid] = counts.get(gid, -1) + 1
-        main = MAIN_OF.get(str(it.task.category), "Object")
-        video = Path(it.video)
-        out.append({
-            "video": video.name, "questionID": f"q-group-{gid}-{level}-option{n}",
-            "type": f"{main}-{GENERATED_TAG}-{it.task.task}", "field": str(video.parent),
-            "start_time": min((s for s, _ in q.evidence), default=0.0), "end_time": q.time,
-            "question": it.question, "options": {o.letter: o.text for o in it.options},
-            "answer": str(q.answer),
-        })  # fmt: skip
-    return out
-
-
-def write_rtvbench_json(items: Iterable[Item], path: Path) -> int:
-    """Write items as a ``QA.json`` array (:func:`to_rtvbench_records`); returns the count."""
-    return write_json_array(to_rtvbench_records(items), path)
-
-
 __all__ = [
     "DIM_CATEGORIES",
     "MAIN_CATEGORIES",
@@ -244,6 +191,4 @@ __all__ = [
     "parse_group",
     "parse_qtype",
     "subdimension",
-    "to_rtvbench_records",
-    "write_rtvbench_json",
 ]

@@ -20,7 +20,8 @@ Official (``LJungang/RTV-Bench``):
   by main category, dimension and sub-dimension (``TP`` … ``FP``).  Reported as "Group score",
   beside the accuracy, never mixed into it.
 
-Paper: the reply's leading letter (:func:`~.stream_rules.leading_letter`); the same tables.
+Paper: the reply's leading letter (:func:`~streamspatial.grading.extract.leading_letter`);
+the same tables.
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from streamspatial.bench.rtvbench import (
+from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _records
+from streamspatial.grading.extract import leading_letter
+from streamspatial.grading.verdict import Scored
+
+from .reader import (
     DIM_CATEGORIES,
     MAIN_CATEGORIES,
     QTYPES,
@@ -40,9 +46,6 @@ from streamspatial.bench.rtvbench import (
     main_category,
     subdimension,
 )
-from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.scoring.aggregate import Scorable, ScoredQuery, Table, _records
-from streamspatial.scoring.verdict import Scored
 
 UNKNOWN, ERROR = "Unknown", "ERROR"
 GROUP_SCORE = "Group score"
@@ -73,8 +76,6 @@ def rtvbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored
 
 
 def rtvbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    from streamspatial.scoring.extract import leading_letter
-
     letter = leading_letter(text, item.letters)
     if letter is None:
         return Scored(None, 0.0, False, "paper")

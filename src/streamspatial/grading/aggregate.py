@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any, Literal
 
 from streamspatial.core.errors import InputError, Problem
-from streamspatial.scoring.metrics import (
+from streamspatial.grading.metrics import (
     mean,
 )
 

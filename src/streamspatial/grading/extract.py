@@ -6,7 +6,7 @@ step, :func:`strip_thinking`, so reasoning inside ``<think>…</think>`` never s
 
 * :func:`extract_choice` is the tail-first 7-step cascade of OVO-S-Bench Appendix G.7.
 * :func:`extract_number` reads Arabic numerals and English number words (VCBench §4.1); it
-  lives in :mod:`streamspatial.scoring.numbers`.
+  lives in :mod:`streamspatial.grading.numbers`.
 * :func:`extract_action` reads the JSON exploration command of S3-Bench §4.3.
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamspatial.core.schema import LETTERS
-from streamspatial.scoring.numbers import extract_number
-from streamspatial.scoring.thinking import strip_thinking
+from streamspatial.grading.numbers import extract_number
+from streamspatial.grading.thinking import strip_thinking
 
 __all__ = [
     "ChoiceExtraction",

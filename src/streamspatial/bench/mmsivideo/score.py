@@ -23,10 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from streamspatial.bench.mmsivideo import LETTERS, TYPES, MMSIVideoAdapter
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.scoring.aggregate import Scorable, Table, _group, _records
-from streamspatial.scoring.verdict import Scored
+from streamspatial.grading.aggregate import Scorable, Table, _group, _records
+from streamspatial.grading.extract import leading_letter
+from streamspatial.grading.verdict import Scored
+
+from .reader import LETTERS, TYPES, MMSIVideoAdapter
 
 KEYWORDS = ('"answer":', "answer is", "Answer: ")
 _BOXED = re.compile(r"boxed\{\s*\(?([A-Fa-f])\)?\s*\}")
@@ -64,8 +66,6 @@ def mmsivideo_official(item: Item, query: QueryPoint, text: str | None) -> Score
 
 
 def mmsivideo_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    from streamspatial.scoring.extract import leading_letter
-
     boxed = _BOXED.search(text or "")
     inside = boxed.group(1).strip().upper() if boxed else ""
     letter = inside if inside in item.letters and inside else leading_letter(text, item.letters)

@@ -28,10 +28,10 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import read_json_records
-from ._items import build_item
-from ._rows import Row
-from .base import (
+from .._files import read_json_records
+from .._items import build_item
+from .._rows import Row
+from ..base import (
     BenchmarkAdapter,
     Clips,
     GenerationSettings,

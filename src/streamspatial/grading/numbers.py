@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from streamspatial.scoring.thinking import strip_thinking
+from streamspatial.grading.thinking import strip_thinking
 
 __all__ = ["asks_for_several_numbers", "extract_number"]
 

@@ -1,0 +1,69 @@
+"""What a benchmark's folder registers: its reader and everything that scores it, in one record.
+
+A benchmark moved into its own folder (``bench/<name>/``) names, in its ``__init__.py``, one
+:class:`Benchmark`: the adapter (reading, validation, prompts, the decoding and frame
+sampling it fixes), its official and paper rules, its results table under each scorer, the
+few numbers a leaderboard shows of that table, and the writer ``sim export`` uses to write a
+generated benchmark in its release's layout.  :mod:`streamspatial.bench.registry` lists each
+folder's record once; ``scoring`` (the rules and tables of a run), ``sim export`` and the
+adapters' registry read them from there, so nothing else needs the benchmark's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamspatial.core.schema import Item
+from streamspatial.grading.aggregate import Scorable, Table
+from streamspatial.grading.verdict import Rule
+
+from .base import BenchmarkAdapter
+
+TableOf = Callable[[Iterable[Scorable]], Table]
+Headline = dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class Export:
+    """How ``sim export --format <name>`` writes items: the release's file name and the
+    writer (items, path → the number written)."""
+
+    file: str
+    write: Callable[[Iterable[Item], Path], int]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark, as its folder registers it.
+
+    ``official`` / ``paper``: the rule each scorer scores a response with (None: the generic
+    paper rule of :func:`streamspatial.scoring.scorers.paper_rule`, and no official code).
+    ``reads_failures``: the rules read a failed call (None) themselves, as the benchmark's
+    code reads its own error marker; otherwise a failure reaches them as "".  ``table``: the
+    results table under both scorers unless ``official_table`` averages differently.
+    ``headline``: the leaderboard's numbers of the table.
+    """
+
+    adapter: BenchmarkAdapter
+    official: Rule | None = None
+    paper: Rule | None = None
+    reads_failures: bool = False
+    table: TableOf | None = None
+    official_table: TableOf | None = None
+    headline: Callable[[Table], Headline] | None = None
+    export: Export | None = None
+
+    @property
+    def name(self) -> str:
+        """The format name (``--format``, ``Item.benchmark``)."""
+        return self.adapter.name
+
+    @property
+    def title(self) -> str:
+        """The benchmark's printed name, which its results table carries."""
+        return self.adapter.title
+
+
+__all__ = ["Benchmark", "Export", "Headline", "TableOf"]
