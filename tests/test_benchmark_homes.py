@@ -31,7 +31,6 @@ NOT_YET_MOVED = {
     "vsibench",
     "ovobench",
     "streamingbench",
-    "ostbench",
     "vsisuper",
     "omnimmi",
 }

@@ -16,11 +16,13 @@ from hypothesis import strategies as st
 
 import stream_fixtures as fx
 import stream_reference as ref
+from streamspatial.bench.ostbench import official as ost
+from streamspatial.bench.ostbench.score import ostbench_table
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.schema import Item
 from streamspatial.scoring import stream_official as so
 from streamspatial.scoring.scorers import score_all
-from streamspatial.scoring.stream_tables import ostbench_table, ovobench_table
+from streamspatial.scoring.stream_tables import ovobench_table
 
 
 def _items(tmp_path: Path, name: str, data) -> dict[str, Item]:
@@ -244,13 +246,13 @@ OST_REPLIES = [
 @given(st.text(max_size=40), st.sampled_from(OST_REPLIES))
 def test_ost_readers_equal_the_evaluator(noise: str, reply: str) -> None:
     for text in (reply, noise, reply + noise):
-        assert so.ost_process_answer(text) == ref.process_answer(text)
+        assert ost.ost_process_answer(text) == ref.process_answer(text)
         pred = ref.process_answer(text)
-        assert so.ost_enumeration(pred, 3) == ref.Enumeration_evalution(pred, 3)
-        assert so.ost_enumeration(pred, 1) == ref.Enumeration_evalution(pred, 1)
-        assert so.ost_estimation(pred, 2.0) == ref.Estimation_evaluation(pred, 2.0)
+        assert ost.ost_enumeration(pred, 3) == ref.Enumeration_evalution(pred, 3)
+        assert ost.ost_enumeration(pred, 1) == ref.Enumeration_evalution(pred, 1)
+        assert ost.ost_estimation(pred, 2.0) == ref.Estimation_evaluation(pred, 2.0)
         options = ["Left", "Right", "Front-left"]
-        chosen = options[so.ost_judgement(pred, options)]
+        chosen = options[ost.ost_judgement(pred, options)]
         assert float(chosen == "Right") == ref.Judgement_evalution(pred, '"Right"', options)
 
 

@@ -14,11 +14,10 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, rtvbench
+from . import mmsivideo, ostbench, rtvbench
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
 from .omnimmi import OmniMMIAdapter
-from .ostbench import OSTBenchAdapter
 from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
@@ -29,7 +28,9 @@ from .vsibench import VSIBenchAdapter
 from .vsisuper import VSISuperAdapter
 
 # Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
-HOMES: dict[str, Benchmark] = {b.name: b for b in (rtvbench.BENCHMARK, mmsivideo.BENCHMARK)}
+HOMES: dict[str, Benchmark] = {
+    b.name: b for b in (ostbench.BENCHMARK, rtvbench.BENCHMARK, mmsivideo.BENCHMARK)
+}
 
 # Every format, in the order ``--format`` and detection list them.
 ADAPTERS: dict[str, BenchmarkAdapter] = {
@@ -42,7 +43,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         VSIBenchAdapter(),
         OVOBenchAdapter(),
         StreamingBenchAdapter(),
-        OSTBenchAdapter(),
+        ostbench.BENCHMARK.adapter,
         VSISuperAdapter(),
         rtvbench.BENCHMARK.adapter,
         OmniMMIAdapter(),

@@ -230,3 +230,18 @@ def diagnostics_table(records: Iterable[Any]) -> Table | None:
             "evidence; both averaged over query points",
         ),
     )
+
+
+def scored_cell(records: list[ScoredQuery]) -> dict[str, Any]:
+    """n, invalid and the mean score of the records that count (score None: left out)."""
+    counted = [r for r in records if r.score is not None]
+    return {
+        "n": len(counted),
+        "invalid": sum(1 for r in records if not r.valid),
+        "score": mean(float(r.score) for r in counted) if counted else None,
+    }
+
+
+def reading_of(records: list[ScoredQuery]) -> str:
+    """Which scorer's verdicts the records hold, as a table's note names it."""
+    return "paper" if all(r.rule in (None, "paper") for r in records) else "official"

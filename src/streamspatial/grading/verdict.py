@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.grading.metrics import mean_relative_accuracy
 
 
 @dataclass(frozen=True)
@@ -32,4 +33,21 @@ class Scored:
 
 Rule = Callable[[Item, QueryPoint, str], Scored]
 
-__all__ = ["Rule", "Scored"]
+
+def letter_verdict(letter: str | None, answer: Any, rule: str) -> Scored:
+    """A letter read (None: nothing readable, wrong) against the answer."""
+    if letter is None:
+        return Scored(None, 0.0, False, rule)
+    return Scored(letter, 1.0 if letter == answer else 0.0, True, rule)
+
+
+def number_verdict(value: float | None, answer: float, rule: str, metric: str) -> Scored:
+    """A number read (None: wrong) against the answer, exactly or by MRA."""
+    if value is None:
+        return Scored(None, 0.0, False, rule)
+    if metric == "exact":
+        return Scored(value, 1.0 if value == answer else 0.0, True, rule)
+    return Scored(value, mean_relative_accuracy(value, answer), True, rule)
+
+
+__all__ = ["Rule", "Scored", "letter_verdict", "number_verdict"]

@@ -1,4 +1,4 @@
-"""Both scorers' rules for OVO-Bench, StreamingBench, OST-Bench and VSI-SUPER.
+"""Both scorers' rules for OVO-Bench, StreamingBench and VSI-SUPER.
 
 ``official`` applies each benchmark's scoring code (:mod:`.stream_official`); ``paper`` is the
 corrected reading the issue of every quirk calls for: the answer's *leading* letter (case and
@@ -14,15 +14,13 @@ import json
 import re
 from typing import Any
 
-from streamspatial.bench.ostbench import SCORED
 from streamspatial.bench.streamingbench import PROACTIVE, SQA
 from streamspatial.bench.vsisuper import RECALL, STREAMING
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
 from streamspatial.grading.extract import leading_letter
-from streamspatial.grading.metrics import mean_relative_accuracy
 from streamspatial.grading.numbers import extract_number
 from streamspatial.grading.thinking import strip_thinking
-from streamspatial.grading.verdict import Rule, Scored
+from streamspatial.grading.verdict import Rule, Scored, letter_verdict, number_verdict
 from streamspatial.scoring import official, stream_official
 
 # --- paper readings ------------------------------------------------------------------------
@@ -37,20 +35,6 @@ def yes_no(text: str | None) -> str | None:
     m = _FIRST_WORD.search(strip_thinking(text)[0])
     word = m.group(0).lower() if m else ""
     return "A" if word in ("yes", "y") else "B" if word in ("no", "n") else None
-
-
-def _letter_verdict(letter: str | None, answer: Any, rule: str) -> Scored:
-    if letter is None:
-        return Scored(None, 0.0, False, rule)
-    return Scored(letter, 1.0 if letter == answer else 0.0, True, rule)
-
-
-def _number_verdict(value: float | None, answer: float, rule: str, metric: str) -> Scored:
-    if value is None:
-        return Scored(None, 0.0, False, rule)
-    if metric == "exact":
-        return Scored(value, 1.0 if value == answer else 0.0, True, rule)
-    return Scored(value, mean_relative_accuracy(value, answer), True, rule)
 
 
 # --- OVO-Bench -----------------------------------------------------------------------------
@@ -74,10 +58,10 @@ def ovobench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
     task = item.task.task
     if task == "REC":
         value = extract_number(text or "")
-        return _number_verdict(value, float(query.answer), "paper", "exact")
+        return number_verdict(value, float(query.answer), "paper", "exact")
     if task in ("SSR", "CRR"):
-        return _letter_verdict(yes_no(text), query.answer, "paper")
-    return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+        return letter_verdict(yes_no(text), query.answer, "paper")
+    return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
 
 
 # --- StreamingBench ------------------------------------------------------------------------
@@ -109,7 +93,7 @@ def streamingbench_paper(item: Item, query: QueryPoint, text: str | None) -> Sco
         time_ok = abs(float(answered) - float(query.answer)) <= 2
         ok = time_ok and str(item.meta["output"]).lower() in last.lower()
         return Scored(float(answered), float(ok), True, "paper")
-    return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+    return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
 
 
 def _poll_record(text: str | None) -> dict[str, Any] | None:
@@ -118,59 +102,6 @@ def _poll_record(text: str | None) -> dict[str, Any] | None:
     except ValueError:
         return None
     return record if isinstance(record, dict) and record.get("dialog_history") else None
-
-
-# --- OST-Bench -----------------------------------------------------------------------------
-
-UNSCORED = "ost-unscored"
-
-
-def ostbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    rule = "ost-evaluator"
-    if not item.meta.get(SCORED, True):
-        return Scored(None, None, True, UNSCORED)
-    response = "None" if text is None else text  # str(None): a failed request
-    if not response:  # no pred: the evaluator leaves the turn out
-        return Scored(None, None, False, rule)
-    pred = stream_official.ost_process_answer(response)
-    fmt = item.task.subcategory
-    if fmt == "Judgement":
-        texts = [o.text or "" for o in item.options]
-        chosen = item.options[stream_official.ost_judgement(pred, texts)]
-        return Scored(chosen.letter, float(chosen.letter == query.answer), True, rule)
-    if fmt == "Estimation":
-        score = stream_official.ost_estimation(pred, float(query.answer))
-        return Scored(pred, score if score is not None else 0.0, score is not None, rule)
-    return Scored(pred, stream_official.ost_enumeration(pred, float(query.answer)), True, rule)
-
-
-def ost_answer_field(text: str) -> str:
-    """The ``answer`` of the reply's JSON object, else the evaluator's reading of the text."""
-    for m in re.finditer(r"\{.*?\}", strip_thinking(text)[0], re.DOTALL):
-        try:
-            obj = json.loads(m.group(0))
-        except ValueError:
-            continue
-        if isinstance(obj, dict) and "answer" in obj:
-            return str(obj["answer"])
-    return stream_official.ost_process_answer(strip_thinking(text)[0])
-
-
-def ostbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    if not item.meta.get(SCORED, True):
-        return Scored(None, None, True, UNSCORED)
-    if not text:
-        return Scored(None, 0.0, False, "paper")
-    pred = ost_answer_field(text).strip()
-    fmt = item.task.subcategory
-    if fmt == "Judgement":
-        texts = [o.text or "" for o in item.options]
-        exact = [k for k, o in enumerate(texts) if o.strip().lower() == pred.lower()]
-        k = exact[0] if exact else stream_official.ost_judgement(pred, texts)
-        return _letter_verdict(item.options[k].letter, query.answer, "paper")
-    value = extract_number(pred)
-    metric = "mra" if fmt == "Estimation" else "exact"
-    return _number_verdict(value, float(query.answer), "paper", metric)
 
 
 # --- VSI-SUPER -----------------------------------------------------------------------------
@@ -196,29 +127,25 @@ def vsisuper_official(item: Item, query: QueryPoint, text: str | None) -> Scored
 
 def vsisuper_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
     if item.answer_type is AnswerType.CHOICE:
-        return _letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
+        return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
     value = extract_number(text or "", item.question)
-    return _number_verdict(value, float(query.answer), "paper", "mra")
+    return number_verdict(value, float(query.answer), "paper", "mra")
 
 
 OFFICIAL_RULES: dict[str, Rule] = {
     "ovobench": ovobench_official,
     "streamingbench": streamingbench_official,
-    "ostbench": ostbench_official,
     "vsisuper": vsisuper_official,
 }
 PAPER_RULES: dict[str, Rule] = {
     "ovobench": ovobench_paper,
     "streamingbench": streamingbench_paper,
-    "ostbench": ostbench_paper,
     "vsisuper": vsisuper_paper,
 }
 
 __all__ = [
     "OFFICIAL_RULES",
     "PAPER_RULES",
-    "UNSCORED",
     "leading_letter",
-    "ost_answer_field",
     "yes_no",
 ]

@@ -1,4 +1,4 @@
-"""Results tables of OVO-Bench, StreamingBench, OST-Bench and VSI-SUPER, under both scorers.
+"""Results tables of OVO-Bench, StreamingBench and VSI-SUPER, under both scorers.
 
 Every aggregate is named as the benchmark's official code prints it, and the per-query
 verdicts (:mod:`.stream_rules`) decide what enters it:
@@ -9,13 +9,7 @@ verdicts (:mod:`.stream_rules`) decide what enters it:
   real-time and omni files, "total" over every counted question of the file (an SQA reply
   that is empty is left out); the proactive file's ``time_accuracy`` and
   ``answer_accuracy``.  The paper's table adds each category's "All" and "Overall".
-* OST-Bench (``OST_evaluator.py`` ``collect_results``): the mean per question type, the
-  multi-part types merged (three Judgements, two Temporal-locs), eight composites
-  (``A_state(Judge)`` … ``AO(Temp)``), four format means and "Overall", the mean of the eight.
 * VSI-SUPER: one "Overall" per task, i.e. per duration (Recall) or split (Count).
-
-A composite whose inputs the run lacks is None (the official code would raise a KeyError or a
-NameError); the table's notes say which.
 """
 
 from __future__ import annotations
@@ -23,28 +17,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import MODES, OVOBenchAdapter
 from streamspatial.bench.streamingbench import PROACTIVE, StreamingBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
-from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _group, _records
+from streamspatial.grading.aggregate import (
+    Scorable,
+    ScoredQuery,
+    Table,
+    _group,
+    _records,
+    reading_of,
+    scored_cell,
+)
 from streamspatial.grading.metrics import mean
-from streamspatial.scoring.stream_rules import UNSCORED
-
-
-def _cell(records: list[ScoredQuery]) -> dict[str, Any]:
-    """n, invalid and the mean score of the records that count (score None: left out)."""
-    counted = [r for r in records if r.score is not None]
-    return {
-        "n": len(counted),
-        "invalid": sum(1 for r in records if not r.valid),
-        "score": mean(float(r.score) for r in counted) if counted else None,
-    }
-
-
-def _scorer(records: list[ScoredQuery]) -> str:
-    return "paper" if all(r.rule in (None, "paper") for r in records) else "official"
-
 
 # --- OVO-Bench -----------------------------------------------------------------------------
 
@@ -60,7 +45,7 @@ def ovobench_table(records: Iterable[Scorable]) -> Table:
         for task in tasks:
             if task not in by_task:
                 continue
-            cell = _cell(by_task[task])
+            cell = scored_cell(by_task[task])
             scores.append(cell["score"])
             rows.append(
                 {
@@ -96,7 +81,7 @@ def ovobench_table(records: Iterable[Scorable]) -> Table:
         }
     )
     notes = [
-        f"{_scorer(recs)} reading; task = accuracy over its probes; each Avg. = mean of its "
+        f"{reading_of(recs)} reading; task = accuracy over its probes; each Avg. = mean of its "
         "tasks; Total Avg. = mean of the three Avg.",
     ]
     if missing:
@@ -136,7 +121,7 @@ def _proactive_row(kind: str, task: str, recs: list[ScoredQuery]) -> dict[str, A
 
 
 def _mc_row(kind: str, task: str, recs: list[ScoredQuery]) -> dict[str, Any]:
-    cell = _cell(recs)
+    cell = scored_cell(recs)
     return {
         "file": kind,
         "task_type": task,
@@ -175,7 +160,7 @@ def streamingbench_table(records: Iterable[Scorable]) -> Table:
     rows = []
     for category, in_cat in _group(recs, lambda r: r.category or "").items():
         for task, in_task in _group(in_cat, lambda r: r.task).items():
-            cell = _cell(in_task)
+            cell = scored_cell(in_task)
             rows.append(
                 {
                     "category": category,
@@ -185,7 +170,7 @@ def streamingbench_table(records: Iterable[Scorable]) -> Table:
                     "accuracy": cell["score"],
                 }
             )
-        cell = _cell(in_cat)
+        cell = scored_cell(in_cat)
         rows.append(
             {
                 "category": category,
@@ -195,7 +180,7 @@ def streamingbench_table(records: Iterable[Scorable]) -> Table:
                 "accuracy": cell["score"],
             }
         )
-    cell = _cell(recs)
+    cell = scored_cell(recs)
     rows.append(
         {
             "category": "Overall",
@@ -210,109 +195,6 @@ def streamingbench_table(records: Iterable[Scorable]) -> Table:
         ("category", "task_type", "total", "invalid", "accuracy"),
         tuple(rows),
         ("accuracy pooled over questions in every row; empty replies count wrong",),
-    )
-
-
-# --- OST-Bench -----------------------------------------------------------------------------
-
-_MERGED = {
-    "Agent_object_spatial-direction(Judgement)": [
-        f"Agent_object_spatial-direction(Judgement{i})" for i in (1, 2, 3)
-    ],
-    "Agent_object_spatial-distance(Judgement)": [
-        f"Agent_object_spatial-distance(Judgement{i})" for i in (1, 2, 3)
-    ],
-    "Agent_visible_info-existence(Temporal-loc)": [
-        f"Agent_visible_info-existence(Temporal-loc{i})" for i in (1, 2)
-    ],
-}
-_COMPOSITES: dict[str, list[str]] = {
-    "A_state(Judge)": ["Agent_state-orientation(Judgement)", "Agent_state-position(Judgement)"],
-    "A_state(Esti)": ["Agent_state-orientation(Estimation)", "Agent_state-position(Estimation)"],
-    "A_info(Judge)": [
-        "Agent_visible_info-existence(Judgement)",
-        "Agent_visible_info-order(Judgement)",
-        "Agent_visible_info-diversity(Judgement)",
-    ],
-    "A_info(Temp)": ["Agent_visible_info-existence(Temporal-loc)"],
-    "A_info(Count)": ["Agent_visible_info-quantity(Counting)"],
-    "AO(Judge)": [
-        "Agent_object_spatial-direction(Judgement)",
-        "Agent_object_spatial-distance(Judgement)",
-    ],
-    "AO(Esti)": [
-        "Agent_object_spatial-direction(Estimation)",
-        "Agent_object_spatial-distance(Estimation)",
-    ],
-    "AO(Temp)": [
-        "Agent_object_spatial-direction(Temporal-loc)",
-        "Agent_object_spatial-distance(Temporal-loc)",
-    ],
-}
-_FORMATS: dict[str, list[str]] = {
-    "Judgement": [
-        *_COMPOSITES["AO(Judge)"],
-        *_COMPOSITES["A_info(Judge)"],
-        *_COMPOSITES["A_state(Judge)"],
-    ],
-    "Estimation": [*_COMPOSITES["AO(Esti)"], *_COMPOSITES["A_state(Esti)"]],
-    "Temporal-loc": ["Agent_visible_info-existence(Temporal-loc)", *_COMPOSITES["AO(Temp)"]],
-    "Counting": ["Agent_visible_info-quantity(Counting)"],
-}
-OST_HEADLINE = ("Overall", "Judgement", "Estimation", "Temporal-loc", "Counting", *_COMPOSITES)
-
-
-def _strict_mean(values: list[float | None]) -> float | None:
-    """The mean, or None when any input is missing (where the evaluator raises)."""
-    return None if not values or any(v is None for v in values) else sum(values) / len(values)  # type: ignore[arg-type]
-
-
-def ostbench_table(records: Iterable[Scorable]) -> Table:
-    """``collect_results`` over the per-type means (the paper's layout too)."""
-    recs = [r for r in _records(records) if r.rule != UNSCORED]
-    per_type = {t: _cell(g) for t, g in sorted(_group(recs, lambda r: r.task).items())}
-    static = {t: c["score"] for t, c in per_type.items() if c["score"] is not None}
-    full: dict[str, float | None] = {
-        k: _strict_mean([static.get(p) for p in parts]) for k, parts in _MERGED.items()
-    }
-    merged_parts = {p for parts in _MERGED.values() for p in parts}
-    full.update({t: v for t, v in static.items() if t not in merged_parts})
-    rows = [
-        {"group": "type", "name": t, "n": c["n"], "invalid": c["invalid"], "score": c["score"]}
-        for t, c in per_type.items()
-    ]
-    rows += [
-        {"group": "type", "name": k, "n": None, "invalid": None, "score": full[k]} for k in _MERGED
-    ]
-    overall = {k: _strict_mean([full.get(p) for p in parts]) for k, parts in _COMPOSITES.items()}
-    overall.update({k: _strict_mean([full.get(p) for p in parts]) for k, parts in _FORMATS.items()})
-    overall["Overall"] = _strict_mean([overall[k] for k in _COMPOSITES])
-    n_all = len(recs)
-    rows += [
-        {
-            "group": "overall",
-            "name": k,
-            "n": n_all if k == "Overall" else None,
-            "invalid": sum(1 for r in recs if not r.valid) if k == "Overall" else None,
-            "score": overall[k],
-        }
-        for k in OST_HEADLINE
-    ]
-    notes = [
-        f"{_scorer(recs)} reading; per-type mean over the turns scored "
-        "(an empty reply is left out officially, wrong in the paper reading); "
-        "Overall = mean of the eight composites"
-    ]
-    absent = sorted(
-        {p for parts in _COMPOSITES.values() for p in parts} - set(full)
-        | {k for k, v in full.items() if v is None}
-    )
-    if absent:
-        notes.append(
-            "missing question types (the official evaluator would raise): " + ", ".join(absent)
-        )
-    return Table(
-        OSTBenchAdapter.title, ("group", "name", "n", "invalid", "score"), tuple(rows), tuple(notes)
     )
 
 
@@ -338,7 +220,7 @@ def vsisuper_table(records: Iterable[Scorable]) -> Table:
         VSISuperAdapter.title,
         ("benchmark", "split", "n", "invalid", "score"),
         tuple(rows),
-        (f"{_scorer(recs)} reading; Overall of each task",),
+        (f"{reading_of(recs)} reading; Overall of each task",),
     )
 
 
@@ -373,18 +255,11 @@ def streamingbench_headline(table: Table) -> dict[str, float | None]:
     return out
 
 
-def ostbench_headline(table: Table) -> dict[str, float | None]:
-    return {str(r["name"]): r["score"] for r in table.rows if r["group"] == "overall"}
-
-
 def vsisuper_headline(table: Table) -> dict[str, float | None]:
     return {str(r["split"]): r["score"] for r in table.rows}
 
 
 __all__ = [
-    "OST_HEADLINE",
-    "ostbench_headline",
-    "ostbench_table",
     "ovobench_headline",
     "ovobench_table",
     "streamingbench_headline",

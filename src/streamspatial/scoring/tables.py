@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from streamspatial.bench.omnimmi import OmniMMIAdapter
-from streamspatial.bench.ostbench import OSTBenchAdapter
 from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
@@ -28,8 +27,6 @@ from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.stream_tables import (
-    ostbench_headline,
-    ostbench_table,
     ovobench_headline,
     ovobench_table,
     streamingbench_headline,
@@ -48,7 +45,6 @@ TABLES: dict[str, Callable[..., Table]] = {
     "vsibench": vsibench_table,
     "ovobench": ovobench_table,
     "streamingbench": streamingbench_table,
-    "ostbench": ostbench_table,
     "vsisuper": vsisuper_table,
     "omnimmi": omnimmi_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
@@ -136,7 +132,6 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     S3Adapter.title: _s3,
     OVOBenchAdapter.title: ovobench_headline,
     StreamingBenchAdapter.title: streamingbench_headline,
-    OSTBenchAdapter.title: ostbench_headline,
     VSISuperAdapter.title: vsisuper_headline,
     OmniMMIAdapter.title: omnimmi_headline,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},

@@ -24,10 +24,10 @@ from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import read_json_records
-from ._items import IdRegistry, build_item
-from ._rows import Row
-from .base import (
+from .._files import read_json_records
+from .._items import IdRegistry, build_item
+from .._rows import Row
+from ..base import (
     BenchmarkAdapter,
     Dialogue,
     DialogueTurn,
