@@ -13,7 +13,8 @@ import stream_fixtures as fx
 from streamspatial.agents.requests import check_prefix
 from streamspatial.bench.ovobench import OVOBenchAdapter, write_ovobench_json
 from streamspatial.bench.registry import check_benchmark, detect_format, get_adapter, load_benchmark
-from streamspatial.bench.streamingbench import official_seconds, write_streamingbench_json
+from streamspatial.bench.streamingbench.export import write_streamingbench_json
+from streamspatial.bench.streamingbench.reader import official_seconds
 from streamspatial.cli import main
 from streamspatial.core.errors import CausalityError
 from streamspatial.core.schema import Item

@@ -20,7 +20,8 @@ from streamspatial.bench.registry import (
     load_benchmark,
 )
 from streamspatial.bench.s3 import S3Adapter, S3Line, write_s3_jsonl
-from streamspatial.bench.streamingbench import StreamingBenchAdapter, write_streamingbench_json
+from streamspatial.bench.streamingbench.export import write_streamingbench_json
+from streamspatial.bench.streamingbench.reader import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
 from streamspatial.bench.vsibench import VSIBenchAdapter

@@ -14,14 +14,13 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, ostbench, rtvbench
+from . import mmsivideo, ostbench, rtvbench, streamingbench
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
 from .omnimmi import OmniMMIAdapter
 from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
-from .streamingbench import StreamingBenchAdapter
 from .ucs import UCSAdapter
 from .vcbench import VCBenchAdapter
 from .vsibench import VSIBenchAdapter
@@ -29,7 +28,13 @@ from .vsisuper import VSISuperAdapter
 
 # Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
 HOMES: dict[str, Benchmark] = {
-    b.name: b for b in (ostbench.BENCHMARK, rtvbench.BENCHMARK, mmsivideo.BENCHMARK)
+    b.name: b
+    for b in (
+        streamingbench.BENCHMARK,
+        ostbench.BENCHMARK,
+        rtvbench.BENCHMARK,
+        mmsivideo.BENCHMARK,
+    )
 }
 
 # Every format, in the order ``--format`` and detection list them.
@@ -42,7 +47,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         S3Adapter(),
         VSIBenchAdapter(),
         OVOBenchAdapter(),
-        StreamingBenchAdapter(),
+        streamingbench.BENCHMARK.adapter,
         ostbench.BENCHMARK.adapter,
         VSISuperAdapter(),
         rtvbench.BENCHMARK.adapter,

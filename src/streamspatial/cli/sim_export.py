@@ -17,14 +17,12 @@ import typer
 
 from streamspatial.bench.ovobench import write_ovobench_json
 from streamspatial.bench.registry import HOMES
-from streamspatial.bench.streamingbench import write_streamingbench_json
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import AnswerType, Item
 
 # Format → (default file name, writer).
 EXPORTS: dict[str, tuple[str, Callable[[Iterable[Item], Path], int]]] = {
     "ovobench": ("ovo_bench_new.json", write_ovobench_json),
-    "streamingbench": ("questions_real.json", write_streamingbench_json),
     **{name: (b.export.file, b.export.write) for name, b in HOMES.items() if b.export},
 }
 

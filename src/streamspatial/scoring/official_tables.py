@@ -34,7 +34,6 @@ from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _group, _natural, _records
 from streamspatial.grading.metrics import mean
 from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
-from streamspatial.scoring.stream_tables import streamingbench_official_table
 from streamspatial.scoring.vcbench_tables import vcbench_table
 
 VSI_DIRECTION_PARTS = (
@@ -166,7 +165,6 @@ def vsibench_official_table(records: Iterable[Scorable]) -> Table:
 
 
 OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
-    "streamingbench": streamingbench_official_table,
     "ovos": ovos_official_table,
     "vcbench": vcbench_official_table,
     "ucs": ucs_official_table,

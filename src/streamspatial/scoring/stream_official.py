@@ -1,4 +1,4 @@
-"""The official scorers of OVO-Bench, StreamingBench and VSI-SUPER, rule by rule.
+"""The official scorers of OVO-Bench and VSI-SUPER, rule by rule.
 
 Each function restates one piece of a benchmark's published scoring code, quirks included, so
 ``--scorer official`` gives the leaderboard's reading of the same text; where that code would
@@ -7,9 +7,6 @@ crash, the function returns None and the caller records an invalid answer.  Sour
 
 * OVO-Bench — JoeLeelyf/OVO-Bench: ``utils/OVOBenchScore.py`` ``get_score``,
   ``get_score_REC``, ``get_score_SSR_CRR`` and the SSR/CRR "Y"/"N" shortcut.
-* StreamingBench — THUNLP-MT/StreamingBench: ``src/data/count.py`` (``question[model][0]``;
-  the proactive ``-2 <= last_time - ground_truth_time <= 2`` and ``ground_truth_output in
-  last_answer``).
 * VSI-SUPER — the Cambrian-S lmms-eval tasks ``cambrians_vsr/utils.py`` (``fuzzy_matching``,
   ``exact_match``), ``cambrians_vsc/utils.py`` (``float(results[0])``,
   ``mean_relative_accuracy``) and ``cambrians_vsc_streaming/utils.py`` (``json.loads``, the
@@ -47,37 +44,6 @@ def ovobench_yes_no(response: str | None, yes: bool) -> bool:
     if response == ("Y" if yes else "N"):
         return True
     return ("Yes" if yes else "No") in response
-
-
-# --------------------------------------------------------------------------------------------
-# StreamingBench
-
-
-def streamingbench_first_char(response: str | None) -> str | None:
-    """``question[model][0]``: the first character (" B", "(A)" and "b" are wrong); None where
-    count.py would raise (an empty or missing reply)."""
-    return response[0] if response else None
-
-
-def streamingbench_poll(response: str) -> tuple[float, str] | None:
-    """The time and content of the last message of a proactive item's polling dialogue
-    (``history[-1]``), from the dialogue recorded as the item's reply; None where count.py
-    would raise (no poll was made) or the record is not a dialogue."""
-    try:
-        record = json.loads(response)
-        last = record["dialog_history"][-1]
-        return float(last["time"]), str(last["content"])
-    except (ValueError, TypeError, KeyError, IndexError):
-        return None
-
-
-def streamingbench_proactive(
-    last: tuple[float, str], truth_time: float, output: str
-) -> tuple[bool, bool]:
-    """(time correct, answer correct): within ±2 s of the ground truth, and then the expected
-    output as a case-sensitive substring of the last reply."""
-    time_ok = -2 <= last[0] - truth_time <= 2
-    return time_ok, time_ok and output in last[1]
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,9 +89,6 @@ __all__ = [
     "ovobench_choice",
     "ovobench_rec",
     "ovobench_yes_no",
-    "streamingbench_first_char",
-    "streamingbench_poll",
-    "streamingbench_proactive",
     "vsisuper_count",
     "vsisuper_stream",
     "vsisuper_stream_value",

@@ -1,4 +1,4 @@
-"""Both scorers' rules for OVO-Bench, StreamingBench and VSI-SUPER.
+"""Both scorers' rules for OVO-Bench and VSI-SUPER.
 
 ``official`` applies each benchmark's scoring code (:mod:`.stream_official`); ``paper`` is the
 corrected reading the issue of every quirk calls for: the answer's *leading* letter (case and
@@ -10,11 +10,8 @@ official code reads that as the string "None").
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
-from streamspatial.bench.streamingbench import PROACTIVE, SQA
 from streamspatial.bench.vsisuper import RECALL, STREAMING
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
 from streamspatial.grading.extract import leading_letter
@@ -64,46 +61,6 @@ def ovobench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
     return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
 
 
-# --- StreamingBench ------------------------------------------------------------------------
-
-
-def streamingbench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    if item.task.level == PROACTIVE:
-        last = stream_official.streamingbench_poll(text or "")
-        if last is None:  # count.py raises on a dialogue without a poll
-            return Scored(None, 0.0, False, "streamingbench-proactive")
-        _, answer_ok = stream_official.streamingbench_proactive(
-            last, float(query.answer), str(item.meta["output"])
-        )
-        return Scored(last[0], float(answer_ok), True, "streamingbench-proactive")
-    first = stream_official.streamingbench_first_char(text)
-    if first is None:  # SQA leaves an empty reply out; real/omni's counter would raise on it
-        score = None if item.task.level == SQA else 0.0
-        return Scored(None, score, False, "streamingbench-count")
-    return Scored(first, 1.0 if first == query.answer else 0.0, True, "streamingbench-count")
-
-
-def streamingbench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    if item.task.level == PROACTIVE:
-        record = _poll_record(text)
-        answered = record.get("answered") if record else None
-        if not record or answered in (None, False):
-            return Scored(None, 0.0, record is not None, "paper")
-        last = str(record["dialog_history"][-1]["content"])
-        time_ok = abs(float(answered) - float(query.answer)) <= 2
-        ok = time_ok and str(item.meta["output"]).lower() in last.lower()
-        return Scored(float(answered), float(ok), True, "paper")
-    return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
-
-
-def _poll_record(text: str | None) -> dict[str, Any] | None:
-    try:
-        record = json.loads(text or "")
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) and record.get("dialog_history") else None
-
-
 # --- VSI-SUPER -----------------------------------------------------------------------------
 
 
@@ -134,12 +91,10 @@ def vsisuper_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
 
 OFFICIAL_RULES: dict[str, Rule] = {
     "ovobench": ovobench_official,
-    "streamingbench": streamingbench_official,
     "vsisuper": vsisuper_official,
 }
 PAPER_RULES: dict[str, Rule] = {
     "ovobench": ovobench_paper,
-    "streamingbench": streamingbench_paper,
     "vsisuper": vsisuper_paper,
 }
 

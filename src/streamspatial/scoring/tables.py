@@ -17,7 +17,6 @@ from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
-from streamspatial.bench.streamingbench import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.bench.vsisuper import VSISuperAdapter
@@ -29,8 +28,6 @@ from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, 
 from streamspatial.scoring.stream_tables import (
     ovobench_headline,
     ovobench_table,
-    streamingbench_headline,
-    streamingbench_table,
     vsisuper_headline,
     vsisuper_table,
 )
@@ -44,7 +41,6 @@ TABLES: dict[str, Callable[..., Table]] = {
     "s3": s3_table,
     "vsibench": vsibench_table,
     "ovobench": ovobench_table,
-    "streamingbench": streamingbench_table,
     "vsisuper": vsisuper_table,
     "omnimmi": omnimmi_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
@@ -131,7 +127,6 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
     OVOBenchAdapter.title: ovobench_headline,
-    StreamingBenchAdapter.title: streamingbench_headline,
     VSISuperAdapter.title: vsisuper_headline,
     OmniMMIAdapter.title: omnimmi_headline,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},

@@ -27,18 +27,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import read_json_array, write_json_array
-from ._items import IdRegistry, build_item
-from ._rows import Row
-from .base import BenchmarkAdapter, LoadResult, Polling, PromptOptions, ScoringSpec, papers_protocol
-from .tasks import primitive_of
+from .._files import read_json_array
+from .._items import IdRegistry, build_item
+from .._rows import Row
+from ..base import (
+    BenchmarkAdapter,
+    LoadResult,
+    Polling,
+    PromptOptions,
+    ScoringSpec,
+    papers_protocol,
+)
 
 REAL, OMNI, SQA, PROACTIVE = "real", "omni", "sqa", "proactive"
 # StreamingBench, Table 1: the three categories and the tasks of the two smaller ones.
@@ -337,51 +342,10 @@ def _load_sqa(path: Path, result: LoadResult, ids: IdRegistry) -> None:
 
 # -- writing --------------------------------------------------------------------------------
 
-# The real-time task (StreamingBench, Table 1) a generated item's reasoning primitive is
-# written as; spatial primitives (distance, direction, locate, ego) are Spatial Understanding.
-TASK_TYPES = {
-    "count": "Counting",
-    "attribute": "Attribute Perception",
-    "order": "Event Understanding",
-}
-
-
-def to_streamingbench_entry(item: Item) -> dict[str, Any]:
-    """A ``questions_real.json`` entry for a multiple-choice item asked at one whole second
-    (the time is floored, so the question is never asked later than the item asks it)."""
-    if item.answer_type is not AnswerType.CHOICE or len(item.queries) != 1:
-        raise ValueError(f"item {item.id}: StreamingBench entries are single-time multiple choice")
-    q = item.queries[0]
-    s = int(q.time)
-    primitive = primitive_of((item.intent or {}).get("task"))
-    if item.benchmark == "streamingbench":
-        task = item.task.task
-    else:
-        task = TASK_TYPES.get(str(primitive), "Spatial Understanding")
-    return {
-        "video_path": f"./{item.video}",
-        "questions": [
-            {
-                "task_type": task,
-                "question": item.question,
-                "time_stamp": f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}",
-                "answer": q.answer,
-                "options": [f"{o.letter}. {o.text}" for o in item.options],
-            }
-        ],
-    }
-
-
-def write_streamingbench_json(items: Iterable[Item], path: Path) -> int:
-    """Write multiple-choice items as a ``questions_real.json`` array; returns the count."""
-    return write_json_array([to_streamingbench_entry(it) for it in items], path)
-
 
 __all__ = [
     "OFFICIAL_SCORER",
     "StreamingBenchAdapter",
     "file_kind",
     "official_seconds",
-    "to_streamingbench_entry",
-    "write_streamingbench_json",
 ]
