@@ -1,7 +1,7 @@
 """One scorer's verdict on one response, and the shape of a scoring rule.
 
-A module of its own so that the rules of every benchmark (:mod:`.scorers`,
-:mod:`.stream_rules`) share the type without importing each other.
+Below every benchmark's rules (``bench/<name>/score.py`` and ``scoring``'s), so they share the
+type, and the two verdicts most rules end in, without importing each other.
 """
 
 from __future__ import annotations

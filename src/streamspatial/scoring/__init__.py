@@ -4,12 +4,14 @@ One room, used by everything that judges answers — the runner (``eval``), the 
 probes (``qc``), the human study (``web``) and the reports (``report``) — so a number means the
 same wherever it is printed:
 
-* :mod:`.extract`, :mod:`.numbers`, :mod:`.thinking`: reading a letter, a number or an action
-  out of a response (the papers' cascade);
-* :mod:`.official`: each benchmark's own answer reader, as its released scoring code does it;
-* :mod:`.scorers`: one verdict per scorer (``official``, ``paper``) for one response;
-* :mod:`.metrics`: accuracy, MRA, GPA / MoC / UDA;
-* :mod:`.aggregate`, :mod:`.paper_tables`, :mod:`.official_tables`: the results tables.
+* :mod:`.scorers`: one verdict per scorer (``official``, ``paper``) for one response, by the
+  rule the benchmark registers (``bench.registry.HOMES``) or, for the benchmarks not yet in a
+  folder of their own, the rules here (:mod:`.official`, :mod:`.stream_rules`);
+* :mod:`.tables`: a run's results table and headline, picked the same way
+  (:mod:`.paper_tables`, :mod:`.official_tables`, :mod:`.stream_tables`, …);
+* the machinery every benchmark shares — reading a letter, a number or an action out of a
+  response, the metrics, the aggregation and the table type — is :mod:`streamspatial.grading`,
+  below ``bench``; its public names are re-exported here.
 
 The public names here are the stable surface; submodules hold the details.
 """
