@@ -11,7 +11,8 @@ import pytest
 
 import stream_fixtures as fx
 from streamspatial.agents.requests import check_prefix
-from streamspatial.bench.ovobench import OVOBenchAdapter, write_ovobench_json
+from streamspatial.bench.ovobench.export import write_ovobench_json
+from streamspatial.bench.ovobench.reader import OVOBenchAdapter
 from streamspatial.bench.registry import check_benchmark, detect_format, get_adapter, load_benchmark
 from streamspatial.bench.streamingbench.export import write_streamingbench_json
 from streamspatial.bench.streamingbench.reader import official_seconds

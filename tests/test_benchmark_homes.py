@@ -29,7 +29,6 @@ NOT_YET_MOVED = {
     "ucs",
     "s3",
     "vsibench",
-    "ovobench",
     "vsisuper",
     "omnimmi",
 }

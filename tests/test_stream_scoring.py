@@ -18,11 +18,11 @@ import stream_fixtures as fx
 import stream_reference as ref
 from streamspatial.bench.ostbench import official as ost
 from streamspatial.bench.ostbench.score import ostbench_table
+from streamspatial.bench.ovobench import official as ovo_official
+from streamspatial.bench.ovobench.score import ovobench_table
 from streamspatial.bench.registry import load_benchmark
 from streamspatial.core.schema import Item
-from streamspatial.scoring import stream_official as so
 from streamspatial.scoring.scorers import score_all
-from streamspatial.scoring.stream_tables import ovobench_table
 
 
 def _items(tmp_path: Path, name: str, data) -> dict[str, Item]:
@@ -59,7 +59,7 @@ def test_ovobench_choice_is_the_letter_anywhere(ovo, reply, official, paper) -> 
     item = ovo["2"]  # EPM, gt 2 → "C"
     assert item.queries[0].answer == "C"
     assert verdicts(item, reply) == (official, paper)
-    assert so.ovobench_choice(reply, "C") == bool(official)
+    assert ovo_official.ovobench_choice(reply, "C") == bool(official)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ S3-Bench JSONL), ``vsibench`` (VSI-Bench), ``ovobench`` (OVO-Bench), ``streaming
 
 from streamspatial.bench.base import BenchmarkAdapter, LoadResult, ScoringSpec
 from streamspatial.bench.ostbench.reader import OSTBenchAdapter
-from streamspatial.bench.ovobench import OVOBenchAdapter, write_ovobench_json
+from streamspatial.bench.ovobench.export import write_ovobench_json
+from streamspatial.bench.ovobench.reader import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter, write_ovos_jsonl
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.bench.registry import (

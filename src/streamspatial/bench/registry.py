@@ -14,11 +14,10 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, ostbench, rtvbench, streamingbench
+from . import mmsivideo, ostbench, ovobench, rtvbench, streamingbench
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
 from .omnimmi import OmniMMIAdapter
-from .ovobench import OVOBenchAdapter
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
 from .ucs import UCSAdapter
@@ -30,6 +29,7 @@ from .vsisuper import VSISuperAdapter
 HOMES: dict[str, Benchmark] = {
     b.name: b
     for b in (
+        ovobench.BENCHMARK,
         streamingbench.BENCHMARK,
         ostbench.BENCHMARK,
         rtvbench.BENCHMARK,
@@ -46,7 +46,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         UCSAdapter(),
         S3Adapter(),
         VSIBenchAdapter(),
-        OVOBenchAdapter(),
+        ovobench.BENCHMARK.adapter,
         streamingbench.BENCHMARK.adapter,
         ostbench.BENCHMARK.adapter,
         VSISuperAdapter(),

@@ -15,14 +15,12 @@ from typing import Annotated
 
 import typer
 
-from streamspatial.bench.ovobench import write_ovobench_json
 from streamspatial.bench.registry import HOMES
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import AnswerType, Item
 
 # Format → (default file name, writer).
 EXPORTS: dict[str, tuple[str, Callable[[Iterable[Item], Path], int]]] = {
-    "ovobench": ("ovo_bench_new.json", write_ovobench_json),
     **{name: (b.export.file, b.export.write) for name, b in HOMES.items() if b.export},
 }
 

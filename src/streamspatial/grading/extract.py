@@ -31,6 +31,7 @@ __all__ = [
     "leading_letter",
     "normalise_action",
     "strip_thinking",
+    "yes_no",
 ]
 
 TAIL_CHARS = 300  # G.7 steps 1–4 look only at the last 300 characters
@@ -238,3 +239,15 @@ def leading_letter(text: str | None, letters: str) -> str | None:
     if m and m.group(1).upper() in letters:
         return m.group(1).upper()
     return extract_choice(text, letters)
+
+
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def yes_no(text: str | None) -> str | None:
+    """ "A" (yes) or "B" (no) from the reply's first word, any case ("Y"/"N" too)."""
+    if not text:
+        return None
+    m = _FIRST_WORD.search(strip_thinking(text)[0])
+    word = m.group(0).lower() if m else ""
+    return "A" if word in ("yes", "y") else "B" if word in ("no", "n") else None

@@ -1,12 +1,10 @@
-"""The official scorers of OVO-Bench and VSI-SUPER, rule by rule.
+"""The official scorers of VSI-SUPER, rule by rule.
 
 Each function restates one piece of a benchmark's published scoring code, quirks included, so
 ``--scorer official`` gives the leaderboard's reading of the same text; where that code would
 crash, the function returns None and the caller records an invalid answer.  Sources
 (repository: file, function):
 
-* OVO-Bench — JoeLeelyf/OVO-Bench: ``utils/OVOBenchScore.py`` ``get_score``,
-  ``get_score_REC``, ``get_score_SSR_CRR`` and the SSR/CRR "Y"/"N" shortcut.
 * VSI-SUPER — the Cambrian-S lmms-eval tasks ``cambrians_vsr/utils.py`` (``fuzzy_matching``,
   ``exact_match``), ``cambrians_vsc/utils.py`` (``float(results[0])``,
   ``mean_relative_accuracy``) and ``cambrians_vsc_streaming/utils.py`` (``json.loads``, the
@@ -16,34 +14,12 @@ crash, the function returns None and the caller records an invalid answer.  Sour
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import numpy as np
 
 # --------------------------------------------------------------------------------------------
 # OVO-Bench
-
-
-def ovobench_choice(response: str | None, letter: str) -> bool:
-    """``int(gt in response)``: the letter anywhere in the response ("Because A..." is A);
-    a failed call (``None``) is wrong."""
-    return response is not None and letter in response
-
-
-def ovobench_rec(response: str | None, count: int) -> bool:
-    """``"".join(re.findall(r"\\d+", response)) == str(gt)``: "2 or 3" reads as 23."""
-    return response is not None and "".join(re.findall(r"\d+", response)) == str(count)
-
-
-def ovobench_yes_no(response: str | None, yes: bool) -> bool:
-    """SSR and CRR: exactly "Y" (type 1) or "N" (type 0), else the case-sensitive substring
-    "Yes" / "No" anywhere ("Not sure" is a No)."""
-    if response is None:
-        return False
-    if response == ("Y" if yes else "N"):
-        return True
-    return ("Yes" if yes else "No") in response
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,9 +62,6 @@ def vsisuper_stream(value: Any, truth: float) -> float:
 
 
 __all__ = [
-    "ovobench_choice",
-    "ovobench_rec",
-    "ovobench_yes_no",
     "vsisuper_count",
     "vsisuper_stream",
     "vsisuper_stream_value",

@@ -1,4 +1,4 @@
-"""Both scorers' rules for OVO-Bench and VSI-SUPER.
+"""Both scorers' rules for VSI-SUPER.
 
 ``official`` applies each benchmark's scoring code (:mod:`.stream_official`); ``paper`` is the
 corrected reading the issue of every quirk calls for: the answer's *leading* letter (case and
@@ -10,55 +10,14 @@ official code reads that as the string "None").
 
 from __future__ import annotations
 
-import re
-
 from streamspatial.bench.vsisuper import RECALL, STREAMING
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
 from streamspatial.grading.extract import leading_letter
 from streamspatial.grading.numbers import extract_number
-from streamspatial.grading.thinking import strip_thinking
 from streamspatial.grading.verdict import Rule, Scored, letter_verdict, number_verdict
 from streamspatial.scoring import official, stream_official
 
 # --- paper readings ------------------------------------------------------------------------
-
-_FIRST_WORD = re.compile(r"[A-Za-z]+")
-
-
-def yes_no(text: str | None) -> str | None:
-    """ "A" (yes) or "B" (no) from the reply's first word, any case ("Y"/"N" too)."""
-    if not text:
-        return None
-    m = _FIRST_WORD.search(strip_thinking(text)[0])
-    word = m.group(0).lower() if m else ""
-    return "A" if word in ("yes", "y") else "B" if word in ("no", "n") else None
-
-
-# --- OVO-Bench -----------------------------------------------------------------------------
-
-
-def ovobench_official(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    task, rule = item.task.task, "ovobench-score"
-    if task == "REC":
-        ok = stream_official.ovobench_rec(text, int(float(query.answer)))
-        digits = "".join(re.findall(r"\d+", text or ""))
-        return Scored(digits or None, float(ok), bool(digits), rule)
-    if task in ("SSR", "CRR"):
-        ok = stream_official.ovobench_yes_no(text, query.answer == "A")
-    else:
-        ok = stream_official.ovobench_choice(text, str(query.answer))
-    # The official code finds no answer: it asks whether the right one appears.
-    return Scored(str(query.answer) if ok else None, float(ok), bool(text), rule)
-
-
-def ovobench_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
-    task = item.task.task
-    if task == "REC":
-        value = extract_number(text or "")
-        return number_verdict(value, float(query.answer), "paper", "exact")
-    if task in ("SSR", "CRR"):
-        return letter_verdict(yes_no(text), query.answer, "paper")
-    return letter_verdict(leading_letter(text, item.letters), query.answer, "paper")
 
 
 # --- VSI-SUPER -----------------------------------------------------------------------------
@@ -90,11 +49,9 @@ def vsisuper_paper(item: Item, query: QueryPoint, text: str | None) -> Scored:
 
 
 OFFICIAL_RULES: dict[str, Rule] = {
-    "ovobench": ovobench_official,
     "vsisuper": vsisuper_official,
 }
 PAPER_RULES: dict[str, Rule] = {
-    "ovobench": ovobench_paper,
     "vsisuper": vsisuper_paper,
 }
 
@@ -102,5 +59,4 @@ __all__ = [
     "OFFICIAL_RULES",
     "PAPER_RULES",
     "leading_letter",
-    "yes_no",
 ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from streamspatial.bench.omnimmi import OmniMMIAdapter
-from streamspatial.bench.ovobench import OVOBenchAdapter
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
@@ -26,8 +25,6 @@ from streamspatial.scoring.official_tables import OFFICIAL_TABLES
 from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.stream_tables import (
-    ovobench_headline,
-    ovobench_table,
     vsisuper_headline,
     vsisuper_table,
 )
@@ -40,7 +37,6 @@ TABLES: dict[str, Callable[..., Table]] = {
     "ucs": ucs_table,
     "s3": s3_table,
     "vsibench": vsibench_table,
-    "ovobench": ovobench_table,
     "vsisuper": vsisuper_table,
     "omnimmi": omnimmi_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
@@ -126,7 +122,6 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     VCBenchAdapter.title: _vcbench,
     UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
-    OVOBenchAdapter.title: ovobench_headline,
     VSISuperAdapter.title: vsisuper_headline,
     OmniMMIAdapter.title: omnimmi_headline,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},

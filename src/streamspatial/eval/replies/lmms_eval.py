@@ -45,6 +45,8 @@ TASKS: dict[str, str] = {
     "ovo_realtime": "ovobench",
     "ovo_forward": "ovobench",
 }
+# The tasks whose samples are OVO-Bench results records (read by the OVO-Bench importer).
+OVO_TASKS = frozenset({"ovo_backward", "ovo_realtime", "ovo_forward"})
 TASK_PREFIXES: dict[str, str] = {"cambrians_vsr": "vsisuper", "cambrians_vsc": "vsisuper"}
 _DOC_METRICS = ("vsibench_score", "back_real_acc", "forward_acc", "score")
 
@@ -95,14 +97,19 @@ class LmmsEvalSamples(ReplySource):
                     Problem(file, "doc_id", "expected a sample with doc_id", location=location)
                 )
                 continue
-            yield from _sample_replies(benchmark, sample, file, location, problems)
+            yield from _sample_replies(task, benchmark, sample, file, location, problems)
 
     def model_name(self, path: Path) -> str | None:
         return path.parent.name or None
 
 
 def _sample_replies(
-    benchmark: str, sample: dict[str, Any], file: str, location: str, problems: list[Problem]
+    task: str,
+    benchmark: str,
+    sample: dict[str, Any],
+    file: str,
+    location: str,
+    problems: list[Problem],
 ) -> Iterator[Reply]:
     doc = _doc(sample)
     if doc is None:
@@ -115,7 +122,7 @@ def _sample_replies(
             )
         )
         return
-    if benchmark == "ovobench":
+    if task in OVO_TASKS:
         yield from ovobench_replies(_ovo_record(doc, sample), file, location, problems)
         return
     reply = _reply(sample, doc)

@@ -20,16 +20,14 @@ under both scorers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from ._files import read_json_records, write_json_array
-from ._items import IdRegistry, build_item
-from ._rows import Row, check_number, check_time
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from .._files import read_json_records
+from .._items import IdRegistry, build_item
+from .._rows import Row, check_number, check_time
+from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 # inference.py's three modes and their tasks, in the order OVO-Bench's Table 2 prints them.
 MODES: dict[str, tuple[str, ...]] = {
@@ -222,53 +220,8 @@ def _probes(row: Row, item_id: str, task: str, video: str) -> list[Item]:
 # -- writing --------------------------------------------------------------------------------
 
 
-def ovobench_task(item: Item) -> str:
-    """The OVO-Bench task a generated multiple-choice item is written as: its own task for an
-    OVO-Bench item; else real-time Spatial Understanding (STU) when its evidence reaches the
-    last second before the question, backward Episodic Memory (EPM) when it lies earlier."""
-    if item.benchmark == "ovobench":
-        return item.task.task
-    q = item.queries[-1]
-    recent = any(end >= q.time - 1.0 for _, end in q.evidence) or not q.evidence
-    return "STU" if recent else "EPM"
-
-
-def to_ovobench_records(item: Item) -> list[dict[str, Any]]:
-    """The item as backward / real-time records, one per query point (``"{id}_{k}"`` when the
-    item asks at several times)."""
-    if item.answer_type is not AnswerType.CHOICE or any(o.text is None for o in item.options):
-        raise ValueError(f"item {item.id}: OVO-Bench records are text multiple choice")
-    task = ovobench_task(item)
-    if MODE_OF.get(task) == FORWARD:
-        raise ValueError(f"item {item.id}: forward probes are not written back")
-    out = []
-    for q in item.queries:
-        gt = LETTERS.index(str(q.answer))
-        out.append(
-            {
-                "id": item.id if len(item.queries) == 1 else f"{item.id}_{q.index}",
-                "task": task,
-                "video": item.video,
-                "realtime": q.time,
-                "question": item.question,
-                "answer": item.options[gt].text,
-                "options": [o.text for o in item.options],
-                "gt": gt,
-            }
-        )
-    return out
-
-
-def write_ovobench_json(items: Iterable[Item], path: Path) -> int:
-    """Write multiple-choice items as an ``ovo_bench_new.json`` array; returns the count."""
-    return write_json_array([r for it in items for r in to_ovobench_records(it)], path)
-
-
 __all__ = [
     "MODES",
     "OFFICIAL_SCORER",
     "OVOBenchAdapter",
-    "ovobench_task",
-    "to_ovobench_records",
-    "write_ovobench_json",
 ]
