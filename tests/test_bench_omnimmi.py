@@ -10,8 +10,8 @@ import pytest
 from omnimmi_fixtures import files, write_release
 from stream_fixtures import write_json
 from streamspatial.bench import check_benchmark, detect_format, load_benchmark
-from streamspatial.bench.omnimmi import JUDGE_SYSTEM, OmniMMIAdapter
-from streamspatial.scoring.omnimmi_rules import (
+from streamspatial.bench.omnimmi.reader import JUDGE_SYSTEM, OmniMMIAdapter
+from streamspatial.bench.omnimmi.score import (
     NOT_JUDGED,
     alert_times,
     official_verdict,

@@ -30,7 +30,6 @@ NOT_YET_MOVED = {
     "s3",
     "vsibench",
     "vsisuper",
-    "omnimmi",
 }
 
 

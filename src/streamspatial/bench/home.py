@@ -41,7 +41,9 @@ class Benchmark:
     ``official`` / ``paper``: the rule each scorer scores a response with (None: the generic
     paper rule of :func:`streamspatial.scoring.scorers.paper_rule`, and no official code).
     ``reads_failures``: the rules read a failed call (None) themselves, as the benchmark's
-    code reads its own error marker; otherwise a failure reaches them as "".  ``table``: the
+    code reads its own error marker; otherwise a failure reaches them as "".  ``reads_judge``:
+    the rules read a language model judge's stored reply (``run --judge``) as a fourth
+    argument, beside the response.  ``table``: the
     results table under both scorers unless ``official_table`` averages differently.
     ``headline``: the leaderboard's numbers of the table.
     """
@@ -50,6 +52,7 @@ class Benchmark:
     official: Rule | None = None
     paper: Rule | None = None
     reads_failures: bool = False
+    reads_judge: bool = False
     table: TableOf | None = None
     official_table: TableOf | None = None
     headline: Callable[[Table], Headline] | None = None

@@ -14,10 +14,9 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, ostbench, ovobench, rtvbench, streamingbench
+from . import mmsivideo, omnimmi, ostbench, ovobench, rtvbench, streamingbench
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
-from .omnimmi import OmniMMIAdapter
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
 from .ucs import UCSAdapter
@@ -33,6 +32,7 @@ HOMES: dict[str, Benchmark] = {
         streamingbench.BENCHMARK,
         ostbench.BENCHMARK,
         rtvbench.BENCHMARK,
+        omnimmi.BENCHMARK,
         mmsivideo.BENCHMARK,
     )
 }
@@ -51,7 +51,7 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         ostbench.BENCHMARK.adapter,
         VSISuperAdapter(),
         rtvbench.BENCHMARK.adapter,
-        OmniMMIAdapter(),
+        omnimmi.BENCHMARK.adapter,
         mmsivideo.BENCHMARK.adapter,
     )
 }

@@ -45,8 +45,8 @@ from streamspatial.eval.results import (
     write_json_atomic,
 )
 from streamspatial.grading.verdict import Scored
-from streamspatial.scoring.omnimmi_rules import JUDGE_KEY
 from streamspatial.scoring.scorers import (
+    JUDGE_KEY,
     NO_REPLY,
     SCORER_KEY,
     SCORERS_KEY,

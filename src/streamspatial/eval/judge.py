@@ -6,7 +6,7 @@ answer, so they must never reach the model under evaluation nor its response cac
 is a backend of its own, built from its own spec and URL, with no response cache, and it is
 asked only after the evaluated model's reply is in.  What it says is stored with the record
 (``record.extra["judge"]``: the spec, its reply verbatim, or the error), and both scorers read
-that reply (:mod:`streamspatial.scoring.omnimmi_rules`), so ``report`` rescoring never calls it
+that reply (:mod:`streamspatial.bench.omnimmi.score`), so ``report`` rescoring never calls it
 again.
 """
 

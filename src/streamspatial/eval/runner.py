@@ -55,8 +55,7 @@ from streamspatial.eval.planner import PlannedQuery, VideoPlan, plan
 from streamspatial.eval.results import PredictionWriter, Record
 from streamspatial.eval.video_tools import VideoTools
 from streamspatial.models.types import Backend, ModelRequest, ModelResponse
-from streamspatial.scoring.omnimmi_rules import JUDGE_KEY
-from streamspatial.scoring.scorers import SCORER_KEY, SCORERS_KEY, prior_text, score_all
+from streamspatial.scoring.scorers import JUDGE_KEY, SCORER_KEY, SCORERS_KEY, prior_text, score_all
 from streamspatial.video import PrefixView, SinglePassReader
 from streamspatial.video.prefix import query_frame_index
 

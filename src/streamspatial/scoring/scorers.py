@@ -37,7 +37,6 @@ from streamspatial.grading.metrics import score_prediction
 from streamspatial.grading.numbers import extract_number
 from streamspatial.grading.verdict import Rule, Scored
 from streamspatial.scoring import official
-from streamspatial.scoring.omnimmi_rules import omnimmi_official, omnimmi_paper
 from streamspatial.scoring.stream_rules import OFFICIAL_RULES, PAPER_RULES
 
 SCORERS = ("official", "paper")
@@ -112,19 +111,19 @@ _OFFICIAL: dict[str, Rule] = {
     "ucs": ucs_official,
     "vsibench": vsibench_official,
     **OFFICIAL_RULES,
-    "omnimmi": omnimmi_official,
     **{name: b.official for name, b in HOMES.items() if b.official is not None},
 }
 _PAPER: dict[str, Rule] = {
     **PAPER_RULES,
-    "omnimmi": omnimmi_paper,
     **{name: b.paper for name, b in HOMES.items() if b.paper is not None},
 }
 # Rules that read a language model judge's reply (``run --judge``) beside the response.
-_READS_JUDGE = frozenset([omnimmi_official, omnimmi_paper])
+_READS_JUDGE = frozenset(
+    r for b in HOMES.values() if b.reads_judge for r in (b.official, b.paper) if r
+)
 # Rules that read a failed call (None) themselves; every other rule reads it as "".
 _READS_FAILURES = frozenset([
-    *OFFICIAL_RULES.values(), *PAPER_RULES.values(), *_READS_JUDGE,
+    *OFFICIAL_RULES.values(), *PAPER_RULES.values(),
     *(r for b in HOMES.values() if b.reads_failures for r in (b.official, b.paper) if r),
 ])  # fmt: skip
 
@@ -238,6 +237,8 @@ def prior_text(record: Answered, item: Item) -> str:
 # --- records -------------------------------------------------------------------------------
 
 SCORERS_KEY = "scorers"  # record.extra[SCORERS_KEY][scorer] = Scored.as_dict()
+# record.extra[JUDGE_KEY] = {"model", "reply", "error"}: the judge of a run --judge.
+JUDGE_KEY = "judge"
 SCORER_KEY = "scorer"  # record.extra[SCORER_KEY]: the scorer of the record's own fields
 # The verdict rule of a query point that has no reply (one an import found none for) under a
 # scorer that never sees it: every official scorer scores the replies it is given, nothing else.

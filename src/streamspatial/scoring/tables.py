@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from streamspatial.bench.omnimmi import OmniMMIAdapter
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
@@ -22,7 +21,6 @@ from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import Scorable, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
-from streamspatial.scoring.omnimmi_tables import omnimmi_headline, omnimmi_table
 from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
 from streamspatial.scoring.stream_tables import (
     vsisuper_headline,
@@ -38,7 +36,6 @@ TABLES: dict[str, Callable[..., Table]] = {
     "s3": s3_table,
     "vsibench": vsibench_table,
     "vsisuper": vsisuper_table,
-    "omnimmi": omnimmi_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
 }
 # The official scorer's own averaging, where it differs from the paper table's.
@@ -123,7 +120,6 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
     VSISuperAdapter.title: vsisuper_headline,
-    OmniMMIAdapter.title: omnimmi_headline,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
 }
 

@@ -30,10 +30,10 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from ._files import first_keys, read_json_array
-from ._items import IdRegistry, build_item
-from ._rows import Row, check_time
-from .base import (
+from .._files import first_keys, read_json_array
+from .._items import IdRegistry, build_item
+from .._rows import Row, check_time
+from ..base import (
     QUERY_AT_END,
     BenchmarkAdapter,
     LoadResult,
