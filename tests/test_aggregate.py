@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from streamspatial.bench.vsibench.score import vsibench_table
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import ScoredQuery, per_source_table
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
 from streamspatial.scoring.tables import paper_table
 from streamspatial.scoring.vcbench_tables import (
     VCBENCH_SUBCATEGORIES,

@@ -7,8 +7,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from streamspatial.bench.base import QUERY_AT_END
 from streamspatial.bench.registry import load_benchmark
-from streamspatial.bench.vsibench import QUERY_AT_END, VSIBenchAdapter
+from streamspatial.bench.vsibench.reader import VSIBenchAdapter
 from streamspatial.core.schema import AnswerType, Option, QueryPoint, TaskLabels
 from streamspatial.video.synthetic import write_timestamp_video
 

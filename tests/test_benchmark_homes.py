@@ -20,16 +20,14 @@ from streamspatial.bench.registry import ADAPTERS, HOMES
 
 ROOT = Path(streamspatial.__file__).parent
 
-# Benchmarks still scored from scoring/ (scorers.py / official.py / paper_tables.py for the
-# simulator family, stream_rules.py / stream_tables.py for the streaming ones).  Remove a
+# Benchmarks still scored from scoring/ (scorers.py / official.py / paper_tables.py /
+# official_tables.py, the simulator family).  Remove a
 # name when its folder lands; never add one.
 NOT_YET_MOVED = {
     "ovos",
     "vcbench",
     "ucs",
     "s3",
-    "vsibench",
-    "vsisuper",
 }
 
 

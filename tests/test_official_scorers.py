@@ -29,13 +29,11 @@ from official_reference import (
     vsi_mean_relative_accuracy,
     vsi_na_score,
 )
+from streamspatial.bench.vsibench import official as vsi
+from streamspatial.bench.vsibench.score import vsibench_official_table
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 from streamspatial.scoring import official
-from streamspatial.scoring.official_tables import (
-    ovos_official_table,
-    ucs_official_table,
-    vsibench_official_table,
-)
+from streamspatial.scoring.official_tables import ovos_official_table, ucs_official_table
 from streamspatial.scoring.scorers import default_scorer, score_all, score_response
 from streamspatial.scoring.vcbench_tables import vcbench_table
 
@@ -406,16 +404,14 @@ def test_ucs_direction_answers_match_as_sets_under_both_scorers() -> None:
     [("B. right", "B"), ("b", "b"), ("(B)", "(B)"), ("B.\n", "B."), ("  B", "")],
 )
 def test_vsi_first_token_rule(response: str, expected: str) -> None:
-    assert official.vsi_first_token(response) == expected == vsi_fuzzy_matching(response)
+    assert vsi.vsi_first_token(response) == expected == vsi_fuzzy_matching(response)
 
 
 @SETTINGS
 @given(responses, st.sampled_from("ABCD"))
 def test_vsi_choice_scores_equal_utils(response: str, truth: str) -> None:
-    token = official.vsi_first_token(response)
-    assert official.vsi_exact_match(token, truth) == vsi_exact_match(
-        vsi_fuzzy_matching(response), truth
-    )
+    token = vsi.vsi_first_token(response)
+    assert vsi.vsi_exact_match(token, truth) == vsi_exact_match(vsi_fuzzy_matching(response), truth)
 
 
 @SETTINGS
@@ -429,14 +425,14 @@ def test_vsi_choice_scores_equal_utils(response: str, truth: str) -> None:
     st.floats(0.1, 30, allow_nan=False),
 )
 def test_vsi_numeric_scores_equal_utils(response: str, truth: float) -> None:
-    value = official.vsi_to_float(official.vsi_first_token(response))
-    assert official.vsi_mra(value, truth) == vsi_na_score(response, str(truth))
+    value = vsi.vsi_to_float(vsi.vsi_first_token(response))
+    assert vsi.vsi_mra(value, truth) == vsi_na_score(response, str(truth))
 
 
 def test_vsi_mra_has_no_tolerance_and_divides_by_the_target() -> None:
-    assert official.vsi_mra(105.0, 100.0) == float(vsi_mean_relative_accuracy(105.0, 100.0))
-    assert official.vsi_mra(-3.0, -2.0) == 1.0  # as coded: |p - t| / t is negative
-    assert official.vsi_mra(1.0, 0.0) == 0.0  # the task would divide by zero
+    assert vsi.vsi_mra(105.0, 100.0) == float(vsi_mean_relative_accuracy(105.0, 100.0))
+    assert vsi.vsi_mra(-3.0, -2.0) == 1.0  # as coded: |p - t| / t is negative
+    assert vsi.vsi_mra(1.0, 0.0) == 0.0  # the task would divide by zero
 
 
 def test_vsi_official_overall_merges_directions_over_three() -> None:

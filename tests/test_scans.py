@@ -365,7 +365,7 @@ def test_vsibench_meta_questions_are_vsibench_files_answered_from_the_boxes(tmp_
     path = tmp_path / "scannet_meta_info_val.json"
     path.write_text(json.dumps(meta))
     files = build_vsibench_meta(path, tmp_path / "out", prune=False)
-    rows = [json.loads(x) for x in files["vsibench"].read_text().splitlines()]
+    rows = [json.loads(x) for x in files["release"].read_text().splitlines()]
     types = {r["question_type"] for r in rows}
     assert types == {
         "object_counting",
@@ -375,7 +375,7 @@ def test_vsibench_meta_questions_are_vsibench_files_answered_from_the_boxes(tmp_
         "object_rel_direction_v2",
         "object_rel_distance",
     }
-    _, items = load_benchmark(files["vsibench"])
+    _, items = load_benchmark(files["release"])
     assert len(items) == len(rows)
     for r in rows:
         rec = meta[r["scene_name"]]

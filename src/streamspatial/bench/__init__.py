@@ -25,8 +25,8 @@ from streamspatial.bench.streamingbench.export import write_streamingbench_json
 from streamspatial.bench.streamingbench.reader import StreamingBenchAdapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
-from streamspatial.bench.vsibench import VSIBenchAdapter
-from streamspatial.bench.vsisuper import VSISuperAdapter
+from streamspatial.bench.vsibench.reader import VSIBenchAdapter
+from streamspatial.bench.vsisuper.reader import VSISuperAdapter
 
 __all__ = [
     "ADAPTERS",

@@ -45,7 +45,10 @@ class Benchmark:
     the rules read a language model judge's stored reply (``run --judge``) as a fourth
     argument, beside the response.  ``table``: the
     results table under both scorers unless ``official_table`` averages differently.
-    ``headline``: the leaderboard's numbers of the table.
+    ``headline``: the leaderboard's numbers of the table.  ``lmms_eval_tasks`` /
+    ``vlmevalkit_datasets``: the harnesses' own names of the benchmark (lmms-eval's task, whose
+    sample's ``doc.id`` is the release's id; VLMEvalKit's dataset, whose row ``index`` is), so
+    ``score --from lmms-eval|vlmevalkit`` reads their output for it.
     """
 
     adapter: BenchmarkAdapter
@@ -57,6 +60,8 @@ class Benchmark:
     official_table: TableOf | None = None
     headline: Callable[[Table], Headline] | None = None
     export: Export | None = None
+    lmms_eval_tasks: tuple[str, ...] = ()
+    vlmevalkit_datasets: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -14,15 +14,13 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, omnimmi, ostbench, ovobench, rtvbench, streamingbench
+from . import mmsivideo, omnimmi, ostbench, ovobench, rtvbench, streamingbench, vsibench, vsisuper
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
 from .ucs import UCSAdapter
 from .vcbench import VCBenchAdapter
-from .vsibench import VSIBenchAdapter
-from .vsisuper import VSISuperAdapter
 
 # Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
 HOMES: dict[str, Benchmark] = {
@@ -31,6 +29,8 @@ HOMES: dict[str, Benchmark] = {
         ovobench.BENCHMARK,
         streamingbench.BENCHMARK,
         ostbench.BENCHMARK,
+        vsibench.BENCHMARK,
+        vsisuper.BENCHMARK,
         rtvbench.BENCHMARK,
         omnimmi.BENCHMARK,
         mmsivideo.BENCHMARK,
@@ -45,11 +45,11 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
         VCBenchAdapter(),
         UCSAdapter(),
         S3Adapter(),
-        VSIBenchAdapter(),
+        vsibench.BENCHMARK.adapter,
         ovobench.BENCHMARK.adapter,
         streamingbench.BENCHMARK.adapter,
         ostbench.BENCHMARK.adapter,
-        VSISuperAdapter(),
+        vsisuper.BENCHMARK.adapter,
         rtvbench.BENCHMARK.adapter,
         omnimmi.BENCHMARK.adapter,
         mmsivideo.BENCHMARK.adapter,

@@ -245,3 +245,15 @@ def scored_cell(records: list[ScoredQuery]) -> dict[str, Any]:
 def reading_of(records: list[ScoredQuery]) -> str:
     """Which scorer's verdicts the records hold, as a table's note names it."""
     return "paper" if all(r.rule in (None, "paper") for r in records) else "official"
+
+
+def per_task(recs: list[ScoredQuery], invalid: InvalidPolicy):
+    """(task, its query points, their cell) for every task, in natural order."""
+    by_task = sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0]))
+    for task, in_task in by_task:
+        yield task, in_task, _cell(in_task, invalid)
+
+
+def answer_format(r: ScoredQuery) -> str:
+    """ "Num" for a number answer, "MC" otherwise (the format column of S3's and VSI's tables)."""
+    return "Num" if r.answer_type == "number" else "MC"

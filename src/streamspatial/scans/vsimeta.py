@@ -273,7 +273,7 @@ def build_vsibench_meta(
     path: Path, out: Path, *, seed: int = 0, per_task: int = PER_TASK, prune: bool = True
 ) -> dict[str, Path]:
     """Write ``vsibench.jsonl``, ``items.jsonl`` and ``manifest.json`` under ``out``."""
-    from streamspatial.bench.vsibench import VSIBenchAdapter
+    from streamspatial.bench.vsibench.reader import VSIBenchAdapter
     from streamspatial.sim.generate import debias
 
     rows = vsibench_rows(path, seed=seed, per_task=per_task)
@@ -306,11 +306,11 @@ def build_vsibench_meta(
     keep = {it.id for it in kept}
     by_id = {r["id"]: {k: v for k, v in r.items() if k != "_reserve"} for r in rows}
     files = {
-        "vsibench": out / "vsibench.jsonl",
+        "release": out / "vsibench.jsonl",
         "items": out / "items.jsonl",
         "manifest": out / "manifest.json",
     }
-    _write(files["vsibench"], [json.dumps(by_id[i]) for i in sorted(keep)])
+    _write(files["release"], [json.dumps(by_id[i]) for i in sorted(keep)])
     _write(files["items"], [it.model_dump_json() for it in sorted(kept, key=lambda it: it.id)])
     from collections import Counter
 

@@ -6,9 +6,9 @@ same wherever it is printed:
 
 * :mod:`.scorers`: one verdict per scorer (``official``, ``paper``) for one response, by the
   rule the benchmark registers (``bench.registry.HOMES``) or, for the benchmarks not yet in a
-  folder of their own, the rules here (:mod:`.official`, :mod:`.stream_rules`);
+  folder of their own, the rules here (:mod:`.official`);
 * :mod:`.tables`: a run's results table and headline, picked the same way
-  (:mod:`.paper_tables`, :mod:`.official_tables`, :mod:`.stream_tables`, …);
+  (:mod:`.paper_tables`, :mod:`.official_tables`, :mod:`.vcbench_tables`);
 * the machinery every benchmark shares — reading a letter, a number or an action out of a
   response, the metrics, the aggregation and the table type — is :mod:`streamspatial.grading`,
   below ``bench``; its public names are re-exported here.
@@ -16,6 +16,7 @@ same wherever it is printed:
 The public names here are the stable surface; submodules hold the details.
 """
 
+from streamspatial.bench.vsibench.score import vsibench_table
 from streamspatial.grading.aggregate import (
     ScoredQuery,
     Table,
@@ -40,7 +41,7 @@ from streamspatial.grading.metrics import (
     score_prediction,
     update_direction_accuracy,
 )
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
 from streamspatial.scoring.scorers import SCORERS, Scored, default_scorer, score_all, score_response
 from streamspatial.scoring.tables import headline, paper_table, results_table
 from streamspatial.scoring.vcbench_tables import Trajectory, vcbench_table, vcbench_trajectories

@@ -15,10 +15,6 @@ average them the way each script does, which is not always the papers' way:
   answer wrong, per category, subcategory and overall — the paper table; for JSONL files
   ``evaluate_ucsbench_vlm.py`` counts unreadable answers wrong per dimension but leaves them
   out of its overall accuracy.
-* VSI-Bench ``vsibench_aggregate_results``: mean per question type; the three
-  relative-direction difficulties merged as their *sum divided by 3* (a missing difficulty
-  counts 0, and the merged row exists even when all three are missing); Overall the mean over
-  every row that remains.
 * S3-Bench publishes no scoring code: its official table is the paper's.
 """
 
@@ -30,17 +26,9 @@ from typing import Any
 
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.ucs import UCSAdapter
-from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.grading.aggregate import Scorable, ScoredQuery, Table, _group, _natural, _records
-from streamspatial.grading.metrics import mean
-from streamspatial.scoring.paper_tables import _format, ucs_table, vsibench_merged_row, vsibench_row
+from streamspatial.scoring.paper_tables import ucs_table
 from streamspatial.scoring.vcbench_tables import vcbench_table
-
-VSI_DIRECTION_PARTS = (
-    "object_rel_direction_easy",
-    "object_rel_direction_medium",
-    "object_rel_direction_hard",
-)
 
 
 def _accuracy(records: list[ScoredQuery]) -> float | None:
@@ -135,40 +123,10 @@ def ucs_official_table(records: Iterable[Scorable]) -> Table:
     )
 
 
-def vsibench_official_table(records: Iterable[Scorable]) -> Table:
-    """``vsibench_aggregate_results``: per-type means, direction merged as sum/3, Overall the
-    mean over the rows left."""
-    recs = _records(records)
-    rows = []
-    output: dict[str, float] = {}
-    for qtype, group in sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: kv[0]):
-        score = mean(float(r.score or 0.0) for r in group)
-        invalid = sum(1 for r in group if not r.valid)
-        rows.append(vsibench_row(qtype, _format(group[0]), len(group), invalid, score))
-        output[qtype] = score or 0.0
-    merged = sum(output.pop(part, 0.0) for part in VSI_DIRECTION_PARTS) / 3.0
-    output["object_rel_direction"] = merged
-    parts = [r for r in rows if r["question_type"] in VSI_DIRECTION_PARTS]
-    rows.append(vsibench_merged_row("object_rel_direction", "MC", parts, merged))
-    invalid = sum(1 for r in recs if not r.valid)
-    rows.append(vsibench_row("Overall", "", len(recs), invalid, sum(output.values()) / len(output)))
-    return Table(
-        name=VSIBenchAdapter.title,
-        columns=("question_type", "format", "n", "invalid", "score"),
-        rows=tuple(rows),
-        notes=(
-            "official scorer (vision-x-nyu/thinking-in-space vsibench utils.py): first token "
-            "of the response; mean per question type; relative direction = (easy + medium + "
-            "hard) / 3 with a missing difficulty as 0; Overall = mean over the remaining rows",
-        ),
-    )
-
-
 OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
     "ovos": ovos_official_table,
     "vcbench": vcbench_official_table,
     "ucs": ucs_official_table,
-    "vsibench": vsibench_official_table,
 }
 
 
@@ -177,5 +135,4 @@ __all__ = [
     "ovos_official_table",
     "ucs_official_table",
     "vcbench_official_table",
-    "vsibench_official_table",
 ]

@@ -1,34 +1,32 @@
-"""The papers' results tables: OVO-S-Bench, UCS-Bench, S3-Bench and VSI-Bench.
+"""The papers' results tables: OVO-S-Bench, UCS-Bench and S3-Bench.
 
 * OVO-S-Bench Table 2: accuracy per main category (1.1 … 4.3); a level's Avg. is the *unweighted*
   mean of its categories; Overall is the unweighted mean of the level averages.
 * UCS-Bench main table and S3-Bench Tables 2–3: accuracy (or MRA) pooled over query points in
   every cell, category and overall rows included.
-* VSI-Bench: per question type, the three relative-direction difficulties merged by their
-  mean, Overall the unweighted mean over types.
 
-VCBench's trajectory tables are in :mod:`.vcbench_tables`.
+VCBench's trajectory tables are in :mod:`.vcbench_tables`; VSI-Bench's are in its folder
+(:mod:`streamspatial.bench.vsibench.score`).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.s3 import S3Adapter
 from streamspatial.bench.ucs import UCSAdapter
-from streamspatial.bench.vsibench import VSIBenchAdapter
 from streamspatial.grading.aggregate import (
     InvalidPolicy,
     Scorable,
-    ScoredQuery,
     Table,
     _cell,
     _group,
     _natural,
     _records,
+    answer_format,
+    per_task,
 )
 from streamspatial.grading.metrics import mean
 
@@ -124,17 +122,6 @@ def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") 
     )
 
 
-def _per_task(recs: list[ScoredQuery], invalid: InvalidPolicy):
-    """(task, its query points, their cell) for every task, in natural order."""
-    by_task = sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0]))
-    for task, in_task in by_task:
-        yield task, in_task, _cell(in_task, invalid)
-
-
-def _format(r: ScoredQuery) -> str:
-    return "Num" if r.answer_type == "number" else "MC"
-
-
 def s3_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """S3-Bench Tables 2–4: per task, then Num (mean MRA), MC (accuracy) and Overall.
 
@@ -144,14 +131,19 @@ def s3_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -
     """
     recs = _records(records)
     rows = []
-    for task, in_task, cell in _per_task(recs, invalid):
+    for task, in_task, cell in per_task(recs, invalid):
         first = in_task[0]
         rows.append(
-            {"task": task, "dimension": first.category or "", "format": _format(first), **cell}
+            {
+                "task": task,
+                "dimension": first.category or "",
+                "format": answer_format(first),
+                **cell,
+            }
         )
     for label, subset in (
-        ("Num", [r for r in recs if _format(r) == "Num"]),
-        ("MC", [r for r in recs if _format(r) == "MC"]),
+        ("Num", [r for r in recs if answer_format(r) == "Num"]),
+        ("MC", [r for r in recs if answer_format(r) == "MC"]),
         ("Overall", recs),
     ):
         shown = "" if label == "Overall" else label
@@ -163,72 +155,5 @@ def s3_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -
         notes=(
             "score = MRA for Num tasks, accuracy for MC; Num, MC and Overall pool "
             "their query points",
-        ),
-    )
-
-
-VSI_MERGED = {
-    "object_rel_direction_easy": "object_rel_direction",
-    "object_rel_direction_medium": "object_rel_direction",
-    "object_rel_direction_hard": "object_rel_direction",
-}
-
-
-def vsibench_row(
-    question_type: str, answer_format: str, n: int, invalid: int, score: float | None
-) -> dict[str, Any]:
-    """A row of a VSI-Bench table (the paper's and the official script's)."""
-    return {
-        "question_type": question_type,
-        "format": answer_format,
-        "n": n,
-        "invalid": invalid,
-        "score": score,
-    }
-
-
-def vsibench_merged_row(
-    question_type: str, answer_format: str, parts: list[dict[str, Any]], score: float | None
-) -> dict[str, Any]:
-    """The row of a type merged from the rows ``parts`` (relative direction from its three
-    difficulties): their query points and invalid answers summed, the merged ``score``."""
-    n = sum(r["n"] for r in parts)
-    return vsibench_row(question_type, answer_format, n, sum(r["invalid"] for r in parts), score)
-
-
-def vsibench_table(
-    records: Iterable[Scorable],
-    *,
-    merge: Mapping[str, str] = VSI_MERGED,
-    invalid: InvalidPolicy = "wrong",
-) -> Table:
-    """VSI-Bench: MRA (numeric types) or accuracy (MC types) per question type.
-
-    As in VSI-Bench's own aggregation, the three relative-direction difficulties are scored
-    separately and merged into one type by the unweighted mean of their scores; Overall is the
-    unweighted mean over the (merged) types.
-    """
-    recs = _records(records)
-    scores: dict[str, float | None] = {}
-    rows = []
-    for task, in_task, cell in _per_task(recs, invalid):
-        rows.append({"question_type": task, "format": _format(in_task[0]), **cell})
-        scores[task] = cell["score"]
-    merged: dict[str, list[float | None]] = defaultdict(list)
-    for task, score in scores.items():
-        merged[merge.get(task, task)].append(score)
-    type_scores = {name: mean(values) for name, values in merged.items()}
-    for name in sorted(set(merge.values()) & set(merged)):
-        parts = [r for r in rows if merge.get(r["question_type"]) == name]
-        rows.append(vsibench_merged_row(name, parts[0]["format"], parts, type_scores[name]))
-    invalid_answers = sum(r["invalid"] for r in rows[: len(scores)])
-    rows.append(vsibench_row("Overall", "", len(recs), invalid_answers, mean(type_scores.values())))
-    return Table(
-        name=VSIBenchAdapter.title,
-        columns=("question_type", "format", "n", "invalid", "score"),
-        rows=tuple(rows),
-        notes=(
-            "Overall = unweighted mean over question types, relative-direction "
-            "difficulties merged by their mean",
         ),
     )

@@ -37,7 +37,6 @@ from streamspatial.grading.metrics import score_prediction
 from streamspatial.grading.numbers import extract_number
 from streamspatial.grading.verdict import Rule, Scored
 from streamspatial.scoring import official
-from streamspatial.scoring.stream_rules import OFFICIAL_RULES, PAPER_RULES
 
 SCORERS = ("official", "paper")
 
@@ -92,29 +91,13 @@ def ucs_official(item: Item, query: QueryPoint, text: str) -> Scored:
     return _letter_score(official.ucs_array_letter(text), query.answer, "ucs-array")
 
 
-def vsibench_official(item: Item, query: QueryPoint, text: str) -> Scored:
-    """utils.py ``vsibench_process_results``: the first space-separated token, then
-    ``exact_match`` (choice) or MRA of ``float(token)`` with 0 as the worst case (numbers)."""
-    token = official.vsi_first_token(text)
-    if item.answer_type is AnswerType.CHOICE:
-        valid = token.upper() in item.letters if token else False
-        return Scored(token or None, official.vsi_exact_match(token, str(query.answer)), valid,
-                      "vsi-utils.py")  # fmt: skip
-    value = official.vsi_to_float(token)
-    score = official.vsi_mra(value, float(query.answer))
-    return Scored(value, score, value is not None, "vsi-utils.py")
-
-
 _OFFICIAL: dict[str, Rule] = {
     "ovos": ovos_official,
     "vcbench": vcbench_official,
     "ucs": ucs_official,
-    "vsibench": vsibench_official,
-    **OFFICIAL_RULES,
     **{name: b.official for name, b in HOMES.items() if b.official is not None},
 }
 _PAPER: dict[str, Rule] = {
-    **PAPER_RULES,
     **{name: b.paper for name, b in HOMES.items() if b.paper is not None},
 }
 # Rules that read a language model judge's reply (``run --judge``) beside the response.
@@ -123,7 +106,6 @@ _READS_JUDGE = frozenset(
 )
 # Rules that read a failed call (None) themselves; every other rule reads it as "".
 _READS_FAILURES = frozenset([
-    *OFFICIAL_RULES.values(), *PAPER_RULES.values(),
     *(r for b in HOMES.values() if b.reads_failures for r in (b.official, b.paper) if r),
 ])  # fmt: skip
 

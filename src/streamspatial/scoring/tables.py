@@ -17,15 +17,10 @@ from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
 from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.bench.vcbench import VCBenchAdapter
-from streamspatial.bench.vsisuper import VSISuperAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import Scorable, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table, vsibench_table
-from streamspatial.scoring.stream_tables import (
-    vsisuper_headline,
-    vsisuper_table,
-)
+from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
 from streamspatial.scoring.vcbench_tables import METRIC_NAMES, vcbench_table
 
 TABLES: dict[str, Callable[..., Table]] = {
@@ -34,8 +29,6 @@ TABLES: dict[str, Callable[..., Table]] = {
     "vcbench": vcbench_table,
     "ucs": ucs_table,
     "s3": s3_table,
-    "vsibench": vsibench_table,
-    "vsisuper": vsisuper_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
 }
 # The official scorer's own averaging, where it differs from the paper table's.
@@ -119,7 +112,6 @@ HEADLINES: dict[str, Callable[[Table], Headline]] = {
     VCBenchAdapter.title: _vcbench,
     UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
-    VSISuperAdapter.title: vsisuper_headline,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
 }
 

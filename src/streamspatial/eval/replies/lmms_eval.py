@@ -30,17 +30,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from streamspatial.bench.registry import HOMES
 from streamspatial.core.errors import Problem
 
 from .ovobench import ovobench_replies
 from .types import Release, Reply, ReplySource, first_json_line, json_lines
 
 _FILE = re.compile(r"(?:^|_)samples_(?P<task>[A-Za-z0-9_\-]+)\.jsonl$")
+# The tasks whose sample's doc names the release's question by ``doc.id``, as each benchmark's
+# folder declares them (``Benchmark.lmms_eval_tasks``: VSI-Bench's).
+ID_TASKS: dict[str, str] = {t: b.name for b in HOMES.values() for t in b.lmms_eval_tasks}
 # Task (or task-name prefix) -> the benchmark format whose release it answers.
 TASKS: dict[str, str] = {
-    "vsibench": "vsibench",
-    "vsibench_debiased": "vsibench",
-    "vsibench_pruned": "vsibench",
+    **ID_TASKS,
     "ovo_backward": "ovobench",
     "ovo_realtime": "ovobench",
     "ovo_forward": "ovobench",
@@ -126,9 +128,10 @@ def _sample_replies(
         yield from ovobench_replies(_ovo_record(doc, sample), file, location, problems)
         return
     reply = _reply(sample, doc)
-    if benchmark == "vsibench":
+    if task in ID_TASKS:
         if "id" not in doc:
-            problems.append(Problem(file, "doc.id", "expected the VSI-Bench id", location=location))
+            title = HOMES[benchmark].title
+            problems.append(Problem(file, "doc.id", f"expected the {title} id", location=location))
             return
         yield Reply(
             file,

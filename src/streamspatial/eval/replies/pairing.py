@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from streamspatial.bench.vsibench import QUERY_AT_END
+from streamspatial.bench.base import QUERY_AT_END
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
 

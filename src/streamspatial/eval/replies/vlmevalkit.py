@@ -20,15 +20,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from streamspatial.bench.registry import HOMES
 from streamspatial.core.errors import Problem
 
 from .types import Release, Reply, ReplySource
 
 # VLMEvalKit dataset name -> the benchmark format whose release it answers, and how a row's
-# ``index`` names the release's question.
+# ``index`` names the release's question: the datasets each benchmark's folder declares
+# (``Benchmark.vlmevalkit_datasets``) by the release's record id, OST's by position.
 DATASETS: dict[str, tuple[str, str]] = {
-    "VSI-Bench": ("vsibench", "record"),
-    "VSI-Bench-Debiased": ("vsibench", "record"),
+    **{d: (b.name, "record") for b in HOMES.values() for d in b.vlmevalkit_datasets},
     "OST": ("ostbench", "position"),
 }
 _NAME = re.compile(

@@ -19,11 +19,11 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from . import prompts
-from ._files import read_json_records, read_parquet
-from ._items import IdRegistry, build_item, options_from_list
-from ._rows import Row
-from .base import (
+from .. import prompts
+from .._files import read_json_records, read_parquet
+from .._items import IdRegistry, build_item, options_from_list
+from .._rows import Row
+from ..base import (
     QUERY_AT_END,
     BenchmarkAdapter,
     GenerationSettings,

@@ -1,4 +1,4 @@
-"""The official scorers of VSI-SUPER, rule by rule.
+"""VSI-SUPER's official scoring code, rule by rule.
 
 Each function restates one piece of a benchmark's published scoring code, quirks included, so
 ``--scorer official`` gives the leaderboard's reading of the same text; where that code would
@@ -17,10 +17,6 @@ import json
 from typing import Any
 
 import numpy as np
-
-# --------------------------------------------------------------------------------------------
-# OVO-Bench
-
 
 # --------------------------------------------------------------------------------------------
 # VSI-SUPER

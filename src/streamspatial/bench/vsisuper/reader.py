@@ -22,11 +22,17 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from ._files import read_json_records, read_parquet
-from ._items import IdRegistry, build_item, options_from_list
-from ._rows import Row, check_number, check_time
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
-from .vsibench import QUERY_AT_END
+from .._files import read_json_records, read_parquet
+from .._items import IdRegistry, build_item, options_from_list
+from .._rows import Row, check_number, check_time
+from ..base import (
+    QUERY_AT_END,
+    BenchmarkAdapter,
+    GenerationSettings,
+    LoadResult,
+    PromptOptions,
+    ScoringSpec,
+)
 
 RECALL, COUNT = "Recall", "Count"
 STREAMING = "_streaming"
