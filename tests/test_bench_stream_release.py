@@ -10,27 +10,16 @@ from pathlib import Path
 import pytest
 
 import stream_fixtures as fx
+from cli_run import cli
 from streamspatial.agents.requests import check_prefix
 from streamspatial.bench.ovobench.export import write_ovobench_json
 from streamspatial.bench.ovobench.reader import OVOBenchAdapter
 from streamspatial.bench.registry import check_benchmark, detect_format, get_adapter, load_benchmark
 from streamspatial.bench.streamingbench.export import write_streamingbench_json
 from streamspatial.bench.streamingbench.reader import official_seconds
-from streamspatial.cli import main
 from streamspatial.core.errors import CausalityError
 from streamspatial.core.schema import Item
 from streamspatial.models.types import ImagePart, ModelRequest, TextPart, Turn
-
-
-def cli(capsys, *args: object) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        rc = 0
-    except SystemExit as exc:
-        rc = int(exc.code or 0)
-    out = capsys.readouterr()
-    return rc, out.out + out.err
 
 
 def items_of(path: Path) -> dict[str, Item]:

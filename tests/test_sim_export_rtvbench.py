@@ -9,9 +9,9 @@ import json
 import pytest
 
 import rtv_reference as ref
+from cli_run import cli
 from streamspatial.bench.registry import check_benchmark, detect_format
 from streamspatial.bench.rtvbench.reader import GROUP_ID, parse_qtype
-from streamspatial.cli import main
 from streamspatial.cli.sim_export import exportable, read_generated
 from streamspatial.eval.results import PREDICTIONS, read_records
 from streamspatial.testing.openai_server import FakeOpenAIServer
@@ -30,16 +30,6 @@ def generated(tmp_path_factory):
     generate_benchmark(cfg, lambda *_: None)
     return out
 
-
-def cli(capsys, *args: object) -> tuple[int, str]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        rc = 0
-    except SystemExit as exc:
-        rc = int(exc.code or 0)
-    got = capsys.readouterr()
-    return rc, got.out + got.err
 
 
 def test_export_reads_as_rtvbench_and_runs_in_its_own_scoring(capsys, tmp_path, generated):
