@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from streamspatial.bench.ovos import OvosAdapter
-from streamspatial.bench.vcbench import VCBenchAdapter
+from streamspatial.bench.vcbench.reader import VCBenchAdapter
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import Report

@@ -10,17 +10,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streamspatial.bench.vsibench.score import vsibench_table
-from streamspatial.core.errors import InputError
-from streamspatial.grading.aggregate import ScoredQuery, per_source_table
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
-from streamspatial.scoring.tables import paper_table
-from streamspatial.scoring.vcbench_tables import (
+from streamspatial.bench.ucs.score import ucs_table
+from streamspatial.bench.vcbench.score import (
     VCBENCH_SUBCATEGORIES,
     vcbench_subcategory,
     vcbench_table,
     vcbench_trajectories,
 )
+from streamspatial.bench.vsibench.score import vsibench_table
+from streamspatial.core.errors import InputError
+from streamspatial.grading.aggregate import ScoredQuery, per_source_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table
+from streamspatial.scoring.tables import paper_table
 
 
 def q(item: str, index: int = 0, *, score: float | None = 1.0, valid: bool = True,

@@ -12,7 +12,8 @@ from streamspatial.bench.ovos import OvosAdapter, write_ovos_jsonl
 from streamspatial.bench.registry import ADAPTERS
 from streamspatial.bench.s3 import S3Adapter, write_s3_jsonl
 from streamspatial.bench.tasks import S3_TASKS as TASKS
-from streamspatial.bench.vcbench import SUBCATEGORIES, VCBenchAdapter, write_vcbench_jsonl
+from streamspatial.bench.vcbench.export import write_vcbench_jsonl
+from streamspatial.bench.vcbench.reader import SUBCATEGORIES, VCBenchAdapter
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 SETTINGS = settings(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamspatial.bench.ucs import UCSAdapter, strip_mcq
+from streamspatial.bench.ucs.reader import UCSAdapter, strip_mcq
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"

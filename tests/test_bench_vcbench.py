@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
+from streamspatial.bench.vcbench.export import write_vcbench_jsonl
+from streamspatial.bench.vcbench.reader import VCBenchAdapter
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bench"

@@ -25,8 +25,6 @@ ROOT = Path(streamspatial.__file__).parent
 # name when its folder lands; never add one.
 NOT_YET_MOVED = {
     "ovos",
-    "vcbench",
-    "ucs",
     "s3",
 }
 

@@ -29,13 +29,16 @@ from official_reference import (
     vsi_mean_relative_accuracy,
     vsi_na_score,
 )
+from streamspatial.bench.ucs import official as ucs
+from streamspatial.bench.ucs.score import ucs_official_table
+from streamspatial.bench.vcbench import official as vcbench
+from streamspatial.bench.vcbench.score import vcbench_table
 from streamspatial.bench.vsibench import official as vsi
 from streamspatial.bench.vsibench.score import vsibench_official_table
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 from streamspatial.scoring import official
-from streamspatial.scoring.official_tables import ovos_official_table, ucs_official_table
+from streamspatial.scoring.official_tables import ovos_official_table
 from streamspatial.scoring.scorers import default_scorer, score_all, score_response
-from streamspatial.scoring.vcbench_tables import vcbench_table
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -253,7 +256,7 @@ def test_ovos_official_averages_micro_where_the_paper_averages_categories() -> N
     ],
 )
 def test_vcbench_int_rule(response: str, expected: int | None) -> None:
-    assert official.vcbench_int(response) == expected
+    assert vcbench.vcbench_int(response) == expected
     assert unify_results_int(demo_prediction(response)) == expected
 
 
@@ -266,7 +269,7 @@ def test_vcbench_int_rule(response: str, expected: int | None) -> None:
     )
 )
 def test_vcbench_int_equals_unify_results(response: str) -> None:
-    assert official.vcbench_int(response) == unify_results_int(demo_prediction(response))
+    assert vcbench.vcbench_int(response) == unify_results_int(demo_prediction(response))
 
 
 @SETTINGS
@@ -329,7 +332,7 @@ def test_vcbench_unreadable_answer_is_invalid_and_left_out() -> None:
     ],
 )
 def test_ucs_array_rules(response: str, expected: str) -> None:
-    assert official.ucs_array_letter(response) == expected
+    assert ucs.ucs_array_letter(response) == expected
     assert eval_ucsbench_parse_option_from_answer(response) == expected
 
 
@@ -348,15 +351,15 @@ def test_ucs_array_rules(response: str, expected: str) -> None:
     ],
 )
 def test_ucs_jsonl_rules(response: str, expected: str | None) -> None:
-    assert official.ucs_jsonl_letter(response) == expected
+    assert ucs.ucs_jsonl_letter(response) == expected
     assert prompts_parse_answer(response) == expected
 
 
 @SETTINGS
 @given(responses)
 def test_ucs_readers_equal_the_official_parsers(response: str) -> None:
-    assert official.ucs_array_letter(response) == eval_ucsbench_parse_option_from_answer(response)
-    assert official.ucs_jsonl_letter(response) == prompts_parse_answer(response)
+    assert ucs.ucs_array_letter(response) == eval_ucsbench_parse_option_from_answer(response)
+    assert ucs.ucs_jsonl_letter(response) == prompts_parse_answer(response)
 
 
 def test_ucs_jsonl_overall_leaves_unread_answers_out_but_dimensions_count_them() -> None:

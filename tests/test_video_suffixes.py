@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from streamspatial.bench.ucs import UCSAdapter
+from streamspatial.bench.ucs.reader import UCSAdapter
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 from streamspatial.video.sources import VIDEO_SUFFIXES
 from streamspatial.web.media import MediaError, list_videos, resolve_video

@@ -14,7 +14,7 @@ the same way :mod:`streamspatial.video.synthetic` encodes frame indices.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,17 +22,12 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from streamspatial.analysis.h264 import even, write_h264
-from streamspatial.bench.vcbench import VCBenchAdapter
-from streamspatial.core.errors import InputError, Problem
+from streamspatial.bench.vcbench.occurrences import EVENT_SUBCATEGORIES, overlay_items
 from streamspatial.video.synthetic import code_bits
 
 COUNT_BITS, CHECK_BITS = 12, 4
 MAX_COUNT = (1 << COUNT_BITS) - 1
 _BLACK, _WHITE = 0, 255
-
-# VCBench subcategories whose occurrences are events accumulating over time; O1-Snap's
-# "occurrences" are the query moments and O1-Delta / O2-Gain are net changes.
-EVENT_SUBCATEGORIES = ("O2-Unique", "E1-Action", "E1-Transit", "E2-Episode", "E2-Periodic")
 
 
 def occurrence_ends(raw: Any) -> list[float]:
@@ -140,23 +135,6 @@ def overlay_video(src: Path, dst: Path, ends: Sequence[float]) -> int:
                 yield new
 
         return write_h264(dst, drawn(), rate=rate, size=(width, height))
-
-
-def overlay_items(items: Iterable[Any]) -> tuple[list[Any], list[str]]:
-    """The items the overlay applies to, and one line per item left out and why."""
-    kept, skipped = [], []
-    for item in items:
-        sub = item.task.subcategory
-        if item.benchmark != VCBenchAdapter.name:  # occurrence annotations are VCBench's
-            raise InputError(
-                Problem(file="", field="benchmark", item_id=item.id,
-                        expected=f"expected a {VCBenchAdapter.title} item, got {item.benchmark}")
-            )  # fmt: skip
-        if sub not in EVENT_SUBCATEGORIES:
-            skipped.append(f"{item.id}: {sub} has no accumulating occurrences")
-            continue
-        kept.append(item)
-    return kept, skipped
 
 
 __all__ = [

@@ -23,8 +23,9 @@ from streamspatial.bench.registry import (
 from streamspatial.bench.s3 import S3Adapter, S3Line, write_s3_jsonl
 from streamspatial.bench.streamingbench.export import write_streamingbench_json
 from streamspatial.bench.streamingbench.reader import StreamingBenchAdapter
-from streamspatial.bench.ucs import UCSAdapter
-from streamspatial.bench.vcbench import VCBenchAdapter, write_vcbench_jsonl
+from streamspatial.bench.ucs.reader import UCSAdapter
+from streamspatial.bench.vcbench.export import write_vcbench_jsonl
+from streamspatial.bench.vcbench.reader import VCBenchAdapter
 from streamspatial.bench.vsibench.reader import VSIBenchAdapter
 from streamspatial.bench.vsisuper.reader import VSISuperAdapter
 

@@ -4,7 +4,8 @@ A benchmark moved into its own folder (``bench/<name>/``) names, in its ``__init
 :class:`Benchmark`: the adapter (reading, validation, prompts, the decoding and frame
 sampling it fixes), its official and paper rules, its results table under each scorer, the
 few numbers a leaderboard shows of that table, and the writer ``sim export`` uses to write a
-generated benchmark in its release's layout.  :mod:`streamspatial.bench.registry` lists each
+generated benchmark in its release's layout, and the file ``sim generate`` writes the
+benchmark's own generated questions to.  :mod:`streamspatial.bench.registry` lists each
 folder's record once; ``scoring`` (the rules and tables of a run), ``sim export`` and the
 adapters' registry read them from there, so nothing else needs the benchmark's name.
 """
@@ -45,7 +46,10 @@ class Benchmark:
     the rules read a language model judge's stored reply (``run --judge``) as a fourth
     argument, beside the response.  ``table``: the
     results table under both scorers unless ``official_table`` averages differently.
-    ``headline``: the leaderboard's numbers of the table.  ``lmms_eval_tasks`` /
+    ``headline``: the leaderboard's numbers of the table.  ``export``: the writer of ``sim
+    export --format <name>`` (a generated benchmark's multiple-choice questions in this
+    release's layout); ``generated``: the file ``sim generate`` writes the items of this
+    format to, which the simulator's own question families ask.  ``lmms_eval_tasks`` /
     ``vlmevalkit_datasets``: the harnesses' own names of the benchmark (lmms-eval's task, whose
     sample's ``doc.id`` is the release's id; VLMEvalKit's dataset, whose row ``index`` is), so
     ``score --from lmms-eval|vlmevalkit`` reads their output for it.
@@ -60,6 +64,7 @@ class Benchmark:
     official_table: TableOf | None = None
     headline: Callable[[Table], Headline] | None = None
     export: Export | None = None
+    generated: Export | None = None
     lmms_eval_tasks: tuple[str, ...] = ()
     vlmevalkit_datasets: tuple[str, ...] = ()
 

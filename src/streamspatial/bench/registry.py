@@ -14,13 +14,22 @@ from pathlib import Path
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.schema import Item
 
-from . import mmsivideo, omnimmi, ostbench, ovobench, rtvbench, streamingbench, vsibench, vsisuper
+from . import (
+    mmsivideo,
+    omnimmi,
+    ostbench,
+    ovobench,
+    rtvbench,
+    streamingbench,
+    ucs,
+    vcbench,
+    vsibench,
+    vsisuper,
+)
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
 from .ovos import OvosAdapter
 from .s3 import S3Adapter
-from .ucs import UCSAdapter
-from .vcbench import VCBenchAdapter
 
 # Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
 HOMES: dict[str, Benchmark] = {
@@ -34,6 +43,8 @@ HOMES: dict[str, Benchmark] = {
         rtvbench.BENCHMARK,
         omnimmi.BENCHMARK,
         mmsivideo.BENCHMARK,
+        vcbench.BENCHMARK,
+        ucs.BENCHMARK,
     )
 }
 
@@ -42,8 +53,8 @@ ADAPTERS: dict[str, BenchmarkAdapter] = {
     a.name: a
     for a in (
         OvosAdapter(),
-        VCBenchAdapter(),
-        UCSAdapter(),
+        vcbench.BENCHMARK.adapter,
+        ucs.BENCHMARK.adapter,
         S3Adapter(),
         vsibench.BENCHMARK.adapter,
         ovobench.BENCHMARK.adapter,

@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
         """Re-encode each counting item's video with "Current count: N" drawn top-left."""
         from streamspatial.analysis.overlay import occurrence_ends, overlay_items, overlay_video
         from streamspatial.bench.registry import load_benchmark
-        from streamspatial.bench.vcbench import write_vcbench_jsonl
+        from streamspatial.bench.vcbench.export import write_vcbench_jsonl
 
         adapter, items = load_benchmark(data, "vcbench", videos=videos)
         kept, skipped = overlay_items(items)

@@ -2,11 +2,11 @@
 benchmark shares (per source, generic, CR/ER diagnostics).
 
 Each seed paper averages differently, and the difference moves the headline number, so each
-paper's table reproduces its paper's arithmetic (:mod:`.paper_tables`, :mod:`.vcbench_tables`;
-checked against the published rows, see ``docs/metrics.md``).  Tables are plain data: a
-:class:`Table` of column names and row dicts with fractions in [0, 1] (None where a paper
-reports nothing), for the report package to print as markdown/JSON; :mod:`.tables` picks the
-one a benchmark names.
+paper's table reproduces its paper's arithmetic (``bench/<name>/score.py``,
+:mod:`streamspatial.scoring.paper_tables`; checked against the published rows, see
+``docs/metrics.md``). Tables are plain data: a :class:`Table` of column names and row dicts
+with fractions in [0, 1] (None where a paper reports nothing), for the report package to print
+as markdown/JSON; :mod:`.tables` picks the one a benchmark names.
 """
 
 from __future__ import annotations
@@ -257,3 +257,16 @@ def per_task(recs: list[ScoredQuery], invalid: InvalidPolicy):
 def answer_format(r: ScoredQuery) -> str:
     """ "Num" for a number answer, "MC" otherwise (the format column of S3's and VSI's tables)."""
     return "Num" if r.answer_type == "number" else "MC"
+
+
+def pooled_row(records: list[ScoredQuery], **labels: str) -> dict[str, Any]:
+    """A row of the official scripts' accuracy tables (OVO-S-Bench ``score.py``, UCS-Bench's
+    two scripts): its ``labels`` (the first columns), then the query points, the unreadable
+    answers among them and the accuracy pooled over them, an unreadable answer wrong."""
+    right = sum(1 for r in records if r.valid and r.score)
+    return {
+        **labels,
+        "n": len(records),
+        "invalid": sum(1 for r in records if not r.valid),
+        "accuracy": right / len(records) if records else None,
+    }

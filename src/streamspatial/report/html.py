@@ -25,6 +25,7 @@ from typing import Any
 from streamspatial.analysis.taxonomy import TAXONOMY_JSON
 from streamspatial.bench.base import TRAJECTORIES
 from streamspatial.bench.registry import ADAPTERS
+from streamspatial.bench.vcbench.score import vcbench_trajectories
 from streamspatial.eval.results import iter_records
 from streamspatial.grading.aggregate import Table
 from streamspatial.report import plots
@@ -46,7 +47,6 @@ from streamspatial.report.runs import (
     thinking_flag,
 )
 from streamspatial.report.tables import VCBENCH_METRICS, fmt_cell, headline
-from streamspatial.scoring.vcbench_tables import vcbench_trajectories
 
 REPORT_HTML = "report.html"
 MAX_TRAJECTORIES = 12  # per run: a page of small multiples stays readable

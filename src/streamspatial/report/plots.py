@@ -12,9 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from streamspatial.bench.vcbench.score import Trajectory
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.report.tables import VCBENCH_METRICS
-from streamspatial.scoring.vcbench_tables import Trajectory
 
 try:
     import matplotlib

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from streamspatial.bench.vcbench.score import METRIC_NAMES as VCBENCH_METRICS
 from streamspatial.grading.aggregate import Table
 from streamspatial.scoring.tables import headline
-from streamspatial.scoring.vcbench_tables import METRIC_NAMES as VCBENCH_METRICS
 
 # Columns holding fractions in [0, 1] that the papers print as percentages.
 PERCENT_COLUMNS = frozenset(

@@ -8,7 +8,7 @@ same wherever it is printed:
   rule the benchmark registers (``bench.registry.HOMES``) or, for the benchmarks not yet in a
   folder of their own, the rules here (:mod:`.official`);
 * :mod:`.tables`: a run's results table and headline, picked the same way
-  (:mod:`.paper_tables`, :mod:`.official_tables`, :mod:`.vcbench_tables`);
+  (:mod:`.paper_tables`, :mod:`.official_tables`);
 * the machinery every benchmark shares — reading a letter, a number or an action out of a
   response, the metrics, the aggregation and the table type — is :mod:`streamspatial.grading`,
   below ``bench``; its public names are re-exported here.
@@ -16,6 +16,8 @@ same wherever it is printed:
 The public names here are the stable surface; submodules hold the details.
 """
 
+from streamspatial.bench.ucs.score import ucs_table
+from streamspatial.bench.vcbench.score import Trajectory, vcbench_table, vcbench_trajectories
 from streamspatial.bench.vsibench.score import vsibench_table
 from streamspatial.grading.aggregate import (
     ScoredQuery,
@@ -41,10 +43,9 @@ from streamspatial.grading.metrics import (
     score_prediction,
     update_direction_accuracy,
 )
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table
 from streamspatial.scoring.scorers import SCORERS, Scored, default_scorer, score_all, score_response
 from streamspatial.scoring.tables import headline, paper_table, results_table
-from streamspatial.scoring.vcbench_tables import Trajectory, vcbench_table, vcbench_trajectories
 
 __all__ = [
     "MRA_THRESHOLDS",

@@ -1,12 +1,11 @@
-"""The papers' results tables: OVO-S-Bench, UCS-Bench and S3-Bench.
+"""The papers' results tables: OVO-S-Bench and S3-Bench.
 
 * OVO-S-Bench Table 2: accuracy per main category (1.1 … 4.3); a level's Avg. is the *unweighted*
   mean of its categories; Overall is the unweighted mean of the level averages.
-* UCS-Bench main table and S3-Bench Tables 2–3: accuracy (or MRA) pooled over query points in
-  every cell, category and overall rows included.
+* S3-Bench Tables 2–3: accuracy (or MRA) pooled over query points in every cell, category and
+  overall rows included.
 
-VCBench's trajectory tables are in :mod:`.vcbench_tables`; VSI-Bench's are in its folder
-(:mod:`streamspatial.bench.vsibench.score`).
+A benchmark in its own folder keeps its tables there (``bench/<name>/score.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from typing import Any
 
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.s3 import S3Adapter
-from streamspatial.bench.ucs import UCSAdapter
 from streamspatial.grading.aggregate import (
     InvalidPolicy,
     Scorable,
@@ -90,36 +88,7 @@ def ovos_table(
 
 
 # --------------------------------------------------------------------------------------------
-# UCS-Bench, S3-Bench, VSI-Bench
-
-
-def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
-    """UCS-Bench main table: accuracy per category and subcategory, pooled over query points.
-
-    Category ``Overall`` rows and the grand Overall pool all their query points (the paper's
-    category Overall lies between its subcategories but is not their mean, e.g. DirectMe
-    Traj. & Movement 54.1 from 53.0 / 57.2; the grand Overall is not the mean of categories).
-    """
-    recs = _records(records)
-    rows = []
-    for cat, in_cat in sorted(
-        _group(recs, lambda r: r.category or r.task).items(), key=lambda kv: _natural(kv[0])
-    ):
-        rows.append(
-            {"category": cat, "subcategory": "Overall", **_cell(in_cat, invalid, "accuracy")}
-        )
-        for sub, in_sub in sorted(
-            _group(in_cat, lambda r: r.subcategory or r.task).items(),
-            key=lambda kv: _natural(kv[0]),
-        ):
-            rows.append({"category": cat, "subcategory": sub, **_cell(in_sub, invalid, "accuracy")})
-    rows.append({"category": "Overall", "subcategory": "", **_cell(recs, invalid, "accuracy")})
-    return Table(
-        name=UCSAdapter.title,
-        columns=("category", "subcategory", "n", "invalid", "accuracy"),
-        rows=tuple(rows),
-        notes=("accuracy pooled over query points in every row",),
-    )
+# S3-Bench
 
 
 def s3_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:

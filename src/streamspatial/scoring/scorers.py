@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.bench.registry import ADAPTERS, HOMES
-from streamspatial.bench.ucs import SHAPE, SHAPE_JSONL
 from streamspatial.core.directions import direction_classes
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item, QueryPoint
@@ -74,27 +73,8 @@ def ovos_official(item: Item, query: QueryPoint, text: str) -> Scored:
     return _letter_score(official.ovos_letter(text), query.answer, "ovos-score.py")
 
 
-def vcbench_official(item: Item, query: QueryPoint, text: str) -> Scored:
-    """unify_results.py ``int(prediction)``; an answer it cannot read is invalid and left out
-    of GPA/MoC/UDA (compute_metrics.py would crash on it)."""
-    value = official.vcbench_int(text)
-    if value is None:
-        return Scored(None, None, False, "vcbench-int")
-    return Scored(float(value), score_prediction(float(value), query.answer, number_metric="gpa"),
-                  True, "vcbench-int")  # fmt: skip
-
-
-def ucs_official(item: Item, query: QueryPoint, text: str) -> Scored:
-    """eval_ucsbench.py for the JSON-array files, evaluate_ucsbench_vlm.py for JSONL."""
-    if item.meta.get(SHAPE) == SHAPE_JSONL:
-        return _letter_score(official.ucs_jsonl_letter(text), query.answer, "ucs-jsonl")
-    return _letter_score(official.ucs_array_letter(text), query.answer, "ucs-array")
-
-
 _OFFICIAL: dict[str, Rule] = {
     "ovos": ovos_official,
-    "vcbench": vcbench_official,
-    "ucs": ucs_official,
     **{name: b.official for name, b in HOMES.items() if b.official is not None},
 }
 _PAPER: dict[str, Rule] = {

@@ -1,9 +1,9 @@
 """Which results table a run gets, and the few numbers a leaderboard shows of each.
 
 Two registries, keyed the way the data names them: :data:`TABLES` by the table a benchmark's
-:class:`~streamspatial.bench.base.ScoringSpec` names (``ovos``, ``vcbench``, …; the official
+:class:`~streamspatial.bench.base.ScoringSpec` names (``ovos``, ``s3``, …; the official
 scorer's averaging in :mod:`.official_tables`), and :data:`HEADLINES` by the table's own name
-(``OVO-S-Bench``, ``VCBench``, …), since ``scores.json`` stores a table, not its benchmark.
+(``OVO-S-Bench``, ``S3-Bench``, …), since ``scores.json`` stores a table, not its benchmark.
 A benchmark in its own folder (:data:`~streamspatial.bench.registry.HOMES`) brings its
 table and headline with it; the others still add one entry to each.
 """
@@ -15,19 +15,14 @@ from collections.abc import Callable, Iterable
 from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import S3Adapter
-from streamspatial.bench.ucs import UCSAdapter
-from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import Scorable, Table, generic_table
 from streamspatial.scoring.official_tables import OFFICIAL_TABLES
-from streamspatial.scoring.paper_tables import ovos_table, s3_table, ucs_table
-from streamspatial.scoring.vcbench_tables import METRIC_NAMES, vcbench_table
+from streamspatial.scoring.paper_tables import ovos_table, s3_table
 
 TABLES: dict[str, Callable[..., Table]] = {
     "generic": generic_table,
     "ovos": ovos_table,
-    "vcbench": vcbench_table,
-    "ucs": ucs_table,
     "s3": s3_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
 }
@@ -75,21 +70,6 @@ def _ovos(table: Table) -> Headline:
     return out
 
 
-def _vcbench(table: Table) -> Headline:
-    """Overall GPA / MoC / UDA, named as VCBench prints them."""
-    overall = next((r for r in table.rows if r.get("subcategory") == "Overall"), {})
-    return {name: overall.get(m) for m, name in METRIC_NAMES.items()}
-
-
-def _ucs(table: Table) -> Headline:
-    """Each category's Overall and the grand Overall."""
-    out: Headline = {}
-    for r in table.rows:
-        if r.get("subcategory") == "Overall" or r.get("category") == "Overall":
-            out[str(r["category"])] = r["accuracy"]
-    return out
-
-
 def _s3(table: Table) -> Headline:
     """Num (mean MRA), MC (accuracy) and Overall."""
     rows = table.rows
@@ -109,8 +89,6 @@ def _overall(table: Table) -> Headline:
 
 HEADLINES: dict[str, Callable[[Table], Headline]] = {
     OvosAdapter.title: _ovos,
-    VCBenchAdapter.title: _vcbench,
-    UCSAdapter.title: _ucs,
     S3Adapter.title: _s3,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
 }

@@ -25,58 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from streamspatial.bench.ovos import write_ovos_jsonl
+from streamspatial.bench.registry import HOMES
 from streamspatial.bench.s3 import write_s3_jsonl
-from streamspatial.bench.vcbench import write_vcbench_jsonl
 from streamspatial.core.schema import Item
 
 VIDEO_GROUP = "streamspatial-sim"
-FILES = {"s3": "s3.jsonl", "ovos": "ovos.jsonl", "vcbench": "vcbench.jsonl", "ucs": "ucs.json"}
+# The file each format's items go to; a benchmark in its own folder declares its own
+# (``Benchmark.generated``).
+FILES = {
+    "s3": "s3.jsonl",
+    "ovos": "ovos.jsonl",
+    **{name: b.generated.file for name, b in HOMES.items() if b.generated is not None},
+}
 
 
-def hms(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
-
-
-def write_ucs_json(items: Iterable[Item], path: Path) -> None:
-    """UCS-Bench's released JSON-array layout: ``qid, video_uid, question,
-    question_timestamps`` ("HH:MM:SS"), ``options`` (A–E), ``answer_label``, the open-ended
-    ``answer`` the demo files carry ("It is on your left."), ``category, subcategory, qtype``
-    and ``evidence`` (seconds), plus the generator's ``intent``.  Questions are asked at whole
-    seconds."""
-    rows = []
-    for it in items:
-        (q,) = it.queries
-        if q.time != int(q.time):
-            raise ValueError(f"{it.id}: UCS-Bench stamps questions in whole seconds, got {q.time}")
-        rows.append(
-            {
-                "qid": it.id,
-                "video_uid": it.video.removesuffix(".mp4"),
-                "question": it.question,
-                "question_timestamps": hms(q.time),
-                "options": {o.letter: o.text for o in it.options},
-                "answer_label": q.answer,
-                "answer": it.meta.get("answer")
-                or next(o.text for o in it.options if o.letter == q.answer),
-                "category": it.task.category,
-                "subcategory": it.task.subcategory,
-                "qtype": it.task.task,
-                "evidence": [[s, e] for s, e in q.evidence],
-                # generated benchmarks only, as in ovos.jsonl: what the rules agent reads
-                **({"intent": it.intent} if it.intent is not None else {}),
-            }
-        )
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
-_WRITERS: dict[str, Callable[[Iterable[Item], Path], None]] = {
+_WRITERS: dict[str, Callable[[Iterable[Item], Path], object]] = {
     "s3": write_s3_jsonl,
     "ovos": write_ovos_jsonl,
-    "vcbench": write_vcbench_jsonl,
-    "ucs": write_ucs_json,
+    **{name: b.generated.write for name, b in HOMES.items() if b.generated is not None},
 }
 
 

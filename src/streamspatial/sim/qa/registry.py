@@ -19,7 +19,8 @@ from streamspatial.scene.types import EpisodeMeta
 from .draft import Draft
 from .prefix import Prefix
 
-Format = Literal["s3", "ovos", "vcbench", "ucs"]
+# A benchmark format the simulator writes (``sim/qa/export.py`` FILES): its items' benchmark.
+Format = str
 
 
 class Episode:

@@ -17,17 +17,16 @@ Released query times are not always ascending; that is kept as is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from . import prompts
-from ._files import read_jsonl, write_jsonl
-from ._items import IdRegistry, build_item, interval
-from ._rows import Row, check_number, check_time
-from .base import (
+from .. import prompts
+from .._files import read_jsonl
+from .._items import IdRegistry, build_item, interval
+from .._rows import Row, check_number, check_time
+from ..base import (
     TRAJECTORIES,
     BenchmarkAdapter,
     GenerationSettings,
@@ -289,43 +288,4 @@ def _make(
     )
 
 
-def write_vcbench_jsonl(items: Iterable[Item], path: Path) -> None:
-    """Write items in the ``vcbench_data.jsonl`` layout (one line per question).
-
-    ``occurrence_times`` comes from ``meta["occurrence_times"]`` when present, otherwise from
-    the evidence of the last query point: point events as a list of times, intervals as
-    ``{"start": [...], "end": [...]}``.
-    """
-    write_jsonl((to_vcbench_record(item) for item in items), path)
-
-
-def to_vcbench_record(item: Item) -> dict[str, Any]:
-    if item.answer_type is not AnswerType.NUMBER:
-        raise ValueError(f"item {item.id}: VCBench items are numeric")
-    source, _, video = item.video.partition("/")
-    if not video:
-        source, video = item.source or "", item.video
-    occurrences = item.meta.get("occurrence_times")
-    if occurrences is None:
-        spans = sorted({s for q in item.queries for s in q.evidence})
-        if all(s == e for s, e in spans):
-            occurrences = [s for s, _ in spans]
-        else:
-            occurrences = {"start": [s for s, _ in spans], "end": [e for _, e in spans]}
-    counts = [int(q.answer) if float(q.answer).is_integer() else q.answer for q in item.queries]
-    record: dict[str, Any] = {
-        "id": item.id,
-        "source_dataset": source,
-        "video_path": video,
-        "question": item.question,
-        "counting_type": item.task.category,
-        "counting_subtype": item.task.subcategory,
-        "occurrence_times": occurrences,
-        "query_points": {"time": [q.time for q in item.queries], "count": counts},
-    }
-    if item.intent is not None:
-        record["intent"] = item.intent  # generated benchmarks only (not in the release)
-    return record
-
-
-__all__ = ["ALL_SUBCATEGORIES", "SUBCATEGORIES", "VCBenchAdapter", "write_vcbench_jsonl"]
+__all__ = ["ALL_SUBCATEGORIES", "SUBCATEGORIES", "VCBenchAdapter"]

@@ -1,8 +1,11 @@
-"""VCBench's tables (VCBench, Tables 2–3): counting trajectories and GPA / MoC / UDA.
+"""VCBench under both scorers, its tables (VCBench, Tables 2–3) and headline.
 
-A VCBench question is asked at several query points; its predictions over them form a
-trajectory, scored per question (GPA, MoC, UDA) and averaged over the questions of a
-subcategory; Overall averages over *all questions* that have the metric (question-weighted).
+Official: ``unify_results.py``'s ``int()`` (:mod:`.official`); an answer it cannot read is
+invalid and left out of GPA/MoC/UDA. Paper: the generic rule (numbers in words, the GPA of one
+point; :func:`streamspatial.scoring.scorers.paper_rule`). Table: a VCBench question is asked at
+several query points; its predictions over them form a trajectory, scored per question (GPA,
+MoC, UDA) and averaged over the questions of a subcategory; Overall averages over *all
+questions* that have the metric (question-weighted).
 """
 
 from __future__ import annotations
@@ -10,21 +13,37 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from streamspatial.bench.vcbench import VCBenchAdapter
 from streamspatial.core.errors import InputError, Problem
+from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.grading.aggregate import Scorable, Table, _group, _natural, _records
 from streamspatial.grading.metrics import (
     gaussian_precision_accuracy,
     mean,
     monotonicity_consistency,
+    score_prediction,
     update_direction_accuracy,
 )
+from streamspatial.grading.verdict import Scored
+
+from . import official
+from .reader import VCBenchAdapter
 
 # VCBench's three metrics as its paper prints them (VCBench, §3.3).
 METRIC_NAMES = {"gpa": "GPA", "moc": "MoC", "uda": "UDA"}
+
+
+def vcbench_official(item: Item, query: QueryPoint, text: str) -> Scored:
+    """unify_results.py ``int(prediction)``; an answer it cannot read is invalid and left out
+    of GPA/MoC/UDA (compute_metrics.py would crash on it)."""
+    value = official.vcbench_int(text)
+    if value is None:
+        return Scored(None, None, False, "vcbench-int")
+    return Scored(float(value), score_prediction(float(value), query.answer, number_metric="gpa"),
+                  True, "vcbench-int")  # fmt: skip
+
 
 VCBENCH_SUBCATEGORIES: tuple[str, ...] = (
     "O1-Snap", "O1-Delta", "O2-Unique", "O2-Gain",
@@ -175,3 +194,37 @@ def vcbench_table(records: Iterable[Scorable]) -> Table:
             "questions having the metric; invalid answers excluded, see invalid_rate",
         ),
     )
+
+
+def vcbench_official_table(records: Iterable[Scorable]) -> Table:
+    """``compute_metrics.py``: the paper's table; only the answer reader differs, and answers
+    it cannot read are left out, with the invalid rate reported."""
+    return replace(
+        vcbench_table(records),
+        notes=(
+            "official scorer (buaa-colalab/VCBench compute_metrics.py): GPA/MoC/UDA per "
+            "question, averaged per subtype; Overall over all questions having the metric; "
+            "answers read with int(); those it cannot read are left out (the script would "
+            "crash), see invalid_rate",
+        ),
+    )
+
+
+def vcbench_headline(table: Table) -> dict[str, float | None]:
+    """Overall GPA / MoC / UDA, named as VCBench prints them."""
+    overall = next((r for r in table.rows if r.get("subcategory") == "Overall"), {})
+    return {name: overall.get(m) for m, name in METRIC_NAMES.items()}
+
+
+__all__ = [
+    "METRIC_NAMES",
+    "VCBENCH_METRICS",
+    "VCBENCH_SUBCATEGORIES",
+    "Trajectory",
+    "vcbench_headline",
+    "vcbench_official",
+    "vcbench_official_table",
+    "vcbench_subcategory",
+    "vcbench_table",
+    "vcbench_trajectories",
+]

@@ -30,11 +30,11 @@ from typing import Any
 from streamspatial.core.directions import DIRECTIONS, direction_classes
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from . import prompts
-from ._files import read_json_records
-from ._items import IdRegistry, build_item, evidence_before, interval, options_from_map
-from ._rows import Row, parse_hms
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from .. import prompts
+from .._files import read_json_records
+from .._items import IdRegistry, build_item, evidence_before, interval, options_from_map
+from .._rows import Row, parse_hms
+from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 UNKNOWN = "unknown"
 # Which released shape an item came from: the official script that reads that shape scores it.
