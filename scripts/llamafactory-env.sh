@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A virtual environment with LLaMA-Factory, to load `export-sft --format llamafactory` with
-# LLaMA-Factory's own dataset loader (tests/test_train_frameworks.py; docs/training.md).
+# LLaMA-Factory's own dataset loader (tests/train/test_train_frameworks.py; docs/training.md).
 #
 #   scripts/llamafactory-env.sh [ENV]        # default ENV: .venv-llamafactory (git-ignored)
-#   STREAMSPATIAL_LLAMAFACTORY_ENV=ENV python -m pytest tests/test_train_frameworks.py
+#   STREAMSPATIAL_LLAMAFACTORY_ENV=ENV python -m pytest tests/train/test_train_frameworks.py
 #
 # LLaMA-Factory 0.9.5 pins transformers<=5.6.0 and datasets<=4.0.0, which the project's own
 # environment does not keep, so it gets one of its own (about 6.6 GB: torch with its CUDA

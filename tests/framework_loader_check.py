@@ -1,6 +1,6 @@
 """Load an ``export-sft`` folder with a fine-tuning framework's own loader; print what it made.
 
-Run by ``tests/test_train_frameworks.py`` with the interpreter of the environment that has the
+Run by ``tests/train/test_train_frameworks.py`` with the interpreter of the environment that has the
 framework (this project's own environment keeps neither: LLaMA-Factory pins older
 transformers and datasets, and Qwen's processors need torchvision):
 

@@ -1,8 +1,9 @@
 """Feed the tiny Qwen2.5-VL and Qwen3-VL one video through the hf backend; print the outcome.
 
-Runs inside an environment that has torchvision (``tests/test_models_qwen_video.py`` starts it
-with that environment's interpreter and reads the JSON this prints): a Qwen-VL processor
-cannot be built without it, and the suite's own environment keeps the CPU torch that has none.
+Runs inside an environment that has torchvision (``tests/models/test_models_qwen_video.py``
+starts it with that environment's interpreter and reads the JSON this prints): a Qwen-VL
+processor cannot be built without it, and the suite's own environment keeps the CPU torch that
+has none.
 
 For each family: the request is six frames of a 10 fps video at indices 0, 6, …, 30 (0.0 s to
 3.0 s, 0.6 s apart) as one :class:`~streamspatial.models.types.VideoPart`; the output holds the

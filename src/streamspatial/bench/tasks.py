@@ -11,7 +11,7 @@ Three kinds of names meet here, and each is written down in exactly one place:
   decide (a memory agent falls back to keywords, as it does for a released benchmark's items).
 
 A generator that emits an intent task not listed here, or an agent that keys on one, is a
-drift the tests catch (``tests/test_bench_tasks.py``).
+drift the tests catch (``tests/bench/test_bench_tasks.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Laid out as its pipeline, each step a subpackage whose docstring says what goes 
 comes out: :mod:`.house` → :mod:`.walk` → :mod:`.events` → :mod:`.render` → :mod:`.qa`, run in
 order by :mod:`.generate` through :mod:`.pipeline` (units of work, local or Ray executors,
 stage times, the forecast of short families); :mod:`.explore` is the world an agent acts in.
-An earlier step never imports a later one (``tests/test_import_graph.py``).  What the steps
+An earlier step never imports a later one (``tests/project/test_import_graph.py``).  What the steps
 share with everything that reads an episode — houses, trajectories, per-frame ground truth,
 the schedule of what moves, the category vocabulary, the door-leaf convention, the camera's
 field of view and visibility threshold, the random streams — is the scene contract,

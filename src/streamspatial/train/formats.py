@@ -7,7 +7,7 @@ shared by path.  Fields the frameworks' loaders do not read carry what causality
 from: never ``video``, which Qwen's loader reads as a video to show), ``t_q``,
 ``frame_times`` (the video frames shown) and ``view_times`` (exploration views,
 exploration-stream seconds ≥ t_q).  Both loaders are run on the exports by the tests
-(``tests/test_train_frameworks.py``).
+(``tests/train/test_train_frameworks.py``).
 
 * **LLaMA-Factory** (``data/README.md`` of hiyouga/LLaMA-Factory, "OpenAI Format" of the
   ShareGPT formatting, with the multimodal ``images`` column): a JSON array of

@@ -6,7 +6,7 @@ points: the point lies in the camera's view frustum (vertical field of view and 
 renderer, a margin at the border), and the floor-plan segment from the camera to the point
 crosses no wall (walls are full height; door gaps are already cut out of ``House.walls``).
 Furniture is ignored: it occludes only low things, and the planner lifts what it checks to
-about 1 m.  ``tests/test_sim_events_plan.py`` holds it against the ray–box reference
+about 1 m.  ``tests/sim/test_sim_events_plan.py`` holds it against the ray–box reference
 :mod:`~streamspatial.sim.render.raycast`.
 """
 

@@ -4,7 +4,7 @@ Questions say "the red chair"; the red has to be what a viewer sees.  Every pixe
 is named by the nearest palette colour (:data:`streamspatial.scene.catalog.COLORS`) in CIE Lab,
 and the object's colour is the name most of its pixels get.  :func:`studio_color` renders a
 model alone under the house renderer's own lights from eight directions and names those
-pixels; it is what the house generator assigns, and ``tests/test_sim_colors.py`` checks it
+pixels; it is what the house generator assigns, and ``tests/sim/test_sim_colors.py`` checks it
 against the pixels of objects in generated footage.
 """
 

@@ -13,7 +13,7 @@ from streamspatial.bench.tasks import S3_TASKS as TASKS
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 ADAPTER = S3Adapter()
 
 

@@ -54,7 +54,7 @@ def test_the_same_frames_give_the_same_bytes_with_any_heap(tmp_path):
     with their heap filled with other bytes, and this one, twice, write one file."""
     here = write(tmp_path / "here.mp4")
     assert write(tmp_path / "again.mp4") == here
-    path = [str(Path(__file__).parent), *sys.path]
+    path = [str(Path(__file__).parents[1]), *sys.path]
     script = SCRIPT.format(path=path, size=SIZE, fps=FPS)
     hashes = set()
     for perturb in ("", "85", "170"):

@@ -1,5 +1,6 @@
 """A Ray cluster that refuses this process's authentication is named in one line, exit 2,
-before a generation plans anything or makes a folder (the real cluster: tests/test_ray_cluster.py).
+before a generation plans anything or makes a folder (the real cluster:
+tests/core/test_ray_cluster.py).
 
 Here the cluster is a loopback TCP listener and the probe's verdict is Ray's refusal; the
 probe itself (one GCS client connection in a child process) runs against real token-auth nodes

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from streamspatial.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 JARGON = re.compile(r"\bseeds? 0\d\d\b", re.IGNORECASE)
 
 

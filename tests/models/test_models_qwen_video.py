@@ -19,7 +19,7 @@ import pytest
 
 from tiny_qwen_check import FPS, INDICES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = os.environ.get("STREAMSPATIAL_TORCHVISION_ENV")
 
 pytestmark = pytest.mark.skipif(

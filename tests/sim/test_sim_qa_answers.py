@@ -638,8 +638,8 @@ def check_map(item: Item) -> None:
 
 def test_every_family_produced_items(items):
     made = Counter(it.intent["task"] for _, it in items)
-    # families about events (scene.schedule) need a dynamic episode: tests/test_vcbench_events.py,
-    # tests/test_sim_qa_motion.py
+    # families about events (scene.schedule) need a dynamic episode:
+    # tests/sim/test_vcbench_events.py, tests/sim/test_sim_qa_motion.py
     fams = {f.split(".", 1)[1] for f, fam in FAMILIES.items() if not fam.dynamic}
     missing = {f for f in fams if made[f] == 0}
     # The explored room graph of a 45 s walk through four rooms may be too small for a unique
@@ -778,7 +778,7 @@ def test_blind_frequent_baseline_is_near_chance_on_every_family(items):
 
 def test_blind_frequent_baseline_is_near_chance_on_every_numeric_family(items):
     its = [it for _, it in items]
-    # event families need a dynamic episode (tests/test_vcbench_events.py)
+    # event families need a dynamic episode (tests/sim/test_vcbench_events.py)
     numeric = {k for k, f in FAMILIES.items() if f.answer == "number" and not f.dynamic}
     keys = {frequent_task_key(it) for it in its if it.answer_type is AnswerType.NUMBER}
     assert len(keys) == len(numeric)  # every numeric family is here, the chains included

@@ -53,7 +53,7 @@ def test_the_same_seed_gives_the_same_bytes_in_another_process(here, tmp_path):
     )
     again = tmp_path / "again"
     env = {**os.environ, "MALLOC_PERTURB_": "85"}
-    tests = str(Path(__file__).parent)
+    tests = str(Path(__file__).parents[1])
     subprocess.run([sys.executable, "-c", script, str(again), tests], env=env, check=True)
     theirs, ours = files_of(again), files_of(here.out)
     assert sorted(theirs) == sorted(ours)

@@ -14,7 +14,7 @@ pytest.importorskip("transformers")
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import gpu_throughput
 import run_all
 

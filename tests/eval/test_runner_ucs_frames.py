@@ -25,7 +25,7 @@ from streamspatial.testing.openai_server import FakeOpenAIServer
 from streamspatial.video.policies import select_frames
 from streamspatial.video.synthetic import write_frame_folder
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from streamspatial.bench.vcbench.export import write_vcbench_jsonl
 from streamspatial.bench.vcbench.reader import VCBenchAdapter
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 ADAPTER = VCBenchAdapter()
 
 

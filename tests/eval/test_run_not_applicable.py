@@ -20,7 +20,7 @@ from streamspatial.eval.planner import applicable_items, keep_whole_chains
 from streamspatial.eval.results import PREDICTIONS, RUN_JSON, read_records
 from streamspatial.models.registry import supported_answer_types
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 
 # A choice item whose prompt needs the answer of a numeric one (h1-001): it cannot run
 # without it, so it is left out with it.

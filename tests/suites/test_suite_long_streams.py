@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "long_stream.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "long_stream.py"
 MARGIN_MIB = 24.0
 
 

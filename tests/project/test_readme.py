@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from streamspatial.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 HEAVY = ("torch", "ray", "transformers", "sentence-transformers")
 

@@ -18,7 +18,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.testing import FakeOpenAIServer
 
 FPS = 4.0
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def answer_from_frames(req) -> str:

@@ -12,7 +12,7 @@ import pytest
 from streamspatial.bench.ovos import COLUMNS, OvosAdapter, write_ovos_jsonl
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 ADAPTER = OvosAdapter()
 
 

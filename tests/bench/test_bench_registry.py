@@ -16,8 +16,8 @@ from streamspatial.bench.registry import (
 from streamspatial.core.errors import InputError, StreamspatialError
 from streamspatial.video.synthetic import write_frame_folder, write_timestamp_video
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
-EXAMPLE = Path(__file__).parent.parent / "examples" / "ovos_example.jsonl"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "ovos_example.jsonl"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_benchmarks_table_has_a_full_row_for_every_format():
 
     from streamspatial.bench.registry import ADAPTERS
 
-    doc = Path(__file__).parents[1] / "docs" / "benchmarks.md"
+    doc = Path(__file__).parents[2] / "docs" / "benchmarks.md"
     rows = {}
     for line in doc.read_text(encoding="utf-8").splitlines():
         if line.startswith("| `") and line.count("|") >= 10:

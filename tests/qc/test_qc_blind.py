@@ -139,7 +139,7 @@ def test_multi_turn_dependants_get_the_probes_own_answer():
     """S3-Bench chains: the dependant's prompt names what the probe itself chose."""
     from pathlib import Path
 
-    data = Path(__file__).parent / "fixtures" / "bench" / "s3_good.jsonl"
+    data = Path(__file__).parents[1] / "fixtures" / "bench" / "s3_good.jsonl"
     adapter, items = load_benchmark(data)
     chained = [it for it in items if it.depends_on]
     assert chained  # the fixture has a chain (h1-003 depends on h1-002)

@@ -7,7 +7,7 @@ from pathlib import Path
 from streamspatial.bench.ucs.reader import UCSAdapter, strip_mcq
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
 ADAPTER = UCSAdapter()
 
 

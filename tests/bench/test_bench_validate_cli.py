@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from streamspatial.cli import validate as validate_cmd
 from streamspatial.video.synthetic import write_timestamp_video
 
-FIXTURES = Path(__file__).parent / "fixtures" / "bench"
-EXAMPLE = Path(__file__).parent.parent / "examples" / "ovos_example.jsonl"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "bench"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "ovos_example.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ from train_fixtures import cli, generate_train
 
 pytest.importorskip("mujoco")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QWEN_CODE = os.environ.get("STREAMSPATIAL_QWEN_VL_FINETUNE")
 TORCHVISION_ENV = os.environ.get("STREAMSPATIAL_TORCHVISION_ENV")
 LLAMAFACTORY_ENV = os.environ.get("STREAMSPATIAL_LLAMAFACTORY_ENV")
