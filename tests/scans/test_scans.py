@@ -402,3 +402,29 @@ def test_vsibench_meta_errors_name_the_scene_and_field(tmp_path):
     with pytest.raises(InputError) as e:
         read_meta(path)
     assert "41069025" in str(e.value) and "object_bbox.chair[0].axesLengths" in str(e.value)
+
+
+def test_a_scan_with_no_placed_frame_names_the_file_that_should_have_placed_them(tmp_path):
+    from streamspatial.scans._read import from_first
+
+    with pytest.raises(InputError) as err:
+        from_first([], tmp_path / "pose", "at least one valid camera pose")
+    assert str(tmp_path / "pose") in str(err.value)
+    assert "at least one valid camera pose" in str(err.value)
+
+
+def test_scans_build_and_sim_generate_word_a_bad_video_setting_alike(tmp_path):
+    from streamspatial.scans.build import ScanBuildConfig
+    from streamspatial.sim.pipeline.config import GenerateConfig
+
+    said = []
+    for cfg in (
+        ScanBuildConfig(out=tmp_path, dataset="scannet", root=tmp_path, fps=0.0, size=(15, 16)),
+        GenerateConfig(out=tmp_path, fps=0.0, size=(15, 16)),
+    ):
+        with pytest.raises(InputError) as err:
+            cfg.check()
+        said.append(str(err.value))
+    for text in said:
+        assert "--fps must be positive, got 0.0" in text
+        assert "--size must be even and at least 16x16, got 15x16" in text

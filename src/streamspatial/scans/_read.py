@@ -122,7 +122,11 @@ def group_ids(groups: list, path: Path, first: int | None = None) -> dict[int, i
     return instance_ids(raw, first)
 
 
-def from_first(frames: list[ScanFrame]) -> list[ScanFrame]:
-    """The frames with times counted from the first one."""
+def from_first(frames: list[ScanFrame], file: Path, expected: str) -> list[ScanFrame]:
+    """The frames with times counted from the first one.  A scan none of whose frames could be
+    placed is a problem of ``file``, the one that should have placed them (``expected``: what
+    it lacked), the same one-line error for every dataset."""
+    if not frames:
+        raise InputError(Problem(file=str(file), field="", expected=expected))
     t0 = frames[0].time
     return [replace(f, time=f.time - t0) for f in frames]

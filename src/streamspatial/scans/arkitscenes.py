@@ -154,15 +154,9 @@ def _frames(scene: Path, sid: str) -> list[ScanFrame]:
                 cam if depth.is_file() else None,
             )
         )
-    if not out:
-        raise InputError(
-            Problem(
-                file=str(root / "lowres_wide.traj"),
-                field="",
-                expected="poses at the frames' timestamps (within 5 ms)",
-            )
-        )
-    return from_first(out)
+    return from_first(
+        out, root / "lowres_wide.traj", "poses at the frames' timestamps (within 5 ms)"
+    )
 
 
 def _stamp(path: Path) -> float:

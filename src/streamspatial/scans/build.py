@@ -22,6 +22,7 @@ from pathlib import Path
 from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
 from streamspatial.scene.types import load_episode_meta, meta_path_for, save_episode_meta
+from streamspatial.sim.pipeline.config import video_problems
 
 from .episode import VIDEO_FPS, VIDEO_SIZE, scan_episode
 from .families import not_on_scans, scan_families
@@ -50,11 +51,7 @@ class ScanBuildConfig:
         problems = []
         if self.dataset not in READERS:
             problems.append(f"dataset must be one of {', '.join(READERS)}, got {self.dataset!r}")
-        if not self.fps > 0:
-            problems.append(f"--fps must be positive, got {self.fps}")
-        w, h = self.size
-        if w < 16 or h < 16 or w % 2 or h % 2:
-            problems.append(f"--size must be even and at least 16x16, got {w}x{h}")
+        problems += video_problems(self.fps, self.size)
         if self.per_family < 1:
             problems.append(f"--per-family must be at least 1, got {self.per_family}")
         if problems:

@@ -149,8 +149,4 @@ def _frames(scene: Path) -> list[ScanFrame]:
                 depth_camera=depth_cam,
             )
         )
-    if not out:
-        raise InputError(
-            Problem(file=str(pose_dir), field="", expected="at least one valid camera pose")
-        )
-    return from_first(out)
+    return from_first(out, pose_dir, "at least one valid camera pose")

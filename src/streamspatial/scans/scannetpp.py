@@ -144,12 +144,4 @@ def _frames(scene: Path) -> list[ScanFrame]:
             dcam = cam.scaled(*depth_size)
         t = float(rec["timestamp"]) if "timestamp" in rec else frame_number(Path(name)) / IPHONE_FPS
         out.append(ScanFrame(t, pose, img, depth if dcam else None, cam, dcam))
-    if not out:
-        raise InputError(
-            Problem(
-                file=str(iphone / "rgb"),
-                field="",
-                expected="frames named as the poses' keys (frame_<n>.jpg)",
-            )
-        )
-    return from_first(out)
+    return from_first(out, iphone / "rgb", "frames named as the poses' keys (frame_<n>.jpg)")

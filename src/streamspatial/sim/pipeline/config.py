@@ -29,6 +29,19 @@ BENCHMARK_SIZE = (640, 480)
 MINUTES = (0.1, 30.0)
 
 
+def video_problems(fps: float, size: tuple[int, int]) -> list[str]:
+    """What is wrong with a generated benchmark's video settings: one wording of the rule for
+    ``sim generate`` and ``scans build`` (the encoder wants even sides; 16 is the least the
+    renderer and the frame cache take)."""
+    problems = []
+    if not fps > 0:
+        problems.append(f"--fps must be positive, got {fps}")
+    w, h = size
+    if w < 16 or h < 16 or w % 2 or h % 2:
+        problems.append(f"--size must be even and at least 16x16, got {w}x{h}")
+    return problems
+
+
 @dataclass(frozen=True)
 class GenerateConfig:
     out: Path
@@ -79,11 +92,7 @@ class GenerateConfig:
             problems.append(f"--minutes must be between {low:g} and {high:g}, got {self.minutes:g}")
         if self.per_family < 1:
             problems.append(f"--per-family must be at least 1, got {self.per_family}")
-        if not self.fps > 0:
-            problems.append(f"--fps must be positive, got {self.fps}")
-        w, h = self.size
-        if w < 16 or h < 16 or w % 2 or h % 2:
-            problems.append(f"--size must be even and at least 16x16, got {w}x{h}")
+        problems += video_problems(self.fps, self.size)
         if self.split not in SPLIT_BASE:
             problems.append(f"--split must be train or eval, got {self.split!r}")
         if self.identity_turns < 0:
