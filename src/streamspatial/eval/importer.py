@@ -198,24 +198,16 @@ def _record(
         verdicts = score_all(item, query, reply.text, judge)
         origin = {"from": reply.where, **({"null_reply": True} if reply.text is None else {})}
     own = verdicts[scorer]
-    return Record(
-        item_id=item.id,
-        query_index=query.index,
-        t_q=query.time,
-        benchmark=item.benchmark,
-        task=item.task.model_dump(),
-        answer_type=item.answer_type.value,
+    return Record.of_query(
+        item,
+        query,
+        own,
         frame_times=[],
         policy=source,
         model=model,
         raw_output="" if reply is None or reply.text is None else reply.text,
-        extracted=own.extracted,
-        answer=query.answer,
-        score=own.score,
-        valid=own.valid,
         latency_s=0.0,
         agent=IMPORTED,
-        source=item.source,
         extra={
             SCORER_KEY: scorer,
             SCORERS_KEY: {k: v.as_dict() for k, v in verdicts.items()},

@@ -28,10 +28,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamspatial.core.errors import InputError, Problem, StreamspatialError
 from streamspatial.core.secrets import redact, redact_obj
+
+if TYPE_CHECKING:
+    from streamspatial.core.schema import Item, QueryPoint
+    from streamspatial.grading.verdict import Scored
 
 PREDICTIONS = "predictions.jsonl"
 RUN_JSON = "run.json"
@@ -67,6 +71,26 @@ class Record:
     diagnostics: dict[str, Any] | None = None
     actions: list[Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of_query(cls, item: Item, query: QueryPoint, own: Scored, **rest: Any) -> Record:
+        """The fields the item, its query point and the run scorer's verdict fix, filled in one
+        place for a query point answered here (``runner``) and a reply imported (``importer``),
+        so the two records read alike; ``rest``: how it was answered."""
+        return cls(
+            item_id=item.id,
+            query_index=query.index,
+            t_q=query.time,
+            benchmark=item.benchmark,
+            task=item.task.model_dump(),
+            answer_type=item.answer_type.value,
+            extracted=own.extracted,
+            answer=query.answer,
+            score=own.score,
+            valid=own.valid,
+            source=item.source,
+            **rest,
+        )
 
     @property
     def key(self) -> tuple[str, int]:

@@ -107,29 +107,21 @@ def make_record(
     }
     if judge is not None:
         extra[JUDGE_KEY] = judge
-    return Record(
-        item_id=item.id,
-        query_index=query.index,
-        t_q=query.time,
-        benchmark=item.benchmark,
-        task=item.task.model_dump(),
-        answer_type=item.answer_type.value,
+    return Record.of_query(
+        item,
+        query,
+        own,
         frame_times=list(request.frame_times) if request is not None else [],
         policy=agent.label,
         agent=agent.name,
         offline=agent.offline,
         model=model,
         raw_output=response.text,
-        extracted=own.extracted,
-        answer=query.answer,
-        score=own.score,
-        valid=own.valid,
         latency_s=round(response.latency_s, 4),
         prompt_tokens=response.prompt_tokens,
         completion_tokens=response.completion_tokens,
         error=response.error,
         cached=response.cached,
-        source=item.source,
         extra=extra,
     )
 
