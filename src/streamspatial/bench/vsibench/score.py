@@ -84,6 +84,16 @@ def vsibench_merged_row(
     return vsibench_row(question_type, answer_format, n, sum(r["invalid"] for r in parts), score)
 
 
+def _table(rows: list[dict[str, Any]], note: str) -> Table:
+    """Both VSI-Bench tables: :func:`vsibench_row`'s columns, one note on how they were read."""
+    return Table(
+        name=VSIBenchAdapter.title,
+        columns=("question_type", "format", "n", "invalid", "score"),
+        rows=tuple(rows),
+        notes=(note,),
+    )
+
+
 def vsibench_table(
     records: Iterable[Scorable],
     *,
@@ -111,14 +121,10 @@ def vsibench_table(
         rows.append(vsibench_merged_row(name, parts[0]["format"], parts, type_scores[name]))
     invalid_answers = sum(r["invalid"] for r in rows[: len(scores)])
     rows.append(vsibench_row("Overall", "", len(recs), invalid_answers, mean(type_scores.values())))
-    return Table(
-        name=VSIBenchAdapter.title,
-        columns=("question_type", "format", "n", "invalid", "score"),
-        rows=tuple(rows),
-        notes=(
-            "Overall = unweighted mean over question types, relative-direction "
-            "difficulties merged by their mean",
-        ),
+    return _table(
+        rows,
+        "Overall = unweighted mean over question types, relative-direction "
+        "difficulties merged by their mean",
     )
 
 
@@ -142,15 +148,11 @@ def vsibench_official_table(records: Iterable[Scorable]) -> Table:
     rows.append(vsibench_merged_row("object_rel_direction", "MC", parts, merged))
     invalid = sum(1 for r in recs if not r.valid)
     rows.append(vsibench_row("Overall", "", len(recs), invalid, sum(output.values()) / len(output)))
-    return Table(
-        name=VSIBenchAdapter.title,
-        columns=("question_type", "format", "n", "invalid", "score"),
-        rows=tuple(rows),
-        notes=(
-            "official scorer (vision-x-nyu/thinking-in-space vsibench utils.py): first token "
-            "of the response; mean per question type; relative direction = (easy + medium + "
-            "hard) / 3 with a missing difficulty as 0; Overall = mean over the remaining rows",
-        ),
+    return _table(
+        rows,
+        "official scorer (vision-x-nyu/thinking-in-space vsibench utils.py): first token "
+        "of the response; mean per question type; relative direction = (easy + medium + "
+        "hard) / 3 with a missing difficulty as 0; Overall = mean over the remaining rows",
     )
 
 
