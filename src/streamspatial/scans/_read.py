@@ -13,7 +13,7 @@ import numpy as np
 from streamspatial.core.errors import InputError, Problem
 
 from .boxes import fit_box
-from .types import STRUCTURE, Box, ScanFrame, ScanObject, category_of
+from .types import FLOOR, STRUCTURE, Box, ScanFrame, ScanMesh, ScanObject, category_of
 
 
 def need(path: Path, what: str) -> Path:
@@ -110,6 +110,36 @@ def seg_indices(path: Path, vertices: int, what: str) -> np.ndarray:
             )
         )
     return seg
+
+
+def seg_groups(path: Path, what: str) -> list:
+    """``segGroups`` of an annotation file (ScanNet's aggregation, ScanNet++'s
+    ``segments_anno.json``, one layout): the annotated objects."""
+    return field(read_json(path, what), "segGroups", path, "segGroups: the annotated objects")
+
+
+class VertexLabels:
+    """Per-vertex labels, filled group by group as ScanNet and ScanNet++ annotate them: the
+    floor marked, the room's own surfaces (floor, walls, ceiling) left without an instance,
+    since they hide objects and no question is about them, and every other group an object."""
+
+    def __init__(self, vertices: int):
+        self.instance = np.zeros(vertices, dtype=np.int32)
+        self.floor = np.zeros(vertices, dtype=bool)
+        self.labels: dict[int, str] = {}
+
+    def add(self, iid: int, mask: np.ndarray, category: str, label: str) -> bool:
+        """Label ``mask``'s vertices; False where the group is the room itself, no object."""
+        if category in FLOOR:
+            self.floor |= mask
+        if category in FLOOR or category in STRUCTURE:
+            return False
+        self.instance[mask] = iid
+        self.labels[iid] = label
+        return True
+
+    def mesh(self, vertices: np.ndarray, faces: np.ndarray, colors: np.ndarray) -> ScanMesh:
+        return ScanMesh(vertices, faces, colors, self.instance, self.floor)
 
 
 def group_ids(groups: list, path: Path, first: int | None = None) -> dict[int, int]:

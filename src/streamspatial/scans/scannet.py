@@ -28,18 +28,18 @@ import numpy as np
 from streamspatial.core.errors import InputError, Problem
 
 from ._read import (
-    field,
+    VertexLabels,
     frame_number,
     from_first,
     group_ids,
     need,
     objects_from_vertices,
-    read_json,
     read_matrix,
+    seg_groups,
     seg_indices,
 )
 from .ply import read_ply
-from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
+from .types import Camera, Scan, ScanFrame, category_of
 
 CAPTURE_FPS = 30.0  # ScanNet's RGB-D capture rate (Dai et al. 2017, §3)
 LABELS_TSV = "scannetv2-labels.combined.tsv"
@@ -90,29 +90,16 @@ def read_scannet(scene: Path) -> Scan:
     agg_path = scene / f"{sid}.aggregation.json"
     vertices, faces, colors, _ = read_ply(ply)
     seg = seg_indices(segs_path, len(vertices), "ScanNet's over-segmentation")
-    groups = field(
-        read_json(agg_path, "ScanNet's aggregation"),
-        "segGroups",
-        agg_path,
-        "segGroups: the annotated objects",
-    )
+    groups = seg_groups(agg_path, "ScanNet's aggregation")
     labels_table = read_labels(find_labels(scene))
     ids = group_ids(groups, agg_path, first=0)  # objectId counts from 0
-    instance = np.zeros(len(vertices), dtype=np.int32)
-    floor = np.zeros(len(vertices), dtype=bool)
-    labels: dict[int, str] = {}
+    marks = VertexLabels(len(vertices))
     for g in groups:
-        iid = ids[int(g["objectId"])]
         mask = np.isin(seg, np.asarray(g["segments"]))
         cat = category_of(labels_table.get(g["label"], g["label"]))
-        if cat in FLOOR:
-            floor |= mask
-        if cat in FLOOR or cat in STRUCTURE:
-            continue  # the room itself: it hides objects, no question is about it
-        instance[mask] = iid
-        labels[iid] = str(g["label"])
-    mesh = ScanMesh(vertices, faces, colors, instance, floor)
-    objects = objects_from_vertices(vertices, instance, labels, categories=labels_table)
+        marks.add(ids[int(g["objectId"])], mask, cat, str(g["label"]))
+    mesh = marks.mesh(vertices, faces, colors)
+    objects = objects_from_vertices(vertices, marks.instance, marks.labels, categories=labels_table)
     return Scan("scannet", sid, mesh, objects, tuple(_frames(scene)), scene)
 
 

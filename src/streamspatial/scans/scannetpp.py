@@ -23,6 +23,7 @@ import numpy as np
 from streamspatial.core.errors import InputError, Problem
 
 from ._read import (
+    VertexLabels,
     field,
     frame_number,
     from_first,
@@ -30,11 +31,12 @@ from ._read import (
     need,
     objects_from_vertices,
     read_json,
+    seg_groups,
     seg_indices,
 )
 from .boxes import obb_box
 from .ply import read_ply
-from .types import FLOOR, STRUCTURE, Camera, Scan, ScanFrame, ScanMesh, category_of
+from .types import Camera, Scan, ScanFrame, category_of
 
 IPHONE_FPS = 60.0
 MESHES = ("mesh_aligned_0.05_semantic.ply", "mesh_aligned_0.05.ply")
@@ -50,20 +52,14 @@ def read_scannetpp(scene: Path) -> Scan:
     mesh_path = next((scans / m for m in MESHES if (scans / m).is_file()), scans / MESHES[0])
     vertices, faces, colors, _ = read_ply(mesh_path)
     anno_path = scans / "segments_anno.json"
-    groups = field(
-        read_json(anno_path, "the instance annotation"),
-        "segGroups",
-        anno_path,
-        "segGroups: the annotated objects",
-    )
+    groups = seg_groups(anno_path, "the instance annotation")
     seg_path = scans / "segments.json"
     seg = None
     if seg_path.is_file():
         seg = seg_indices(seg_path, len(vertices), "the segments")
     ids = group_ids(groups, anno_path)
-    instance = np.zeros(len(vertices), dtype=np.int32)
-    floor = np.zeros(len(vertices), dtype=bool)
-    labels, boxes = {}, {}
+    marks = VertexLabels(len(vertices))
+    boxes = {}
     for n, g in enumerate(groups):
         iid = ids[int(g["objectId"])]
         segs = np.asarray(g["segments"], dtype=np.int64)
@@ -80,13 +76,8 @@ def read_scannetpp(scene: Path) -> Scan:
                 )
             mask = np.zeros(len(vertices), dtype=bool)
             mask[segs] = True
-        cat = category_of(str(g["label"]))
-        if cat in FLOOR:
-            floor |= mask
-        if cat in FLOOR or cat in STRUCTURE:
-            continue  # the room itself: it hides objects, no question is about it
-        instance[mask] = iid
-        labels[iid] = str(g["label"])
+        if not marks.add(iid, mask, category_of(str(g["label"])), str(g["label"])):
+            continue  # the room itself: no box
         obb = g.get("obb")
         if isinstance(obb, dict):
             try:
@@ -99,8 +90,8 @@ def read_scannetpp(scene: Path) -> Scan:
                         expected="centroid (3), axesLengths (3), normalizedAxes (9)",
                     )
                 ) from None
-    mesh = ScanMesh(vertices, faces, colors, instance, floor)
-    objects = objects_from_vertices(vertices, instance, labels, boxes)
+    mesh = marks.mesh(vertices, faces, colors)
+    objects = objects_from_vertices(vertices, marks.instance, marks.labels, boxes)
     return Scan("scannetpp", scene.name, mesh, objects, tuple(_frames(scene)), scene)
 
 
