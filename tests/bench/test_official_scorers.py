@@ -29,6 +29,8 @@ from official_reference import (
     vsi_mean_relative_accuracy,
     vsi_na_score,
 )
+from streamspatial.bench.ovos import official
+from streamspatial.bench.ovos.score import ovos_official_table, ovos_table
 from streamspatial.bench.ucs import official as ucs
 from streamspatial.bench.ucs.score import ucs_official_table
 from streamspatial.bench.vcbench import official as vcbench
@@ -36,8 +38,6 @@ from streamspatial.bench.vcbench.score import vcbench_table
 from streamspatial.bench.vsibench import official as vsi
 from streamspatial.bench.vsibench.score import vsibench_official_table
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
-from streamspatial.scoring import official
-from streamspatial.scoring.official_tables import ovos_official_table
 from streamspatial.scoring.scorers import default_scorer, score_all, score_response
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -233,7 +233,6 @@ def test_ovos_official_averages_micro_where_the_paper_averages_categories() -> N
         for k, (cat, s) in enumerate([("1.1", 1.0), ("1.1", 1.0), ("1.1", 1.0), ("1.2", 0.0)])
     ]
     assert ovos_official_table(recs).row(level="L1", group="All")["accuracy"] == 0.75
-    from streamspatial.scoring.paper_tables import ovos_table
 
     assert ovos_table(recs).row(level="L1", group="Avg.")["accuracy"] == 0.5
 

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from streamspatial.bench.ovos.score import ovos_table
+from streamspatial.bench.s3.score import s3_table
 from streamspatial.bench.ucs.score import ucs_table
 from streamspatial.bench.vcbench.score import (
     VCBENCH_SUBCATEGORIES,
@@ -20,7 +22,6 @@ from streamspatial.bench.vcbench.score import (
 from streamspatial.bench.vsibench.score import vsibench_table
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import ScoredQuery, per_source_table
-from streamspatial.scoring.paper_tables import ovos_table, s3_table
 from streamspatial.scoring.tables import paper_table
 
 

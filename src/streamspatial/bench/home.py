@@ -3,11 +3,13 @@
 A benchmark moved into its own folder (``bench/<name>/``) names, in its ``__init__.py``, one
 :class:`Benchmark`: the adapter (reading, validation, prompts, the decoding and frame
 sampling it fixes), its official and paper rules, its results table under each scorer, the
-few numbers a leaderboard shows of that table, and the writer ``sim export`` uses to write a
-generated benchmark in its release's layout, and the file ``sim generate`` writes the
-benchmark's own generated questions to.  :mod:`streamspatial.bench.registry` lists each
-folder's record once; ``scoring`` (the rules and tables of a run), ``sim export`` and the
-adapters' registry read them from there, so nothing else needs the benchmark's name.
+few numbers a leaderboard shows of that table, the writer ``sim export`` uses to write a
+generated benchmark in its release's layout, and, for a benchmark the simulator's question
+families imitate, the file ``sim generate`` writes their items to.
+:mod:`streamspatial.bench.registry` lists each folder's record once; ``scoring`` (the rules
+and tables of a run), ``sim export`` and the adapters' registry read them from there, and so
+does the simulator (which file each of its benchmarks gets, which ``--size`` presets exist),
+so nothing else needs the benchmark's name.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ Headline = dict[str, float | None]
 
 @dataclass(frozen=True)
 class Export:
-    """How ``sim export --format <name>`` writes items: the release's file name and the
-    writer (items, path → the number written)."""
+    """How a benchmark's items are written: the file name and the writer (items, path → the
+    number written).  ``sim export --format <name>`` writes the release's layout
+    (``Benchmark.export``); ``sim generate`` writes a generated benchmark's own file
+    (``Benchmark.generated``)."""
 
     file: str
     write: Callable[[Iterable[Item], Path], int]
@@ -49,10 +53,13 @@ class Benchmark:
     ``headline``: the leaderboard's numbers of the table.  ``export``: the writer of ``sim
     export --format <name>`` (a generated benchmark's multiple-choice questions in this
     release's layout); ``generated``: the file ``sim generate`` writes the items of this
-    format to, which the simulator's own question families ask.  ``lmms_eval_tasks`` /
+    format to, which the simulator's own question families ask (``Family.format``), and its
+    writer; None: the simulator asks nothing in this format.  ``lmms_eval_tasks`` /
     ``vlmevalkit_datasets``: the harnesses' own names of the benchmark (lmms-eval's task, whose
     sample's ``doc.id`` is the release's id; VLMEvalKit's dataset, whose row ``index`` is), so
     ``score --from lmms-eval|vlmevalkit`` reads their output for it.
+    ``frame_size``: the benchmark's own frame size, a ``sim generate --size`` preset under its
+    format name (S3-Bench's simulated videos, 768×768).
     """
 
     adapter: BenchmarkAdapter
@@ -65,6 +72,7 @@ class Benchmark:
     headline: Callable[[Table], Headline] | None = None
     export: Export | None = None
     generated: Export | None = None
+    frame_size: tuple[int, int] | None = None
     lmms_eval_tasks: tuple[str, ...] = ()
     vlmevalkit_datasets: tuple[str, ...] = ()
 

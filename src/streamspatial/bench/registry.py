@@ -19,7 +19,9 @@ from . import (
     omnimmi,
     ostbench,
     ovobench,
+    ovos,
     rtvbench,
+    s3,
     streamingbench,
     ucs,
     vcbench,
@@ -28,10 +30,10 @@ from . import (
 )
 from .base import BenchmarkAdapter, LoadResult
 from .home import Benchmark
-from .ovos import OvosAdapter
-from .s3 import S3Adapter
 
-# Each benchmark in its own folder, listed once: its reader, rules, tables and writer.
+# Each benchmark in its own folder, listed once: its reader, rules, tables and writer.  The
+# simulator's benchmarks come last, in the order ``sim generate`` writes and lists their files
+# (S3-Bench, OVO-S-Bench, VCBench, UCS-Bench).
 HOMES: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -43,6 +45,8 @@ HOMES: dict[str, Benchmark] = {
         rtvbench.BENCHMARK,
         omnimmi.BENCHMARK,
         mmsivideo.BENCHMARK,
+        s3.BENCHMARK,
+        ovos.BENCHMARK,
         vcbench.BENCHMARK,
         ucs.BENCHMARK,
     )
@@ -52,10 +56,10 @@ HOMES: dict[str, Benchmark] = {
 ADAPTERS: dict[str, BenchmarkAdapter] = {
     a.name: a
     for a in (
-        OvosAdapter(),
+        ovos.BENCHMARK.adapter,
         vcbench.BENCHMARK.adapter,
         ucs.BENCHMARK.adapter,
-        S3Adapter(),
+        s3.BENCHMARK.adapter,
         vsibench.BENCHMARK.adapter,
         ovobench.BENCHMARK.adapter,
         streamingbench.BENCHMARK.adapter,

@@ -17,6 +17,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from streamspatial.bench.registry import HOMES
 from streamspatial.core.errors import InputError
 from streamspatial.sim.pipeline.config import BENCHMARK_SIZE, MINUTES
 
@@ -25,11 +26,12 @@ sim_app = typer.Typer(
 )
 
 
-# Named frame sizes: the simulator's default, the common VGA, S3-Bench's square 768 and 720p.
+# Named frame sizes: the simulator's default, the common VGA, each benchmark's own size under
+# its format name (``Benchmark.frame_size``: S3-Bench's square 768), 768 and 720p.
 SIZE_PRESETS: dict[str, tuple[int, int]] = {
     "qvga": (320, 240),
     "vga": (640, 480),
-    "s3": (768, 768),
+    **{name: b.frame_size for name, b in HOMES.items() if b.frame_size is not None},
     "768": (768, 768),
     "720p": (1280, 720),
 }

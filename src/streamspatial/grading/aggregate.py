@@ -2,11 +2,10 @@
 benchmark shares (per source, generic, CR/ER diagnostics).
 
 Each seed paper averages differently, and the difference moves the headline number, so each
-paper's table reproduces its paper's arithmetic (``bench/<name>/score.py``,
-:mod:`streamspatial.scoring.paper_tables`; checked against the published rows, see
-``docs/metrics.md``). Tables are plain data: a :class:`Table` of column names and row dicts
-with fractions in [0, 1] (None where a paper reports nothing), for the report package to print
-as markdown/JSON; :mod:`.tables` picks the one a benchmark names.
+paper's table reproduces its paper's arithmetic (``bench/<name>/score.py``; checked against
+the published rows, see ``docs/metrics.md``). Tables are plain data: a :class:`Table` of column
+names and row dicts with fractions in [0, 1] (None where a paper reports nothing), for the
+report package to print as markdown/JSON; :mod:`.tables` picks the one a benchmark names.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 VCBench §4.1 says only that outputs are post-processed "to extract numbers (supporting Arabic
 numerals and English number words)"; S3-Bench and VSI-Bench score numbers with MRA.  Which
 number, when a response holds several, is our choice, documented in :func:`extract_number`.
-(The official scorers read numbers their own way: :mod:`streamspatial.scoring.official`.)
+(The official scorers read numbers their own way: each benchmark's ``bench/<name>/official.py``.)
 
 Numerals are read as people and Python write them: ``1,234``, ``1_000``, ``3.5``, ``-3``,
 ``1e3`` and ``2.5E-2``; a dash between two numbers is a range ("3-4"), not a minus sign; digits

@@ -5,10 +5,10 @@ probes (``qc``), the human study (``web``) and the reports (``report``) — so a
 same wherever it is printed:
 
 * :mod:`.scorers`: one verdict per scorer (``official``, ``paper``) for one response, by the
-  rule the benchmark registers (``bench.registry.HOMES``) or, for the benchmarks not yet in a
-  folder of their own, the rules here (:mod:`.official`);
-* :mod:`.tables`: a run's results table and headline, picked the same way
-  (:mod:`.paper_tables`, :mod:`.official_tables`);
+  rule the benchmark's folder registers (``bench.registry.HOMES``), else the generic paper
+  rule;
+* :mod:`.tables`: a run's results table and headline, picked the same way (each benchmark's
+  ``bench/<name>/score.py``);
 * the machinery every benchmark shares — reading a letter, a number or an action out of a
   response, the metrics, the aggregation and the table type — is :mod:`streamspatial.grading`,
   below ``bench``; its public names are re-exported here.
@@ -16,6 +16,8 @@ same wherever it is printed:
 The public names here are the stable surface; submodules hold the details.
 """
 
+from streamspatial.bench.ovos.score import ovos_table
+from streamspatial.bench.s3.score import s3_table
 from streamspatial.bench.ucs.score import ucs_table
 from streamspatial.bench.vcbench.score import Trajectory, vcbench_table, vcbench_trajectories
 from streamspatial.bench.vsibench.score import vsibench_table
@@ -43,7 +45,6 @@ from streamspatial.grading.metrics import (
     score_prediction,
     update_direction_accuracy,
 )
-from streamspatial.scoring.paper_tables import ovos_table, s3_table
 from streamspatial.scoring.scorers import SCORERS, Scored, default_scorer, score_all, score_response
 from streamspatial.scoring.tables import headline, paper_table, results_table
 

@@ -4,8 +4,8 @@ Two scorers exist, and every record holds the verdict of both (``record.extra["s
 so a report can print either from the same responses:
 
 * ``official`` reproduces each benchmark's own scoring code point by point — its answer
-  reader (:mod:`streamspatial.scoring.official`), its treatment of unreadable answers, and (in
-  :mod:`streamspatial.scoring.official_tables`) its averaging — so a number means what the
+  reader (``bench/<name>/official.py``), its treatment of unreadable answers, and (in
+  ``bench/<name>/score.py``) its averaging — so a number means what the
   leaderboard's number means.  A benchmark without published scoring code (S3-Bench) is scored
   by the paper rules under both names.
 * ``paper`` is the formulas as the papers write them (the G.7 cascade with letters up to G,
@@ -35,7 +35,6 @@ from streamspatial.grading.extract import extract_choice
 from streamspatial.grading.metrics import score_prediction
 from streamspatial.grading.numbers import extract_number
 from streamspatial.grading.verdict import Rule, Scored
-from streamspatial.scoring import official
 
 SCORERS = ("official", "paper")
 
@@ -62,20 +61,8 @@ def paper_rule(item: Item, query: QueryPoint, text: str) -> Scored:
 # --- official ------------------------------------------------------------------------------
 
 
-def _letter_score(letter: str | None, answer: str | float, rule: str) -> Scored:
-    if not letter:
-        return Scored(None, 0.0, False, rule)
-    return Scored(letter, 1.0 if letter == answer else 0.0, True, rule)
-
-
-def ovos_official(item: Item, query: QueryPoint, text: str) -> Scored:
-    """score.py: ``check_answer`` — the extracted letter (A–E) equals the answer; "" is wrong."""
-    return _letter_score(official.ovos_letter(text), query.answer, "ovos-score.py")
-
-
 _OFFICIAL: dict[str, Rule] = {
-    "ovos": ovos_official,
-    **{name: b.official for name, b in HOMES.items() if b.official is not None},
+    name: b.official for name, b in HOMES.items() if b.official is not None
 }
 _PAPER: dict[str, Rule] = {
     **{name: b.paper for name, b in HOMES.items() if b.paper is not None},

@@ -2,38 +2,29 @@
 
 Two registries, keyed the way the data names them: :data:`TABLES` by the table a benchmark's
 :class:`~streamspatial.bench.base.ScoringSpec` names (``ovos``, ``s3``, …; the official
-scorer's averaging in :mod:`.official_tables`), and :data:`HEADLINES` by the table's own name
+scorer's own averaging where it differs), and :data:`HEADLINES` by the table's own name
 (``OVO-S-Bench``, ``S3-Bench``, …), since ``scores.json`` stores a table, not its benchmark.
-A benchmark in its own folder (:data:`~streamspatial.bench.registry.HOMES`) brings its
-table and headline with it; the others still add one entry to each.
+Each benchmark's folder (:data:`~streamspatial.bench.registry.HOMES`) brings its tables and
+headline with it; a table of no benchmark is the generic one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from streamspatial.bench.ovos import OvosAdapter
 from streamspatial.bench.registry import HOMES
-from streamspatial.bench.s3 import S3Adapter
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import Scorable, Table, generic_table
-from streamspatial.scoring.official_tables import OFFICIAL_TABLES
-from streamspatial.scoring.paper_tables import ovos_table, s3_table
 
 TABLES: dict[str, Callable[..., Table]] = {
     "generic": generic_table,
-    "ovos": ovos_table,
-    "s3": s3_table,
     **{b.adapter.scoring.table: b.table for b in HOMES.values() if b.table is not None},
 }
 # The official scorer's own averaging, where it differs from the paper table's.
 _OFFICIAL_TABLES: dict[str, Callable[..., Table]] = {
-    **OFFICIAL_TABLES,
-    **{
-        b.adapter.scoring.table: b.official_table
-        for b in HOMES.values()
-        if b.official_table is not None
-    },
+    b.adapter.scoring.table: b.official_table
+    for b in HOMES.values()
+    if b.official_table is not None
 }
 
 
@@ -59,23 +50,6 @@ def results_table(table: str, records: Iterable[Scorable], scorer: str = "paper"
 Headline = dict[str, float | None]
 
 
-def _ovos(table: Table) -> Headline:
-    """Each level's Avg. (the paper's level mean; the official scorer's pooled All), Overall."""
-    out: Headline = {}
-    for r in table.rows:
-        if r.get("group") in ("Avg.", "All"):
-            out[str(r["level"])] = r["accuracy"]
-        elif r.get("level") == "Overall":
-            out["Overall"] = r["accuracy"]
-    return out
-
-
-def _s3(table: Table) -> Headline:
-    """Num (mean MRA), MC (accuracy) and Overall."""
-    rows = table.rows
-    return {str(r["task"]): r["score"] for r in rows if r.get("task") in ("Num", "MC", "Overall")}
-
-
 def _overall(table: Table) -> Headline:
     """The Overall row of the table's score column (VSI-Bench, generic tables)."""
     key_col = table.columns[0]
@@ -88,8 +62,6 @@ def _overall(table: Table) -> Headline:
 
 
 HEADLINES: dict[str, Callable[[Table], Headline]] = {
-    OvosAdapter.title: _ovos,
-    S3Adapter.title: _s3,
     **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
 }
 

@@ -3,6 +3,8 @@
 A generated benchmark goes through exactly the same path as a published one: each family is
 written in the format of the benchmark it imitates (S3-Bench JSONL, OVO-S E.6 JSONL, VCBench
 ``vcbench_data.jsonl``) by the bench package's own writers, and read back by its own adapters.
+Which file a format gets, and its writer, is what the benchmark's home declares
+(``Benchmark.generated``, :data:`streamspatial.bench.registry.HOMES`): :data:`WRITERS`.
 Layout under the output folder::
 
     s3.jsonl  ovos.jsonl  vcbench.jsonl     one file per format (only those with items)
@@ -20,30 +22,21 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from streamspatial.bench.ovos import write_ovos_jsonl
+from streamspatial.bench.home import Export
 from streamspatial.bench.registry import HOMES
-from streamspatial.bench.s3 import write_s3_jsonl
 from streamspatial.core.schema import Item
 
 VIDEO_GROUP = "streamspatial-sim"
-# The file each format's items go to; a benchmark in its own folder declares its own
-# (``Benchmark.generated``).
-FILES = {
-    "s3": "s3.jsonl",
-    "ovos": "ovos.jsonl",
-    **{name: b.generated.file for name, b in HOMES.items() if b.generated is not None},
-}
 
-
-_WRITERS: dict[str, Callable[[Iterable[Item], Path], object]] = {
-    "s3": write_s3_jsonl,
-    "ovos": write_ovos_jsonl,
-    **{name: b.generated.write for name, b in HOMES.items() if b.generated is not None},
+# Format → the file and writer of its items, as each benchmark's home declares them
+# (``Benchmark.generated``), in the registry's order.
+WRITERS: dict[str, Export] = {
+    name: b.generated for name, b in HOMES.items() if b.generated is not None
 }
+FILES = {fmt: w.file for fmt, w in WRITERS.items()}  # format → file name
 
 
 def videos_dir(out: Path) -> Path:
@@ -77,7 +70,7 @@ def export_items(
         chosen = [it for it in ordered if it.benchmark == fmt]
         path = out / name
         if chosen:
-            _WRITERS[fmt](chosen, path)
+            WRITERS[fmt].write(chosen, path)
             written[fmt] = path
         elif path.exists():
             path.unlink()  # a stale file from an earlier run would be silently mixed in

@@ -17,9 +17,11 @@ from streamspatial.core.schema import TaskLabels
 from streamspatial.scene.types import EpisodeMeta
 
 from .draft import Draft
+from .export import WRITERS
 from .prefix import Prefix
 
-# A benchmark format the simulator writes (``sim/qa/export.py`` FILES): its items' benchmark.
+# The benchmark a family's items are exported to: a format the simulator writes
+# (:data:`.export.WRITERS`, from the benchmarks' homes), checked when the family registers.
 Format = str
 
 
@@ -87,6 +89,11 @@ def family(
     def deco(fn: Generator) -> Generator:
         if key in FAMILIES:
             raise ValueError(f"question family {key!r} registered twice")
+        if format not in WRITERS:
+            raise ValueError(
+                f"question family {key!r}: format {format!r} is not one the simulator writes "
+                f"(expected one of {', '.join(WRITERS)})"
+            )
         FAMILIES[key] = Family(
             key, format, labels, fn, answer, min_history_s, balanced, dynamic, timed
         )

@@ -26,15 +26,15 @@ Revisit Counting (2.1.2) asks the same question at several times, with up to sev
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from . import prompts
-from ._files import read_json_records, read_parquet, write_jsonl
-from ._items import (
+from .. import prompts
+from .._files import read_json_records, read_parquet
+from .._items import (
     IdRegistry,
     build_item,
     evidence_before,
@@ -42,8 +42,8 @@ from ._items import (
     options_from_list,
     options_from_map,
 )
-from ._rows import Row, check_time, decode_json_text
-from .base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from .._rows import Row, check_time, decode_json_text
+from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
 # The columns of the release's schema (data/README.md of the official repository).
 COLUMNS = (
@@ -287,40 +287,4 @@ def _json_or(text: str) -> Any:
         return text
 
 
-def write_ovos_jsonl(items: Iterable[Item], path: Path) -> None:
-    """Write items in the E.6 JSONL layout, so generated benchmarks load through this reader."""
-    write_jsonl((to_ovos_record(item) for item in items), path)
-
-
-def to_ovos_record(item: Item) -> dict[str, Any]:
-    if item.answer_type is not AnswerType.CHOICE:
-        raise ValueError(f"item {item.id}: OVO-S-Bench items are multiple choice")
-    level = item.task.level or "L1"
-    record: dict[str, Any] = {
-        "id": int(item.id) if item.id.isdigit() else item.id,
-        "category_index": item.meta.get("category_index", f"{item.task.subcategory}_{item.id}"),
-        "source_dataset": item.source or "",
-        "video_id": str(item.meta.get("video_id", Path(item.video).stem)),
-        "video_path": item.video,
-        "level": int(level.removeprefix("L")),
-        "task_main_category": item.task.category,
-        "task_subcategory": item.task.subcategory,
-        "task_type_name": item.task.task,
-        "question": item.question,
-        "options": {o.letter: o.text if o.text is not None else o.image for o in item.options},
-        "query_times": [q.time for q in item.queries],
-        "evidence_times": [_evidence_out(q.evidence) for q in item.queries],
-        "answers": [q.answer for q in item.queries],
-    }
-    if item.intent is not None:
-        record["intent"] = item.intent
-    return record
-
-
-def _evidence_out(spans: tuple[tuple[float, float], ...]) -> list[Any]:
-    if len(spans) == 1:
-        return list(spans[0])
-    return [list(s) for s in spans]
-
-
-__all__ = ["COLUMNS", "OFFICIAL_SCORER", "OvosAdapter", "to_ovos_record", "write_ovos_jsonl"]
+__all__ = ["COLUMNS", "OFFICIAL_SCORER", "OvosAdapter"]

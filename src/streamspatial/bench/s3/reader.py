@@ -1,8 +1,8 @@
 """S3-Bench: our JSONL for its 16 task types and 3 multi-turn chains.
 
 S3-Bench is unreleased, so this module *defines* its file format (documented in
-``docs/benchmarks.md``); the simulator writes it with :func:`write_s3_jsonl`.  One JSON object
-per line, validated by :class:`S3Line`:
+``docs/benchmarks.md``); the simulator writes it with :func:`.export.write_s3_jsonl`.  One
+JSON object per line, validated by :class:`S3Line`:
 
 ``id, video, task, format ("num" | "mc"), question, options (mc only: a list of option texts,
 lettered A, B, … in order), query_time, answer (a number, or a letter for mc), evidence
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,12 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from . import prompts
-from ._files import read_jsonl, write_jsonl
-from ._items import IdRegistry, build_item, evidence_before
-from ._rows import Row
-from .base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, papers_protocol
-from .tasks import S3_GENERATED_TASKS, S3_TASKS
+from .. import prompts
+from .._files import read_jsonl
+from .._items import IdRegistry, build_item, evidence_before
+from .._rows import Row
+from ..base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, papers_protocol
+from ..tasks import S3_GENERATED_TASKS, S3_TASKS
 
 PREV_ANSWER = "{prev_answer}"
 
@@ -268,38 +267,4 @@ def _check_chain(row: Row, line: S3Line, earlier: dict[str, Item]) -> None:
         )
 
 
-def to_s3_record(item: Item) -> dict[str, Any]:
-    fmt = "num" if item.answer_type is AnswerType.NUMBER else "mc"
-    if len(item.queries) != 1:
-        raise ValueError(f"item {item.id}: S3-Bench items have exactly one query point")
-    q = item.queries[0]
-    if any(o.text is None for o in item.options):
-        raise ValueError(f"item {item.id}: S3-Bench options are text")
-    rec: dict[str, Any] = {
-        "id": item.id,
-        "video": item.video,
-        "task": item.task.task,
-        "format": fmt,
-        "question": item.question,
-    }
-    if fmt == "mc":
-        rec["options"] = [o.text for o in item.options]
-    rec["query_time"] = q.time
-    rec["answer"] = q.answer
-    rec["evidence"] = [list(s) for s in q.evidence]
-    if item.depends_on is not None:
-        rec["depends_on"] = item.depends_on
-    if item.intent is not None:
-        rec["intent"] = item.intent
-    rec["explorable"] = item.explorable
-    if item.source is not None:
-        rec["source"] = item.source
-    return rec
-
-
-def write_s3_jsonl(items: Iterable[Item], path: Path) -> None:
-    """Write items as S3-Bench JSONL (earlier turns must come before the turns that use them)."""
-    write_jsonl((to_s3_record(item) for item in items), path)
-
-
-__all__ = ["CHAINS", "PREV_ANSWER", "S3Adapter", "S3Line", "write_s3_jsonl"]
+__all__ = ["CHAINS", "PREV_ANSWER", "S3Adapter", "S3Line"]

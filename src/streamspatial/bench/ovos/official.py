@@ -1,15 +1,7 @@
-"""The official scorers' answer readers, rule by rule, each citing the code it reproduces.
-
-A leaderboard number is whatever the benchmark's own scoring script made of a model's text, so
-``--scorer official`` reads answers exactly as those scripts do, quirks included (the papers'
-formulas, ``--scorer paper``, live in :mod:`streamspatial.grading.extract`).  Where a script
-would crash on an answer, the answer is recorded as invalid instead and counted.
-
-Sources (file paths inside each repository):
-
-* OVO-S-Bench — ``InternLM/OVO-S-Bench``: ``score.py`` ``extract_answer`` / ``check_answer``.
-
-A benchmark in its own folder keeps its released reader there (``bench/<name>/official.py``).
+"""OVO-S-Bench's answer reader as released: ``score.py`` ``extract_answer`` of
+``InternLM/OVO-S-Bench``, rule by rule and quirks included, which ``--scorer official`` reads
+answers with (the papers' formulas, ``--scorer paper``, live in
+:mod:`streamspatial.grading.extract`).
 """
 
 from __future__ import annotations
