@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any, Literal
 
 from streamspatial.core.errors import InputError, Problem
@@ -101,6 +101,12 @@ class Table:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def filled(self, rows: Iterable[dict[str, Any]], *notes: str) -> Table:
+        """This table's name and columns with ``rows`` and ``notes``: a benchmark states its
+        layout once (a table without rows) and fills it for each of its tables (the paper's,
+        the official script's), so the two cannot drift apart."""
+        return replace(self, rows=tuple(rows), notes=notes)
 
     def row(self, **match: Any) -> dict[str, Any]:
         """The one row whose fields equal ``match`` (tests and renderers look rows up)."""

@@ -37,6 +37,12 @@ def ovos_official(item: Item, query: QueryPoint, text: str) -> Scored:
     return letter_verdict(official.ovos_letter(text) or None, query.answer, "ovos-score.py")
 
 
+# Both tables' layout (the paper's and the official code's), filled by each.
+OVOS_TABLE = Table(
+    name=OvosAdapter.title, columns=("level", "group", "n", "invalid", "accuracy"), rows=()
+)
+
+
 def ovos_table(
     records: Iterable[Scorable], *, by: str = "category", invalid: InvalidPolicy = "wrong"
 ) -> Table:
@@ -83,15 +89,11 @@ def ovos_table(
             "accuracy": mean(level_means),
         }
     )
-    return Table(
-        name=OvosAdapter.title,
-        columns=("level", "group", "n", "invalid", "accuracy"),
-        rows=tuple(rows),
-        notes=(
-            f"accuracy per {by} over query points; level Avg. = unweighted mean of its "
-            f"{by} rows; Overall = unweighted mean of level averages; invalid answers "
-            f"counted {'wrong' if invalid == 'wrong' else 'out'}",
-        ),
+    return OVOS_TABLE.filled(
+        rows,
+        f"accuracy per {by} over query points; level Avg. = unweighted mean of its "
+        f"{by} rows; Overall = unweighted mean of level averages; invalid answers "
+        f"counted {'wrong' if invalid == 'wrong' else 'out'}",
     )
 
 
@@ -117,15 +119,11 @@ def ovos_official_table(records: Iterable[Scorable]) -> Table:
             rows.append(pooled_row(subs[sub], level=name, group=sub))
         rows.append(pooled_row(in_level, level=name, group="All"))
     rows.append(pooled_row(kept, level="Overall", group=""))
-    return Table(
-        name=OvosAdapter.title,
-        columns=("level", "group", "n", "invalid", "accuracy"),
-        rows=tuple(rows),
-        notes=(
-            "official scorer (InternLM/OVO-S-Bench score.py): accuracy per task subcategory, "
-            "per level (All) and Overall, each micro-averaged over query points; letters A–E "
-            "only; unreadable answers count as wrong" + (skip_note if skipped else ""),
-        ),
+    return OVOS_TABLE.filled(
+        rows,
+        "official scorer (InternLM/OVO-S-Bench score.py): accuracy per task subcategory, "
+        "per level (All) and Overall, each micro-averaged over query points; letters A–E "
+        "only; unreadable answers count as wrong" + (skip_note if skipped else ""),
     )
 
 

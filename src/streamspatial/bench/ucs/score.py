@@ -39,6 +39,12 @@ def ucs_official(item: Item, query: QueryPoint, text: str) -> Scored:
     return letter_verdict(official.ucs_array_letter(text) or None, query.answer, "ucs-array")
 
 
+# Both tables' layout (the paper's and the official code's), filled by each.
+UCS_TABLE = Table(
+    name=UCSAdapter.title, columns=("category", "subcategory", "n", "invalid", "accuracy"), rows=()
+)
+
+
 def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """UCS-Bench main table: accuracy per category and subcategory, pooled over query points.
 
@@ -60,12 +66,7 @@ def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") 
         ):
             rows.append({"category": cat, "subcategory": sub, **_cell(in_sub, invalid, "accuracy")})
     rows.append({"category": "Overall", "subcategory": "", **_cell(recs, invalid, "accuracy")})
-    return Table(
-        name=UCSAdapter.title,
-        columns=("category", "subcategory", "n", "invalid", "accuracy"),
-        rows=tuple(rows),
-        notes=("accuracy pooled over query points in every row",),
-    )
+    return UCS_TABLE.filled(rows, "accuracy pooled over query points in every row")
 
 
 def ucs_official_table(records: Iterable[Scorable]) -> Table:
@@ -87,15 +88,11 @@ def ucs_official_table(records: Iterable[Scorable]) -> Table:
     judged = [r for r in recs if r.valid]
     overall = pooled_row(judged, category="Overall", subcategory="")
     rows.append(overall | {"invalid": len(recs) - len(judged)})
-    return Table(
-        name=UCSAdapter.title,
-        columns=("category", "subcategory", "n", "invalid", "accuracy"),
-        rows=tuple(rows),
-        notes=(
-            "official scorer (cocowy1/UCS-Bench examples/evaluate_ucsbench_vlm.py): per "
-            "dimension, unreadable answers count as wrong; Overall leaves them out (n = "
-            "answers read)",
-        ),
+    return UCS_TABLE.filled(
+        rows,
+        "official scorer (cocowy1/UCS-Bench examples/evaluate_ucsbench_vlm.py): per "
+        "dimension, unreadable answers count as wrong; Overall leaves them out (n = "
+        "answers read)",
     )
 
 

@@ -84,14 +84,12 @@ def vsibench_merged_row(
     return vsibench_row(question_type, answer_format, n, sum(r["invalid"] for r in parts), score)
 
 
-def _table(rows: list[dict[str, Any]], note: str) -> Table:
-    """Both VSI-Bench tables: :func:`vsibench_row`'s columns, one note on how they were read."""
-    return Table(
-        name=VSIBenchAdapter.title,
-        columns=("question_type", "format", "n", "invalid", "score"),
-        rows=tuple(rows),
-        notes=(note,),
-    )
+# Both tables' layout (the paper's and the official code's), filled by each.
+VSIBENCH_TABLE = Table(
+    name=VSIBenchAdapter.title,
+    columns=("question_type", "format", "n", "invalid", "score"),
+    rows=(),
+)
 
 
 def vsibench_table(
@@ -121,7 +119,7 @@ def vsibench_table(
         rows.append(vsibench_merged_row(name, parts[0]["format"], parts, type_scores[name]))
     invalid_answers = sum(r["invalid"] for r in rows[: len(scores)])
     rows.append(vsibench_row("Overall", "", len(recs), invalid_answers, mean(type_scores.values())))
-    return _table(
+    return VSIBENCH_TABLE.filled(
         rows,
         "Overall = unweighted mean over question types, relative-direction "
         "difficulties merged by their mean",
@@ -148,7 +146,7 @@ def vsibench_official_table(records: Iterable[Scorable]) -> Table:
     rows.append(vsibench_merged_row("object_rel_direction", "MC", parts, merged))
     invalid = sum(1 for r in recs if not r.valid)
     rows.append(vsibench_row("Overall", "", len(recs), invalid, sum(output.values()) / len(output)))
-    return _table(
+    return VSIBENCH_TABLE.filled(
         rows,
         "official scorer (vision-x-nyu/thinking-in-space vsibench utils.py): first token "
         "of the response; mean per question type; relative direction = (easy + medium + "
