@@ -18,6 +18,7 @@ This module sits at the top of the import graph with the CLI: nothing below impo
 
 from __future__ import annotations
 
+import inspect
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
 from streamspatial.eval.execute import Notify, RunOutcome, execute
+from streamspatial.eval.options import RUN_OPTIONS
 from streamspatial.eval.results import Record, iter_records
 from streamspatial.grading.aggregate import Table
 
@@ -166,7 +168,8 @@ def evaluate(
     ``agent``: a registered name (``policy``, ``scene-graph``, ``folding``, …) or your own
     :class:`~streamspatial.agents.Agent` subclass (registered under its ``name``).
     ``out``: the run folder (created, or resumed); None runs in a temporary folder.
-    ``options``: any other option of ``streamspatial run`` by its Python name —
+    ``options``: any other option of ``streamspatial run`` by its Python name (the
+    signature lists each, as ``eval.options`` declares it) —
     ``format``, ``perception``, ``concurrency``, ``limit``, ``cache_dir``, ``frame_size``,
     ``scorer``, ``temperature``, ``max_tokens``, ``top_p``, ``leave_to_server`` (decoding:
     the benchmark's own unless given), ``frames`` (``auto``, ``images``, ``video``),
@@ -204,6 +207,31 @@ def evaluate(
         result = _result(cfg.out, outcome)
         result.run_dir = None
         return result
+
+
+def _evaluate_signature() -> inspect.Signature:
+    """``evaluate``'s parameters: its own, then every other run option by its Python name,
+    typed and defaulted as declared (eval.options), so ``help(evaluate)`` and an editor show
+    them all; each is passed on only when given, as a flag is."""
+    own = inspect.signature(evaluate).parameters
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    extra = [
+        inspect.Parameter(
+            o.name,
+            keyword,
+            default=o.factory() if o.factory is not None else o.default,
+            annotation=o.type,
+        )
+        for o in RUN_OPTIONS.values()
+        if o.name not in own and o.name not in _NOT_EVALUATE_OPTIONS
+    ]
+    kept = [p for p in own.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    return inspect.Signature([*kept, *extra], return_annotation=Result)
+
+
+# Options evaluate() sets itself: the benchmark file and the run folder's configuration file.
+_NOT_EVALUATE_OPTIONS = frozenset({"config"})
+evaluate.__signature__ = _evaluate_signature()  # type: ignore[attr-defined]
 
 
 def _agent_name(agent: AgentSpec) -> str:

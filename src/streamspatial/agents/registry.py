@@ -25,8 +25,10 @@ from functools import partial
 from importlib.metadata import entry_points
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.core.options import Option
 
 from .contract import Agent, AgentOptions
+from .options import FOLD_EVERY, FOLD_MEMORY, PERCEPTION, POLICY
 
 ENTRY_POINT_GROUP = "streamspatial.agents"
 
@@ -38,14 +40,20 @@ AgentFactory = Callable[[], Agent]
 class AgentEntry:
     """One registered agent.
 
-    ``reads_perception``: the agent takes ``--perception``.  ``answers_as``: the agent answers
-    without a model, and records name this as their model (``rules``); None: it needs one.
+    ``options``: the run options that exist for this agent (:mod:`.options`; the run's
+    configuration and flags are made from them).  ``answers_as``: the agent answers without a
+    model, and records name this as their model (``rules``); None: it needs one.
     """
 
     name: str
     target: Make | type[Agent] | str  # "module:attribute" is imported on first use
-    reads_perception: bool = False
+    options: tuple[Option, ...] = ()
     answers_as: str | None = None
+
+    @property
+    def reads_perception(self) -> bool:
+        """Whether the agent takes ``--perception`` (a perception stream feeds it)."""
+        return PERCEPTION in self.options
 
     def make(self, options: AgentOptions) -> Agent:
         target = self.target
@@ -64,16 +72,16 @@ class AgentEntry:
 
 
 _BUILTIN = (
-    AgentEntry("policy", "streamspatial.agents.policy:PolicyAgent"),
+    AgentEntry("policy", "streamspatial.agents.policy:PolicyAgent", (POLICY,)),
     # Memory agents import perception: loaded on first use.
-    AgentEntry("scene-graph", "streamspatial.agents.scene_graph:SceneGraphAgent", True),
+    AgentEntry("scene-graph", "streamspatial.agents.scene_graph:SceneGraphAgent", (PERCEPTION,)),
     AgentEntry(
         "scene-graph-rules",
         "streamspatial.agents.rules:SceneGraphRulesAgent",
-        True,
+        (PERCEPTION,),
         answers_as="rules",
     ),
-    AgentEntry("folding", "streamspatial.agents.folding:FoldingAgent"),
+    AgentEntry("folding", "streamspatial.agents.folding:FoldingAgent", (FOLD_EVERY, FOLD_MEMORY)),
     AgentEntry("spatial-caption", "streamspatial.agents.spatial_caption:SpatialCaptionAgent"),
 )
 _REGISTRY: dict[str, AgentEntry] = {e.name: e for e in _BUILTIN}
@@ -88,7 +96,11 @@ def register_agent(
     answers_as: str | None = None,
     replace: bool = False,
 ) -> None:
-    """Make ``name`` resolve to ``target`` (an Agent subclass, or ``options -> Agent``)."""
+    """Make ``name`` resolve to ``target`` (an Agent subclass, or ``options -> Agent``).
+
+    ``reads_perception``: the agent takes ``--perception``.  An agent registered here reads
+    the options the built-in ones declare; it adds none of its own (the run's configuration
+    is made once, from the built-in declarations)."""
     _load_plugins()
     if not name or name != name.strip():
         raise StreamspatialError(f"agent name {name!r}: expected a non-empty name")
@@ -96,7 +108,8 @@ def register_agent(
         raise StreamspatialError(
             f"agent {name!r} is already registered; pass replace=True to override it"
         )
-    _REGISTRY[name] = AgentEntry(name, target, reads_perception, answers_as)
+    options = (PERCEPTION,) if reads_perception else ()
+    _REGISTRY[name] = AgentEntry(name, target, options, answers_as)
 
 
 def _load_plugins() -> None:
@@ -108,6 +121,14 @@ def _load_plugins() -> None:
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name not in _REGISTRY:
             _REGISTRY[ep.name] = AgentEntry(ep.name, ep.value)
+
+
+def builtin_options() -> tuple[Option, ...]:
+    """The run options the built-in agents declare, each once, in order of declaration."""
+    out: list[Option] = []
+    for entry in _BUILTIN:
+        out.extend(o for o in entry.options if o not in out)
+    return tuple(out)
 
 
 def agent_names() -> list[str]:

@@ -1,9 +1,10 @@
 """Command-line options that several commands share, each declared once.
 
 An option that means the same in two commands (same flag, same help text) is an ``Annotated``
-alias here, so its name and help cannot drift apart between them.  Where one command requires
-the value and another may go without it, the one ``typer.Option`` stands in two aliases (the
-plain type and ``| None``).  Options whose help differs by command stay with that command.
+alias here, so its name and help cannot drift apart between them.  A run option's alias is
+made by :func:`flag` from its declaration (``eval.options``), as all of ``run``'s flags are;
+where one command requires the value (``--data``) and another may go without it, the two
+aliases share that declaration.  Options whose help differs by command stay with that command.
 Beside them, what the shared options turn into: the bar ``--no-progress`` turns off, and the
 run options a command line gave (``run``, ``sweep``).
 """
@@ -11,62 +12,53 @@ run options a command line gave (``run``, ``sweep``).
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
+
+from streamspatial.core.options import Option
+from streamspatial.eval.options import CLI_OPTIONS, RUN_OPTIONS
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-_DATA = typer.Option("--data", help="Benchmark file (JSONL/JSON/parquet).")
-_VIDEOS = typer.Option("--videos", help="Folder holding the videos.")
 
-Data = Annotated[Path, _DATA]
-OptionalData = Annotated[Path | None, _DATA]
-Videos = Annotated[Path, _VIDEOS]
-OptionalVideos = Annotated[Path | None, _VIDEOS]
-Limit = Annotated[int | None, typer.Option("--limit", help="Only the first N items.")]
-BaseUrl = Annotated[
-    str | None,
-    typer.Option("--base-url", help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)."),
-]
+def flag(option: Option) -> Any:
+    """The command-line flag of a run option, as the ``Annotated`` type a command's parameter
+    takes: its spelling and help from the declaration; a switch is a ``bool`` (default
+    False), any other flag reads its value or ``None`` (not given: a config file may fill it).
+    """
+    if option.switch:
+        return Annotated[bool, typer.Option(option.spelling, help=option.help)]
+    kind = option.cli_type or _given(option.type)
+    return Annotated[kind | None, typer.Option(option.spelling, help=option.help)]
+
+
+def _given(kind: Any) -> Any:
+    """``kind`` without ``None`` (``int | None``: ``int``): the type of a value given."""
+    if isinstance(kind, types.UnionType):
+        kept = [k for k in get_args(kind) if k is not type(None)]
+        return kept[0] if len(kept) == 1 else kind
+    return kind
+
+
+Data = Annotated[Path, typer.Option("--data", help=RUN_OPTIONS["data"].help)]
+OptionalData = flag(RUN_OPTIONS["data"])
+Videos = Annotated[Path, typer.Option("--videos", help=RUN_OPTIONS["videos"].help)]
+OptionalVideos = flag(RUN_OPTIONS["videos"])
+Limit = flag(RUN_OPTIONS["limit"])
+BaseUrl = flag(RUN_OPTIONS["base_url"])
 NoProgress = Annotated[bool, typer.Option("--no-progress")]
 # How a run decodes and shows frames: ``run`` and ``sweep`` alike.
-Temperature = Annotated[
-    float | None,
-    typer.Option(help="Sampling temperature sent (default: the benchmark's, e.g. 0 for OVO-S)."),
-]
-MaxTokens = Annotated[
-    int | None,
-    typer.Option(help="Answer length cap sent (default: the benchmark's, e.g. 1024 for OVO-S)."),
-]
-TopP = Annotated[
-    float | None, typer.Option(help="Nucleus sampling top_p sent (default: the benchmark's).")
-]
-LeaveToServer = Annotated[
-    str | None,
-    typer.Option(
-        help="Comma-separated fields sent to no server, so its default holds: temperature, "
-        "max_tokens, top_p (reasoning models refuse temperature)."
-    ),
-]
-Frames = Annotated[
-    str | None,
-    typer.Option(
-        help="images | video (the policy's frames as one video, evenly spaced) | auto "
-        "(default: video for a model family whose recipe says so, the Qwen-VL family)."
-    ),
-]
-NoVideoMetadata = Annotated[
-    bool,
-    typer.Option(
-        "--no-video-metadata",
-        help="openai: --frames video: leave out the frames' times (media_io_kwargs), for a vLLM "
-        "server without --trust-request-mm-kwargs; the prompt still gives them.",
-    ),
-]
+Temperature = flag(RUN_OPTIONS["temperature"])
+MaxTokens = flag(RUN_OPTIONS["max_tokens"])
+TopP = flag(RUN_OPTIONS["top_p"])
+LeaveToServer = flag(RUN_OPTIONS["leave_to_server"])
+Frames = flag(RUN_OPTIONS["frames"])
+NoVideoMetadata = flag(RUN_OPTIONS["video_metadata"])
 TrainFolder = Annotated[
     Path, typer.Argument(help="A folder made by `sim generate --split train` (train.jsonl).")
 ]
@@ -82,34 +74,29 @@ def progress_bar(no_progress: bool) -> Progress | None:
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
 
 
-# On/off switches of the run options: the RunConfig field each one sets when given, and to what.
-_SWITCHES = {"force": ("force", True), "retry_errors": ("retry_errors", True),
-             "no_progress": ("progress", False),
-             "no_video_metadata": ("video_metadata", False)}  # fmt: skip
-# Options given as a comma-separated list on the command line.
-_LISTS = frozenset({"leave_to_server"})
-
-
 def run_options(params: Mapping[str, Any], *, skip: Collection[str] = ()) -> dict[str, Any]:
     """What a command line gave of the run options, for ``eval.config.build_config``.
 
     ``params`` is the command's ``ctx.params``.  Values not given (``None``) and switches left
-    off are dropped, so a config file still fills them; a switch given becomes its RunConfig
-    value (``--no-progress`` → ``progress: False``).  ``config`` (the file itself) and the
-    command's own options named in ``skip`` are not run options and stay out.
+    off are dropped, so a config file still fills them; a switch given becomes its option's
+    value (``--no-progress`` → ``progress: False``) and a listed option its list.
+    ``config`` (the file itself) and the command's own options named in ``skip`` are not run
+    options and stay out.
     """
     given: dict[str, Any] = {}
     for name, value in params.items():
         if name == "config" or name in skip or value is None:
             continue
-        if name in _SWITCHES:
+        option = CLI_OPTIONS.get(name)
+        if option is None:  # not a run option: build_config names it unknown
+            given[name] = value
+        elif option.switch:
             if value:
-                field, setting = _SWITCHES[name]
-                given[field] = setting
-            continue
-        if name in _LISTS and isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        given[name] = value
+                given[option.name] = not option.default
+        elif option.listed and isinstance(value, str):
+            given[option.name] = [v.strip() for v in value.split(",") if v.strip()]
+        else:
+            given[option.name] = value
     return given
 
 
@@ -128,6 +115,7 @@ __all__ = [
     "TopP",
     "TrainFolder",
     "Videos",
+    "flag",
     "progress_bar",
     "run_options",
 ]

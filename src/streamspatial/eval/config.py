@@ -1,6 +1,7 @@
 """The run configuration: every flag of ``streamspatial run``, from the command line or a YAML file.
 
-One pydantic model holds the flags so that a YAML file and the command line mean exactly the
+One pydantic model holds the flags (its fields made from the options' declarations,
+:mod:`.options`) so that a YAML file and the command line mean exactly the
 same thing, unknown keys are refused (a typo in a config file must not silently fall back to a
 default), and the *result-affecting* part of the configuration hashes to one stable value.  A run
 folder remembers that hash: resuming with a different configuration would mix two experiments
@@ -12,121 +13,58 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
-
-from streamspatial.agents.contract import FOLD_EVERY_S
-from streamspatial.core.errors import InputError, Problem
-
-# Fields that change *how* (or where) a run executes but not *what* it computes; left out of the
-# hash so that resuming with, say, another concurrency or a restarted server's URL is allowed.
-_EXECUTION_ONLY = frozenset(
-    {
-        "out",
-        "concurrency",
-        "cache_dir",
-        "config",
-        "force",
-        "api_key_env",
-        "progress",
-        "timeout",
-        "max_retries",
-        "retry_errors",
-        "base_url",
-        "executor",
-        "address",
-        "workers",
-        "device",  # where the model runs; its precision (dtype) is part of the result
-        "batch_size",
-        "judge_base_url",  # where the judge is served, not which judge
-    }
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    create_model,
 )
 
+from streamspatial.core.errors import InputError, Problem
+from streamspatial.core.options import Option
+from streamspatial.eval.options import (
+    EXECUTION_ONLY,
+    RUN_OPTIONS,
+    DecodingField,
+    SamplingOverride,
+)
 
-# Decoding fields a run may send, or leave to the server (``--leave-to-server``).
-DecodingField = Literal["temperature", "max_tokens", "top_p"]
 DEFAULT_FRAME_SIZE = 448  # px, the shorter side, for a model no recipe sizes
 
 
-class SamplingOverride(BaseModel):
-    """One model's sampling parameters in ``sampling:``; unset fields keep the run's."""
+def _field(option: Option) -> tuple[Any, Any]:
+    """An option's declaration as a pydantic field: its type, default and bounds."""
+    kind = option.type
+    if option.check is not None:
+        kind = Annotated[kind, AfterValidator(option.check)]
+    if option.factory is not None:
+        return kind, Field(default_factory=option.factory, **option.bounds)
+    if option.required:
+        return kind, Field(**option.bounds)
+    return kind, Field(default=option.default, **option.bounds)
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    temperature: float | None = Field(default=None, ge=0.0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    seed: int | None = None
-    extra_body: dict[str, Any] | None = None
-    leave_to_server: list[DecodingField] | None = None
+# The fields, made from the declarations (eval.options); RunConfig adds what a run does with
+# them.  The model is frozen and refuses unknown keys: a typo in a config file must not
+# silently fall back to a default.
+_RunFields: type[BaseModel] = create_model(
+    "_RunFields",
+    __config__=ConfigDict(extra="forbid", frozen=True),
+    __module__=__name__,
+    **{name: _field(option) for name, option in RUN_OPTIONS.items()},  # type: ignore[call-overload]
+)
 
 
-class RunConfig(BaseModel):
-    """Everything ``streamspatial run`` needs; paths are kept as the user gave them."""
+class RunConfig(_RunFields):  # type: ignore[misc,valid-type]
+    """Everything ``streamspatial run`` needs (each field is an option of
+    :data:`~streamspatial.eval.options.RUN_OPTIONS`); paths are kept as the user gave them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    data: Path
-    format: str = "auto"
-    videos: Path
-    model: str
-    policy: str = "uniform-128"
-    agent: str = "policy"
-    fold_every: float = Field(default=FOLD_EVERY_S, gt=0)  # folding agent: seconds between folds
-    fold_memory: Literal["prose", "json"] = "prose"  # folding agent: the memory's layout
-    explore_steps: int = Field(default=0, ge=0, le=100)  # actions per explorable item; 0 = off
-    perception: str | None = None  # memory agents: ground-truth[:noise=S], classical, model:…
-    out: Path
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = Field(default=8, ge=1, le=1024)
-    # Local models (hf:): where they run, in which precision, how many requests per generate.
-    device: str = "auto"
-    dtype: Literal["auto", "bfloat16", "float16", "float32"] = "auto"
-    batch_size: int = Field(default=8, ge=1, le=1024)
-    timeout: float = Field(default=120.0, gt=0)  # seconds per model request
-    max_retries: int = Field(default=6, ge=0)
-    limit: int | None = Field(default=None, ge=1)
-    cache_dir: Path | None = None
-    # Shorter side of the frames sent, px; None: the model's recipe (models.recipes), else 448.
-    frame_size: int | None = Field(default=None, ge=16, le=4096)
-    # How the frames go: images, one video, or auto (video for a family whose recipe says so).
-    frames: Literal["auto", "images", "video"] = "auto"
-    # openai: video mode: the frames' times as vLLM's per-request media_io_kwargs.
-    video_metadata: bool = True
-    variant: str = "default"
-    # official | paper; auto: official for a released benchmark file (scoring.scorers)
-    scorer: Literal["auto", "official", "paper"] = "auto"
-    # prefix: frames up to each query time only; official: the benchmark's official clip,
-    # which may end later (OVO-Bench's forward probes, up to ⌈t⌉): not a streaming result.
-    clips: Literal["prefix", "official"] = "prefix"
-    # What a dialogue's earlier turns show: the model's own answers, or what the benchmark's
-    # official script shows there (StreamingBench SQA: the ground-truth answers).
-    history: Literal["own", "official"] = "own"
-    # The language model judge of benchmarks an LLM scores (OmniMMI's open answers): any model
-    # spec, served at judge_base_url (else OPENAI_BASE_URL); None: those items are not scored.
-    judge: str | None = None
-    judge_base_url: str | None = None
-    # Sampling: None = the benchmark's decoding (or a recipe's); see eval.decoding.
-    temperature: float | None = Field(default=None, ge=0.0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    top_p: float | None = Field(default=None, gt=0.0, le=1.0)
-    seed: int | None = None
-    extra_body: dict[str, Any] = Field(default_factory=dict)
-    # Per-model sampling, keyed by model spec: {"openai:o3": {"max_tokens": 8000}}; the entry
-    # of the run's model overrides the fields above (a sweep's models need not share them).
-    sampling: dict[str, SamplingOverride] = Field(default_factory=dict)
-    # Fields sent to no server: its default holds (reasoning models refuse temperature).
-    leave_to_server: list[DecodingField] = Field(default_factory=list)
-    force: bool = False
-    retry_errors: bool = False
-    progress: bool = True
-    executor: Literal["local", "ray"] = "local"
-    address: str | None = None  # Ray cluster to join (executor ray); None starts a local one
-    workers: int | None = Field(default=None, ge=1)  # Ray actors; None = one per CPU (GPU)
-    config: Path | None = None
     # The options given on the command line (or to evaluate()), not by the config file: a
     # flag outranks a per-model sampling: entry, which outranks the file's own values.
     _flags: frozenset[str] = PrivateAttr(default=frozenset())
@@ -134,15 +72,6 @@ class RunConfig(BaseModel):
     @property
     def flags(self) -> frozenset[str]:
         return self._flags
-
-    @field_validator("device")
-    @classmethod
-    def _device_spelling(cls, value: str) -> str:
-        from streamspatial.models.hf_device import DEVICES, valid_device
-
-        if not valid_device(value):
-            raise ValueError(DEVICES)
-        return value
 
     def sampling_fields(self) -> dict[str, Any]:
         """temperature, max_tokens, top_p, seed, extra_body for this run's model."""
@@ -164,7 +93,7 @@ class RunConfig(BaseModel):
         ``resolved``: what the run settled once its benchmark and model were known (the
         decoding sent, how frames go and their size): it stands for the options it came from.
         """
-        raw = self.model_dump(mode="json", exclude=set(_EXECUTION_ONLY) | {"sampling"})
+        raw = self.model_dump(mode="json", exclude=set(EXECUTION_ONLY) | {"sampling"})
         raw.update(self.sampling_fields())  # only this model's entry counts
         for key in ("frames", "video_metadata", "leave_to_server"):  # added later: unset keeps
             if raw.get(key) == RunConfig.model_fields[key].get_default(call_default_factory=True):
@@ -327,3 +256,13 @@ def build_config(cli: dict[str, Any], config_file: Path | None = None) -> RunCon
         raise InputError(problems) from None
     cfg._flags = frozenset(k for k, v in cli.items() if v is not None)
     return cfg
+
+
+__all__ = [
+    "DEFAULT_FRAME_SIZE",
+    "DecodingField",
+    "RunConfig",
+    "SamplingOverride",
+    "build_config",
+    "load_config_file",
+]

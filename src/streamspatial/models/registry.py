@@ -5,28 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.models.options import KINDS, takes
 from streamspatial.models.types import Backend, ModelSpec
 
 SPECS = "random | frequent | openai:<model-name> | hf:<local-path or ORG/NAME[@REVISION]>"
 
-# Options any spec accepts (the runner passes them uniformly); None values are ignored.
-_COMMON = {"params", "concurrency", "timeout"}
 # The papers' reference rows that a baseline model stands for (tables and plots name them so).
 REFERENCE_ROWS = {"random": "Random", "frequent": "Frequent"}
-_ALLOWED = {
-    "random": {"seed"},
-    "frequent": {"records", "items"},
-    "openai": {
-        "base_url",
-        "api_key",
-        "max_retries",
-        "trace_headers",
-        "headers",
-        "key_env",
-        "video_metadata",
-    },
-    "hf": {"device", "dtype", "batch_size"},
-}
 
 
 Spec = str | ModelSpec  # a spec as the user wrote it, or as parse_spec read it
@@ -44,7 +29,7 @@ def parse_spec(spec: Spec) -> ModelSpec:
     """A well-formed spec read once, without building or fetching anything."""
     parsed = read_spec(spec)
     kind, arg = parsed.kind, parsed.arg
-    if kind not in _ALLOWED:
+    if kind not in KINDS:
         raise StreamspatialError(f"unknown model spec {parsed.text!r}; expected {SPECS}")
     if kind in ("random", "frequent") and arg:
         raise StreamspatialError(f"model spec {parsed.text!r}: {kind} takes no argument")
@@ -102,9 +87,9 @@ def check_placement(spec: Spec, device: str | None) -> None:
 
 def options_for(spec: Spec, offer: dict[str, Any]) -> dict[str, Any]:
     """The options in ``offer`` that the backend kind of ``spec`` takes (a run offers every
-    option it has: endpoint, key, seed, items, device…; each kind keeps its own)."""
-    kind = read_spec(spec).kind
-    wanted = _COMMON | _ALLOWED.get(kind, set())
+    option it has: endpoint, key, seed, items, device…; each kind keeps its own, as
+    :mod:`.options` declares)."""
+    wanted = takes(read_spec(spec).kind)
     return {k: v for k, v in offer.items() if k in wanted}
 
 
@@ -121,7 +106,7 @@ def load_backend(spec: Spec, **options: Any) -> Backend:
     parsed = check_spec(spec) if isinstance(spec, str) else parse_spec(spec)
     kind, arg, spec = parsed.kind, parsed.arg, parsed.text
     opts = {k: v for k, v in options.items() if v is not None}
-    unknown = sorted(set(opts) - _COMMON - _ALLOWED[kind])
+    unknown = sorted(set(opts) - takes(kind))
     if unknown:
         raise StreamspatialError(
             f"model spec {spec!r} does not take option(s) {', '.join(unknown)}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from streamspatial.eval.config import _EXECUTION_ONLY
+from streamspatial.eval.options import EXECUTION_ONLY
 from streamspatial.models.registry import REFERENCE_ROWS
 from streamspatial.report.run_report import RunReport
 from streamspatial.report.tables import headline
@@ -137,7 +137,7 @@ def _comparable(cfg: dict[str, Any]) -> str:
     """The result-affecting configuration with the thinking switch taken out."""
     import json
 
-    kept = {k: v for k, v in cfg.items() if k not in _EXECUTION_ONLY}
+    kept = {k: v for k, v in cfg.items() if k not in EXECUTION_ONLY}
     extra = dict(kept.get("extra_body") or {})
     kwargs = dict(extra.get("chat_template_kwargs") or {})
     kwargs.pop("enable_thinking", None)
