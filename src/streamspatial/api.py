@@ -104,7 +104,9 @@ class Result:
 
     ``headline`` is the same dict as ``scores.json``'s ``headline`` (``streamspatial report``);
     ``tables`` holds ``results`` (the paper's table under the run's scorer) and, when the run
-    has them, ``per_source`` and ``diagnostics`` (CR / ER per level).
+    has them, ``per_source`` and ``diagnostics`` (CR / ER per level).  ``exit_status`` is
+    ``streamspatial run``'s (0: every planned query point has an error-free record, 1: some
+    record holds an error; evaluating again resumes), and ``summary`` its one-line summary.
     """
 
     benchmark: str
@@ -116,6 +118,8 @@ class Result:
     offline: bool = False
     run_dir: Path | None = None
     notes: tuple[str, ...] = field(default=())
+    exit_status: int = 0
+    summary: str = ""
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per query point: the record's fields, task labels and diagnostics spread
@@ -255,6 +259,7 @@ def _agent_name(agent: AgentSpec) -> str:
 
 
 def _result(run_dir: Path, outcome: RunOutcome) -> Result:
+    from streamspatial.eval.outcome import summary_line
     from streamspatial.report import load_run
     from streamspatial.report.tables import headline
 
@@ -274,6 +279,8 @@ def _result(run_dir: Path, outcome: RunOutcome) -> Result:
         offline=rep.offline,
         run_dir=run_dir,
         notes=outcome.notes,
+        exit_status=outcome.exit_status,
+        summary=summary_line(run_dir, outcome.counts, scorer=outcome.scorer),
     )
 
 

@@ -116,13 +116,12 @@ def evaluate(
     on_run: Callable[[str], None] | None = None,
     benchmark: str | None = None,
 ) -> list[DemoRun]:
-    """Run each contender on one benchmark file through the runner; one run folder each.
+    """Run each contender on one benchmark file through :func:`streamspatial.evaluate`, as a
+    library user would; one run folder each.
 
-    The runner's one-line summary of each run is kept back (the demo's own table says it
-    all) unless the run ends with errors, when it is printed."""
-    from streamspatial.api import run
-    from streamspatial.eval.config import build_config
-    from streamspatial.eval.outcome import summary_line
+    The run's notes and one-line summary are kept back (the demo's own table says it all)
+    unless the run ends with errors, when they are printed."""
+    from streamspatial.api import evaluate as evaluate_one
     from streamspatial.report import write_report
 
     runs = []
@@ -130,24 +129,13 @@ def evaluate(
         run_dir = out / f"{data.stem}-{c.label}"
         if on_run is not None:
             on_run(run_dir.name)
-        cfg = build_config(
-            {
-                "data": data,
-                "videos": videos,
-                "out": run_dir,
-                "seed": seed,
-                "progress": False,
-                "concurrency": 4,
-                **c.options(),
-            }
+        result = evaluate_one(
+            data, videos, out=run_dir, seed=seed, progress=False, concurrency=4, **c.options()
         )
-        lines: list[str] = []
-        outcome = run(cfg, notify=lines.append)
-        lines.append(summary_line(cfg.out, outcome.counts, scorer=outcome.scorer))
         write_report(run_dir)
-        if outcome.exit_status:
-            sys.stderr.write("\n".join(lines) + "\n")
-        runs.append(DemoRun(data.stem, c, run_dir, outcome.exit_status, benchmark or data.stem))
+        if result.exit_status:
+            sys.stderr.write("\n".join([*result.notes, result.summary]) + "\n")
+        runs.append(DemoRun(data.stem, c, run_dir, result.exit_status, benchmark or data.stem))
     return runs
 
 
