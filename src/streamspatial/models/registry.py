@@ -129,23 +129,8 @@ def load_backend(spec: Spec, **options: Any) -> Backend:
     if kind == "openai":
         from streamspatial.models.openai_compat import OpenAIChatBackend
 
-        kw = {
-            k: opts[k]
-            for k in (
-                "base_url",
-                "api_key",
-                "max_retries",
-                "trace_headers",
-                "headers",
-                "params",
-                "concurrency",
-                "timeout",
-                "key_env",
-                "video_metadata",
-            )
-            if k in opts
-        }
-        return OpenAIChatBackend(arg.strip(), **kw)
+        # every keyword it takes (models.options) is one of OpenAIChatBackend's
+        return OpenAIChatBackend(arg.strip(), **opts)
     try:
         from streamspatial.models.hf_hub import parse_hf_spec
         from streamspatial.models.hf_local import HFLocalBackend
