@@ -26,15 +26,20 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
-def flag(option: Option) -> Any:
+def flag(option: Option, help_text: str | None = None) -> Any:
     """The command-line flag of a run option, as the ``Annotated`` type a command's parameter
     takes: its spelling and help from the declaration; a switch is a ``bool`` (default
     False), any other flag reads its value or ``None`` (not given: a config file may fill it).
+
+    ``help_text`` words the flag for one command that says less than the declaration (``sweep``
+    lists its shared options briefly); spelling and type still come from the declaration, so
+    the command cannot read the option differently from ``run``.
     """
+    text = option.help if help_text is None else help_text
     if option.switch:
-        return Annotated[bool, typer.Option(option.spelling, help=option.help)]
+        return Annotated[bool, typer.Option(option.spelling, help=text)]
     kind = option.cli_type or _given(option.type)
-    return Annotated[kind | None, typer.Option(option.spelling, help=option.help)]
+    return Annotated[kind | None, typer.Option(option.spelling, help=text)]
 
 
 def _given(kind: Any) -> Any:
@@ -51,6 +56,7 @@ Videos = Annotated[Path, typer.Option("--videos", help=RUN_OPTIONS["videos"].hel
 OptionalVideos = flag(RUN_OPTIONS["videos"])
 Limit = flag(RUN_OPTIONS["limit"])
 BaseUrl = flag(RUN_OPTIONS["base_url"])
+JudgeBaseUrl = flag(RUN_OPTIONS["judge_base_url"])
 NoProgress = Annotated[bool, typer.Option("--no-progress")]
 # How a run decodes and shows frames: ``run`` and ``sweep`` alike.
 Temperature = flag(RUN_OPTIONS["temperature"])
@@ -104,6 +110,7 @@ __all__ = [
     "BaseUrl",
     "Data",
     "Frames",
+    "JudgeBaseUrl",
     "LeaveToServer",
     "Limit",
     "MaxTokens",

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from streamspatial.cli.options import Data
+from streamspatial.cli.options import Data, JudgeBaseUrl
 from streamspatial.eval.replies import FROM
 
 SHOWN = 20  # missing query points printed before "… and N more"
@@ -55,10 +55,7 @@ def register(app: typer.Typer) -> None:
                 "reported not scored."
             ),
         ] = None,
-        judge_base_url: Annotated[
-            str | None,
-            typer.Option(help="--judge openai:…: its server (default OPENAI_BASE_URL)."),
-        ] = None,
+        judge_base_url: JudgeBaseUrl = None,
     ) -> None:
         """Score replies made elsewhere as the benchmark's official code and its paper do, into
         an ordinary run folder: then `report`, `report --scorer official|paper`, `compare`."""

@@ -26,10 +26,23 @@ from streamspatial.cli.options import (
     Temperature,
     TopP,
     Videos,
+    flag,
     run_options,
 )
 from streamspatial.cli.run import execute
 from streamspatial.core.errors import StreamspatialError
+from streamspatial.eval.options import RUN_OPTIONS
+
+# Run options a sweep passes to every cell, worded briefly here (``run --help`` says more).
+Format = flag(RUN_OPTIONS["format"], "Benchmark format.")
+Agent = flag(RUN_OPTIONS["agent"], "Agent building the inputs.")
+BaseUrl = flag(RUN_OPTIONS["base_url"], "OpenAI-compatible endpoint.")
+Concurrency = flag(RUN_OPTIONS["concurrency"], "Requests in flight.")
+Device = flag(RUN_OPTIONS["device"], "hf: models: auto (default) | cpu | cuda | cuda:N.")
+Dtype = flag(RUN_OPTIONS["dtype"], "hf: models: auto (default) | bfloat16 | float16 | float32.")
+BatchSize = flag(RUN_OPTIONS["batch_size"], "hf: models: requests per generate (default 8).")
+CacheDir = flag(RUN_OPTIONS["cache_dir"], "Shared frame/response cache (default OUT/cache).")
+Config = flag(RUN_OPTIONS["config"], "YAML with run options shared by every cell.")
 
 THINKING = {"none": (None,), "on": (True,), "off": (False,), "both": (True, False)}
 
@@ -86,16 +99,16 @@ def run_sweep(
     base_extra = dict((load_config_file(config) if config else {}).get("extra_body") or {})
     # Validate every cell before running any, so a typo in the last model stops nothing late.
     configs = []
-    for model, policy, flag in cells:
+    for model, policy, thinks in cells:
         cell = {
             **given,
             "model": model,
             "policy": policy,
-            "out": out / cell_name(model, policy, flag),
+            "out": out / cell_name(model, policy, thinks),
             "cache_dir": given.get("cache_dir") or out / "cache",
         }
-        if flag is not None:
-            cell["extra_body"] = _extra_body(base_extra, flag)
+        if thinks is not None:
+            cell["extra_body"] = _extra_body(base_extra, thinks)
         configs.append(build_config(cell, config))
     from streamspatial.models.registry import check_placement, check_spec
     from streamspatial.video.policies import parse_policy
@@ -134,20 +147,13 @@ def register(app: typer.Typer) -> None:
                 "(chat_template_kwargs.enable_thinking; both gives the delta table)"
             ),
         ] = "none",
-        format: Annotated[str | None, typer.Option("--format", help="Benchmark format.")] = None,
-        agent: Annotated[str | None, typer.Option(help="Agent building the inputs.")] = None,
-        base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-        concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
-        device: Annotated[
-            str | None, typer.Option(help="hf: models: auto (default) | cpu | cuda | cuda:N.")
-        ] = None,
-        dtype: Annotated[
-            str | None,
-            typer.Option(help="hf: models: auto (default) | bfloat16 | float16 | float32."),
-        ] = None,
-        batch_size: Annotated[
-            int | None, typer.Option(help="hf: models: requests per generate (default 8).")
-        ] = None,
+        format: Format = None,
+        agent: Agent = None,
+        base_url: BaseUrl = None,
+        concurrency: Concurrency = None,
+        device: Device = None,
+        dtype: Dtype = None,
+        batch_size: BatchSize = None,
         limit: Limit = None,
         temperature: Temperature = None,
         max_tokens: MaxTokens = None,
@@ -155,12 +161,8 @@ def register(app: typer.Typer) -> None:
         leave_to_server: LeaveToServer = None,
         frames: Frames = None,
         no_video_metadata: NoVideoMetadata = False,
-        cache_dir: Annotated[
-            Path | None, typer.Option(help="Shared frame/response cache (default OUT/cache).")
-        ] = None,
-        config: Annotated[
-            Path | None, typer.Option(help="YAML with run options shared by every cell.")
-        ] = None,
+        cache_dir: CacheDir = None,
+        config: Config = None,
         no_progress: NoProgress = False,
     ) -> None:
         """Run a models × policies (× thinking) grid, then write OUT/report.html."""
