@@ -30,7 +30,7 @@ from streamspatial.video.policies import parse_policy, select_frames
 from streamspatial.video.prefix import query_frame_index
 from streamspatial.video.sources import open_source
 
-from .formats import FORMATS, IMAGE, Prepared
+from .formats import FORMATS, IMAGE, ExportTarget, Prepared
 from .records import KINDS, TRAIN_FILE, ExtraImage, TrainingExample, read_numbered
 
 DEFAULT_POLICY = "uniform-16"  # prefix frames per example unless a record names its own
@@ -108,7 +108,7 @@ def export_sft(
         writer = FORMATS[fmt]
         about = {"manifest": read_manifest(src) or {}, "policy": policy,
                  "frame_size": frame_size, "kinds": list(kinds)}  # fmt: skip
-        files = writer.write(prepared, tmp, out, dataset, about)
+        files = writer.write(prepared, ExportTarget(tmp, out, dataset, about))
         _move_into_place(tmp, out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -29,12 +29,11 @@ exploration-stream seconds ≥ t_q).  Both loaders are run on the exports by the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from .hf_dataset import HuggingFace
-from .prepared import Prepared
+from .prepared import ExportTarget, Prepared
 
 IMAGE = "<image>"
 
@@ -43,17 +42,8 @@ class SFTFormat(Protocol):
     name: str
     source: str  # where the layout is documented
 
-    def write(
-        self,
-        examples: list[Prepared],
-        folder: Path,
-        final: Path,
-        dataset: str,
-        about: Mapping[str, Any] | None = None,
-    ) -> list[str]:
-        """Write ``examples`` into ``folder`` (moved to ``final`` afterwards); the file names.
-        ``about``: the source folder's ``manifest`` and the export's ``policy``,
-        ``frame_size`` and ``kinds``, for formats that describe themselves."""
+    def write(self, examples: list[Prepared], to: ExportTarget) -> list[str]:
+        """Write ``examples`` into ``to.folder``; the names of the files written."""
         ...
 
 
@@ -61,33 +51,40 @@ def _dump(path: Path, data: object) -> None:
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-class LlamaFactory:
+class _JsonArray:
+    """The shape both frameworks' layouts share: a JSON array of one row per example in
+    ``<dataset>.json``, then the file that registers it with the framework."""
+
+    name: str
+    source: str  # where the layout is documented
+
+    def write(self, examples: list[Prepared], to: ExportTarget) -> list[str]:
+        data_file = f"{to.dataset}.json"
+        _dump(to.folder / data_file, [self.row(ex) for ex in examples])
+        return [data_file, self.register(to, data_file)]
+
+    def row(self, ex: Prepared) -> dict[str, Any]:
+        """One example as the framework's loader reads it."""
+        raise NotImplementedError
+
+    def register(self, to: ExportTarget, data_file: str) -> str:
+        """Write the file registering ``data_file`` with the framework; its name."""
+        raise NotImplementedError
+
+
+class LlamaFactory(_JsonArray):
     name = "llamafactory"
     source = (
         "https://github.com/hiyouga/LLaMA-Factory/blob/main/data/README.md "
         "(ShareGPT formatting, OpenAI-style messages, images column)"
     )
 
-    def write(
-        self,
-        examples: list[Prepared],
-        folder: Path,
-        final: Path,
-        dataset: str,
-        about: Mapping[str, Any] | None = None,
-    ) -> list[str]:
-        data_file = f"{dataset}.json"
-        rows = [
-            {
-                "messages": [{"role": role, "content": text} for role, text in ex.turns],
-                "images": list(ex.images),
-                **ex.extra(),
-            }
-            for ex in examples
-        ]
-        _dump(folder / data_file, rows)
+    def row(self, ex: Prepared) -> dict[str, Any]:
+        return {"messages": ex.messages(), "images": list(ex.images), **ex.extra()}
+
+    def register(self, to: ExportTarget, data_file: str) -> str:
         info = {
-            dataset: {
+            to.dataset: {
                 "file_name": data_file,
                 "formatting": "sharegpt",
                 "columns": {"messages": "messages", "images": "images"},
@@ -100,55 +97,45 @@ class LlamaFactory:
                 },
             }
         }
-        _dump(folder / "dataset_info.json", info)
-        return [data_file, "dataset_info.json"]
+        _dump(to.folder / "dataset_info.json", info)
+        return "dataset_info.json"
 
 
-class QwenVL:
+class QwenVL(_JsonArray):
     name = "qwen-vl"
     source = (
         "https://github.com/QwenLM/Qwen2.5-VL/blob/main/qwen-vl-finetune/README.md "
         "(custom dataset layout and data_dict registration; qwenvl/data/data_processor.py)"
     )
 
-    def write(
-        self,
-        examples: list[Prepared],
-        folder: Path,
-        final: Path,
-        dataset: str,
-        about: Mapping[str, Any] | None = None,
-    ) -> list[str]:
-        data_file = f"{dataset}.json"
-        rows = []
-        for ex in examples:
-            turns = list(ex.turns)
-            if turns[0][0] == "system":  # no system turn in this loader: it opens the first
-                system = turns.pop(0)[1]
-                role, text = turns[0]
-                turns[0] = (role, f"{system}\n{text}")
-            rows.append(
-                {
-                    "image": list(ex.images),
-                    "conversations": [
-                        {"from": "human" if role == "user" else "gpt", "value": text}
-                        for role, text in turns
-                    ],
-                    **ex.extra(),
-                }
-            )
-        _dump(folder / data_file, rows)
+    def row(self, ex: Prepared) -> dict[str, Any]:
+        turns = list(ex.turns)
+        if turns[0][0] == "system":  # no system turn in this loader: it opens the first
+            system = turns.pop(0)[1]
+            role, text = turns[0]
+            turns[0] = (role, f"{system}\n{text}")
+        return {
+            "image": list(ex.images),
+            "conversations": [
+                {"from": "human" if role == "user" else "gpt", "value": text}
+                for role, text in turns
+            ],
+            **ex.extra(),
+        }
+
+    def register(self, to: ExportTarget, data_file: str) -> str:
+        final = to.final.resolve()
         entry = (
             "# Register the export with qwen-vl-finetune: paste at the end of\n"
             "# qwenvl/data/__init__.py (it adds one entry to data_dict), then train with\n"
-            f"# --dataset_use {dataset}\n"
-            f"data_dict[{json.dumps(dataset)}] = {{\n"
-            f'    "annotation_path": {json.dumps(str(final.resolve() / data_file))},\n'
-            f'    "data_path": {json.dumps(str(final.resolve()))},\n'
+            f"# --dataset_use {to.dataset}\n"
+            f"data_dict[{json.dumps(to.dataset)}] = {{\n"
+            f'    "annotation_path": {json.dumps(str(final / data_file))},\n'
+            f'    "data_path": {json.dumps(str(final))},\n'
             "}\n"
         )
-        (folder / "qwenvl_dataset.py").write_text(entry, encoding="utf-8")
-        return [data_file, "qwenvl_dataset.py"]
+        (to.folder / "qwenvl_dataset.py").write_text(entry, encoding="utf-8")
+        return "qwenvl_dataset.py"
 
 
 FORMATS: dict[str, SFTFormat] = {f.name: f for f in (LlamaFactory(), QwenVL(), HuggingFace())}

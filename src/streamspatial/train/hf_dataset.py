@@ -24,14 +24,13 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .prepared import Prepared
+from .prepared import ExportTarget, Prepared
 
 SPLIT = "train"
 SHARD_BYTES = 500 * 1024**2  # huggingface datasets' default max_shard_size, "500MB"
@@ -85,14 +84,8 @@ class HuggingFace:
         "the layout of SAT's array/SAT-v2)"
     )
 
-    def write(
-        self,
-        examples: list[Prepared],
-        folder: Path,
-        final: Path,
-        dataset: str,
-        about: Mapping[str, Any] | None = None,
-    ) -> list[str]:
+    def write(self, examples: list[Prepared], to: ExportTarget) -> list[str]:
+        folder = to.folder
         data = folder / "data"
         data.mkdir()
         shards = _shards(folder, examples)
@@ -102,7 +95,7 @@ class HuggingFace:
             size += _write_shard(folder, shard, folder / name)
             names.append(name)
         shutil.rmtree(folder / "images", ignore_errors=True)  # inside the parquet files now
-        card = _card(dataset, examples, dict(about or {}), len(shards), size)
+        card = _card(to.dataset, examples, dict(to.about or {}), len(shards), size)
         (folder / "README.md").write_text(card, encoding="utf-8")
         return [*names, "README.md"]
 
@@ -137,7 +130,7 @@ def _write_shard(folder: Path, examples: list[Prepared], path: Path) -> int:
 def _row(folder: Path, ex: Prepared) -> dict[str, Any]:
     extra = ex.extra()
     return {
-        "messages": [{"role": role, "content": text} for role, text in ex.turns],
+        "messages": ex.messages(),
         "images": [{"bytes": (folder / p).read_bytes(), "path": p} for p in ex.images],
         **{k: extra[k] for k in SCHEMA.names if k in extra},
     }

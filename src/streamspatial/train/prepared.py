@@ -1,4 +1,5 @@
-"""One training example with its pictures placed, as every export format takes it.
+"""One training example with its pictures placed, and where an export goes: what every export
+format takes.
 
 A module of its own so that the formats (:mod:`.formats`) and the Hugging Face dataset writer
 (:mod:`.hf_dataset`), which the formats use, both read it without importing each other.
@@ -6,7 +7,10 @@ A module of its own so that the formats (:mod:`.formats`) and the Hugging Face d
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,11 @@ class Prepared:
     turns: tuple[tuple[str, str], ...]
     images: tuple[str, ...]  # relative to the export folder, in placeholder order
 
+    def messages(self) -> list[dict[str, str]]:
+        """The turns as OpenAI-style messages (``role``, ``content``): the LLaMA-Factory layout,
+        which the Hugging Face dataset's ``messages`` column keeps too."""
+        return [{"role": role, "content": text} for role, text in self.turns]
+
     def extra(self) -> dict:
         """The fields every format carries for causality checks (no loader reads them)."""
         return {
@@ -34,4 +43,18 @@ class Prepared:
         }
 
 
-__all__ = ["Prepared"]
+@dataclass(frozen=True)
+class ExportTarget:
+    """Where a format writes, the same for every format: files go into ``folder``, which is
+    moved to ``final`` once all are written (a format that records absolute paths names
+    ``final``); ``dataset`` names the export; ``about``: the source folder's ``manifest`` and
+    the export's ``policy``, ``frame_size`` and ``kinds``, for formats that describe
+    themselves."""
+
+    folder: Path
+    final: Path
+    dataset: str
+    about: Mapping[str, Any] | None = None
+
+
+__all__ = ["ExportTarget", "Prepared"]
