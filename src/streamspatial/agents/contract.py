@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import AttemptFailed
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.requests import item_request
 from streamspatial.models.types import Backend, GenerationParams, ModelRequest, Part, Turn
 from streamspatial.video.coverage import coverage
 from streamspatial.video.prefix import JpegFrame, PrefixView
@@ -168,11 +169,15 @@ class QueryContext:
         history: Sequence[Turn] = (),
     ) -> ModelRequest:
         """The answer request for this query point from ``parts`` (after a dialogue's
-        ``history``; see :func:`~streamspatial.agents.requests.answer_request`)."""
-        from streamspatial.agents.requests import answer_request
-
-        return answer_request(
-            self.item, self.query, parts, params=params, system=system, history=history
+        ``history``; see :func:`~streamspatial.models.requests.item_request`)."""
+        return item_request(
+            self.item,
+            self.query.time,
+            parts,
+            system=system,
+            params=params,
+            answering=True,
+            history=history,
         )
 
 

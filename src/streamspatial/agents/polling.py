@@ -21,11 +21,12 @@ from typing import Any
 from streamspatial.bench.base import Polling
 from streamspatial.bench.prompts import frame_caption
 from streamspatial.core.schema import Item, QueryPoint
+from streamspatial.models.requests import item_request
 from streamspatial.models.types import GenerationParams, ImagePart, Part, TextPart
 from streamspatial.video.prefix import JpegFrame, query_frame_index
 
 from .contract import Answer, Diagnostics, MemoryCallError, QueryContext, VideoStream
-from .requests import answer_request, check_prefix
+from .requests import check_prefix
 
 
 def polling_frames(poll: Polling, query: QueryPoint, stream: VideoStream) -> list[int]:
@@ -90,8 +91,7 @@ async def _ask(
             parts.append(TextPart(frame_caption(f.time)))
         parts.append(ImagePart(jpeg=f.jpeg, time=f.time))
     parts.append(TextPart(prompt))
-    at_t = ctx.query.model_copy(update={"time": float(t)})
-    request = answer_request(ctx.item, at_t, parts, params=params)
+    request = item_request(ctx.item, float(t), parts, params=params, answering=True)
     check_prefix(request, ctx.item.id, float(t))
     assert ctx.backend is not None, "polling needs the run's model"
     response = await ctx.backend.generate(request)

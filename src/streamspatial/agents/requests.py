@@ -2,25 +2,18 @@
 
 Whatever an agent shows the model (sampled frames, a scene graph, folded memory), the request
 ends the same way — the item's image options, the benchmark's prompt, and the fields a backend
-may key on besides the content (choice letters, the frequent baseline's task key, the item id)
-— so every agent works with every backend, the baselines included.
+may key on besides the content (choice letters, the frequent baseline's task key, the item id,
+filled in by :func:`streamspatial.models.requests.item_request`) — so every agent works with
+every backend, the baselines included.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
 
 from streamspatial.core.errors import CausalityError
-from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import (
-    GenerationParams,
-    ImagePart,
-    ModelRequest,
-    Part,
-    TextPart,
-    Turn,
-)
+from streamspatial.core.schema import Item
+from streamspatial.models.types import ImagePart, ModelRequest, Part, TextPart
 
 OPTION_IMAGE_CAPTION = "Option {letter}:"
 
@@ -53,30 +46,4 @@ def check_prefix(request: ModelRequest, item_id: str, t: float) -> None:
             raise CausalityError(f"request for item {item_id} at t={t} holds a frame at t={f}")
 
 
-def answer_request(
-    item: Item,
-    query: QueryPoint,
-    parts: Sequence[Part],
-    *,
-    params: GenerationParams,
-    system: str | None = None,
-    history: Sequence[Turn] = (),
-) -> ModelRequest:
-    """The request that answers ``query`` of ``item``: the one place that fills in what a
-    backend may key on besides the content (choice letters, the frequent baseline's task key,
-    the item id)."""
-    from streamspatial.models.baselines import frequent_task_key
-
-    return ModelRequest(
-        parts=tuple(parts),
-        query_time=float(query.time),
-        system=system,
-        params=params,
-        choices=item.letters,
-        task_key=frequent_task_key(item),
-        item_id=item.id,
-        history=tuple(history),
-    )
-
-
-__all__ = ["OPTION_IMAGE_CAPTION", "answer_request", "check_prefix", "option_image_parts"]
+__all__ = ["OPTION_IMAGE_CAPTION", "check_prefix", "option_image_parts"]

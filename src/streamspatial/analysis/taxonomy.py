@@ -30,6 +30,7 @@ from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item, QueryPoint
 from streamspatial.eval.results import Record, iter_records, read_run_json
 from streamspatial.grading.extract import strip_thinking
+from streamspatial.models.requests import item_request
 from streamspatial.models.types import (
     Backend,
     GenerationParams,
@@ -182,13 +183,7 @@ def build_request(
     )
     parts: list[Any] = [TextPart(text)]
     parts += [ImagePart(jpeg=data, time=t) for t, data in frames]
-    return ModelRequest(
-        parts=tuple(parts),
-        query_time=float(query.time),
-        system=SYSTEM_PROMPT,
-        params=params,
-        item_id=item.id,
-    )
+    return item_request(item, query.time, parts, system=SYSTEM_PROMPT, params=params)
 
 
 FrameReader = Callable[[Item, Sequence[float]], list[tuple[float, bytes]]]

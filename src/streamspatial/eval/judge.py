@@ -18,7 +18,8 @@ from typing import Any
 
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.schema import Item, QueryPoint
-from streamspatial.models.types import Backend, GenerationParams, ModelRequest, TextPart
+from streamspatial.models.requests import item_request
+from streamspatial.models.types import Backend, GenerationParams, TextPart
 
 
 @dataclass
@@ -39,13 +40,8 @@ class Judge:
         if reply is None:
             return {"model": self.spec, "reply": None, "error": "the model's call failed"}
         system, user = messages
-        request = ModelRequest(
-            parts=(TextPart(user),),
-            query_time=query.time,
-            system=system,
-            params=GenerationParams(),  # evaluate.py sends model and messages only
-            item_id=item.id,
-        )
+        # evaluate.py sends model and messages only: the default decoding
+        request = item_request(item, query.time, (TextPart(user),), system=system)
         try:
             response = await self.backend.generate(request)
         except Exception as exc:  # a backend must not raise; keep it with the record

@@ -19,7 +19,7 @@ from typing import Any
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import AnswerType, Item
-from streamspatial.models.baselines import frequent_task_key
+from streamspatial.models.requests import item_request
 from streamspatial.models.types import Backend, ModelRequest, TextPart
 from streamspatial.scoring.scorers import extract, prior_text, score
 
@@ -101,14 +101,8 @@ def blind_request(
     """
     query = item.queries[index]
     prompt = adapter.prompt(item, query, text_only=True, prior_answers=prior_answers)
-    return ModelRequest(
-        parts=(TextPart(prompt),),
-        query_time=query.time,
-        system=adapter.system_prompt(item),
-        choices=item.letters,
-        task_key=frequent_task_key(item),
-        item_id=item.id,
-    )
+    system = adapter.system_prompt(item)
+    return item_request(item, query.time, (TextPart(prompt),), system=system, answering=True)
 
 
 async def blind_probe(
