@@ -7,15 +7,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
+from streamspatial.cli.bars import stage_bars
 from streamspatial.core.errors import InputError
 
 scans_app = typer.Typer(
@@ -23,17 +16,6 @@ scans_app = typer.Typer(
     "question generators; write simulator walks in the datasets' layouts.",
     no_args_is_help=True,
 )
-
-
-def _bars(console: Console):
-    return Progress(
-        TextColumn("{task.description:<32}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    )
 
 
 @scans_app.command("build")
@@ -120,18 +102,8 @@ def build(
         resume=resume,
         limit=limit,
     )
-    if progress:
-        with _bars(console) as bar:
-            tasks: dict[str, TaskID] = {}
-
-            def report(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task(stage, total=total)
-                bar.update(tasks[stage], completed=done, total=total)
-
-            result = build_scans(cfg, report)
-    else:
-        result = build_scans(cfg)
+    with stage_bars(console, progress, width=32) as report:
+        result = build_scans(cfg, report)
     console.print(
         f"{len(result.items)} items from {len(result.scenes)} scene(s) in {out}", highlight=False
     )
@@ -156,18 +128,8 @@ def export(
     from streamspatial.scans.export import export_scans
 
     console = Console(stderr=True)
-    if progress:
-        with _bars(console) as bar:
-            tasks: dict[str, TaskID] = {}
-
-            def report(walk: str, done: int, total: int) -> None:
-                if walk not in tasks:
-                    tasks[walk] = bar.add_task(walk, total=total)
-                bar.update(tasks[walk], completed=done)
-
-            written = export_scans(sim_dir, format, out, report)
-    else:
-        written = export_scans(sim_dir, format, out)
+    with stage_bars(console, progress, width=32) as report:  # a bar per walk
+        written = export_scans(sim_dir, format, out, report)
     for p in written:
         console.print(str(p), highlight=False)
 

@@ -7,17 +7,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from streamspatial.bench.registry import HOMES
+from streamspatial.cli.bars import stage_bars
 from streamspatial.core.errors import InputError
 from streamspatial.sim.pipeline.config import BENCHMARK_SIZE, MINUTES
 
@@ -73,24 +65,7 @@ def run_generation(cfg, console: Console | None = None, *, progress: bool = True
     def notice(line: str) -> None:  # before rendering: walks lengthened, families left short
         console.print(line, highlight=False)
 
-    if not progress:
-        return generate_from(cfg, notice=notice, training=training)
-    columns = (
-        TextColumn("{task.description:<7}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[unit]:<15}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as bar:
-        tasks: dict[str, TaskID] = {}
-
-        def report(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=None, unit=STAGE_UNITS.get(stage, ""))
-            bar.update(tasks[stage], completed=done, total=None if total < 0 else total)
-
+    with stage_bars(console, progress, width=7, units=STAGE_UNITS, remaining=True) as report:
         return generate_from(cfg, report, notice, training=training)
 
 
