@@ -81,48 +81,71 @@ class ModelRecipe:
         return any(re.search(p, name, re.IGNORECASE) for p in self.thinking_names)
 
 
-RECIPES: tuple[ModelRecipe, ...] = (
-    ModelRecipe(
-        family="qwen3-vl",
-        names=(r"qwen3[-_.]?vl",),
-        model_types=("qwen3_vl", "qwen3_vl_moe"),
-        max_pixels=768 * 32 * 32,
+# What the video processors of all three Qwen-VL generations share (_QWEN2_VIDEO and
+# _QWEN3_VIDEO): at most 768 frames of at most 768 merged patches each, two frames to a temporal
+# patch, and one placeholder for the whole video in the chat template.
+_QWEN_VL_PLACEHOLDER = "one <|vision_start|><|video_pad|><|vision_end|> per video; "
+
+
+def _qwen_vl(
+    family: str,
+    names: tuple[str, ...],
+    model_types: tuple[str, ...],
+    *,
+    merged_patch: int,
+    times: str,
+    template: str,
+    source: str,
+    thinking: ThinkingRecipe | None = None,
+) -> ModelRecipe:
+    """A Qwen-VL generation's video recipe; ``merged_patch``: the side, in px, of the 2×2
+    merged patch its frames are measured in (28, or 32 from Qwen3-VL's 16 px patches)."""
+    return ModelRecipe(
+        family=family,
+        names=names,
+        model_types=model_types,
+        max_pixels=768 * merged_patch * merged_patch,
         frame_budget=768,
         video=True,
-        times=TIMES_TEXT,
+        times=times,
         temporal_patch=2,
-        chat_template="one <|vision_start|><|video_pad|><|vision_end|> per video; the processor "
-        "writes '<t seconds>' before each temporal patch, t the mean of its two frames' times",
+        chat_template=_QWEN_VL_PLACEHOLDER + template,
+        thinking=thinking,
+        source=source,
+    )
+
+
+RECIPES: tuple[ModelRecipe, ...] = (
+    _qwen_vl(
+        "qwen3-vl",
+        (r"qwen3[-_.]?vl",),
+        ("qwen3_vl", "qwen3_vl_moe"),
+        merged_patch=32,
+        times=TIMES_TEXT,
+        template="the processor writes '<t seconds>' before each temporal patch, t the mean of "
+        "its two frames' times",
         thinking=ThinkingRecipe(max_tokens=8192),
         source=f"Qwen3-VL model card (video input); {_QWEN3_VIDEO}; OVO-S-Bench App. G.3 "
         "(Qwen3-VL's max_pixels) and Table 14 (Qwen3-VL-thinking: T 0, 8,192 tokens)",
     ),
-    ModelRecipe(
-        family="qwen2.5-vl",
-        names=(r"qwen2\.5[-_]?vl", r"qwen25[-_]?vl"),
-        model_types=("qwen2_5_vl",),
-        max_pixels=768 * 28 * 28,
-        frame_budget=768,
-        video=True,
+    _qwen_vl(
+        "qwen2.5-vl",
+        (r"qwen2\.5[-_]?vl", r"qwen25[-_]?vl"),
+        ("qwen2_5_vl",),
+        merged_patch=28,
         times=TIMES_FPS,
-        temporal_patch=2,
-        chat_template="one <|vision_start|><|video_pad|><|vision_end|> per video; "
-        "second_per_grid_ts = temporal_patch_size / the frames' rate aligns temporal ids "
-        "with absolute time",
+        template="second_per_grid_ts = temporal_patch_size / the frames' rate aligns temporal "
+        "ids with absolute time",
         source=f"Qwen2.5-VL model card and technical report §2.1 (absolute time encoding); "
         f"{_QWEN2_VIDEO}",
     ),
-    ModelRecipe(
-        family="qwen2-vl",
-        names=(r"qwen2[-_]?vl",),
-        model_types=("qwen2_vl",),
-        max_pixels=768 * 28 * 28,
-        frame_budget=768,
-        video=True,
+    _qwen_vl(
+        "qwen2-vl",
+        (r"qwen2[-_]?vl",),
+        ("qwen2_vl",),
+        merged_patch=28,
         times=TIMES_NONE,
-        temporal_patch=2,
-        chat_template="one <|vision_start|><|video_pad|><|vision_end|> per video; two frames "
-        "merge into one temporal patch",
+        template="two frames merge into one temporal patch",
         source=f"Qwen2-VL model card (video input); {_QWEN2_VIDEO}",
     ),
     ModelRecipe(
