@@ -62,6 +62,17 @@ def classed_draft(
     )
 
 
+def objects_draft(
+    p: Prefix, key: str, question: str, answer: str, choices, ids: Iterable[int], **kw
+) -> Draft:
+    """:func:`ovos_draft` of a question about the objects ``ids`` as they are in view now:
+    its evidence is their latest sighting, its intent the family's key with those objects."""
+    ids = list(ids)
+    return ovos_draft(
+        p, key, question, answer, choices, p.evidence(ids, limit=1), intent(key, ids), **kw
+    )
+
+
 YES_NO = ("Yes", "No")
 RECENT_S = 2.0  # "out of view": not seen during the last two seconds
 
@@ -121,14 +132,13 @@ def absolute_distance(p: Prefix, a: int, b: int, rng: random.Random) -> list[Dra
     if len(set(text)) < 4:
         return []
     correct = text[values.index(min(values, key=lambda v: abs(v - d)))]
-    draft = classed_draft(
+    draft = objects_draft(
         p,
         "absolute_distance",
         f"About how far apart are the {name(p, a)} and the {name(p, b)}?",
         correct,
         text,
-        p.evidence([a, b], limit=1),
-        intent("absolute_distance", [a, b]),
+        [a, b],
     )
     draft.meta["value"] = round(d, 3)  # balanced over distance bins (see balance.BINS)
     return [draft]

@@ -27,7 +27,7 @@ from streamspatial.sim.walk.posture import LOWERED
 from .balance import draw_class
 from .common import intent, name, nameable
 from .draft import Draft
-from .ovos import ovos, ovos_draft, pair_in_view, which_of_two
+from .ovos import objects_draft, ovos, ovos_draft, pair_in_view, which_of_two
 from .prefix import Prefix
 from .registry import Episode
 from .search import class_first
@@ -157,14 +157,13 @@ def containment(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             return []
         y = rng.choice(others)
     return [
-        ovos_draft(
+        objects_draft(
             p,
             "containment",
             f"Is the {name(p, x)} on top of the {name(p, y)} right now?",
             want,
             YES_NO,
-            p.evidence([x, y], limit=1),
-            intent("containment", [x, y]),
+            [x, y],
             answer_class=want,
             classes=YES_NO,
         )
@@ -194,14 +193,13 @@ def support(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         return []
     answer = f"The {name(p, under)}"
     return [
-        ovos_draft(
+        objects_draft(
             p,
             "support",
             f"In the current frame, what is directly supporting the {name(p, x)}?",
             answer,
             [answer, *foils],
-            p.evidence([x, under], limit=1),
-            intent("support", [x, under]),
+            [x, under],
             n_options=4,
         )
     ]
@@ -266,15 +264,14 @@ def occlusion(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
             # was missing (a blind forest read it off the option count: 0.52, chance 0.27)
             continue
         return [
-            ovos_draft(
+            objects_draft(
                 p,
                 "occlusion",
                 f"In the current frame, which object is partly blocking your view of the "
                 f"{name(p, x)}?",
                 answer,
                 choices,
-                p.evidence([x, *([blocker] if blocker else [])], limit=1),
-                intent("occlusion", [x, *([blocker] if blocker else [])]),
+                [x, *([blocker] if blocker else [])],
                 n_options=4,
                 option_keys=keys,
             )
@@ -306,14 +303,13 @@ def local_topology(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
         perms = [" – ".join(name(p, i) for i in perm) for perm in itertools.permutations(order)]
         listed = ", ".join(f"the {name(p, i)}" for i in group)
         return [
-            ovos_draft(
+            objects_draft(
                 p,
                 "local_topology",
                 f"From left to right in the current frame, in what order are {listed}?",
                 perms[0],
                 perms,
-                p.evidence(group, limit=1),
-                intent("local_topology", group),
+                group,
                 n_options=4,
             )
         ]

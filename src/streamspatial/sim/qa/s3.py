@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 
 import numpy as np
 
@@ -43,27 +44,55 @@ def _num(p: Prefix, family_key: str, question: str, value: float, evidence, it) 
     )
 
 
-def s3_family(domain: str, fmt: str, *, keyed: bool = False, timed: bool = False):
+def seen(p: Prefix) -> list[int]:
+    """The objects seen so far (what a spatial-relation task asks about)."""
+    return p.seen
+
+
+def in_view(p: Prefix) -> list[int]:
+    """The objects visible at the query frame, by id."""
+    return sorted(p.visible_now)
+
+
+def s3_family(
+    domain: str,
+    fmt: str,
+    *,
+    keyed: bool = False,
+    timed: bool = False,
+    about: Callable[[Prefix], list[int]] | None = None,
+):
     """Register a single-turn S3 family named as the decorated generator (a draft from a
     prefix, or None), asked at every frame it is tried at; ``keyed``: answers capped per
     option key (``balance.Balancer.keys_allow``), so more candidate frames are tried;
-    ``timed``: answers balanced over the shares of the walk (``registry.Family.timed``)."""
+    ``timed``: answers balanced over the shares of the walk (``registry.Family.timed``);
+    ``about``: a family about one object, drawn uniformly among the nameable ones of
+    ``about(prefix)`` (:func:`seen`, :func:`in_view`) and passed to the generator as
+    ``(Prefix, object, rng)``; none there, no draft."""
 
     def deco(fn):
         answer = "number" if fmt == "Num" else "choice"
         register = family(f"s3.{fn.__name__}", "s3", labels(domain, fn.__name__, fmt), answer,
                           balanced=keyed, timed=timed)  # fmt: skip
-        register(_one(fn))
+        register(_one(fn, about))
         return fn
 
     return deco
 
 
-def _one(fn):
-    """Adapt a single-prefix generator ``(Prefix, rng) -> Draft | None`` to the registry."""
+def _one(fn, about: Callable[[Prefix], list[int]] | None = None):
+    """Adapt a single-prefix generator ``(Prefix, rng) -> Draft | None`` (``(Prefix, object,
+    rng)`` with ``about``) to the registry."""
 
     def gen(ep: Episode, k: int, rng: random.Random) -> list[Draft]:
-        d = fn(ep.prefix(k), rng)
+        p = ep.prefix(k)
+        if about is None:
+            d = fn(p, rng)
+        else:
+            cands = nameable(p, about(p))
+            if not cands:
+                return []
+            d = fn(p, rng.choice(cands), rng)
         return [] if d is None else [d if isinstance(d, Draft) else d[0]]
 
     gen.__name__ = fn.__name__
@@ -118,13 +147,9 @@ def current_room_area(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
-@s3_family(EGO, "Num")
-def cam_obj_distance(p: Prefix, rng: random.Random) -> Draft | None:
+@s3_family(EGO, "Num", about=in_view)
+def cam_obj_distance(p: Prefix, o: int, rng: random.Random) -> Draft | None:
     """Distance from the camera now to an object visible now (box centre)."""
-    cands = nameable(p, sorted(p.visible_now))
-    if not cands:
-        return None
-    o = rng.choice(cands)
     return _num(
         p,
         "s3.cam_obj_distance",
@@ -215,13 +240,9 @@ def camera_motion_target(p: Prefix, rng: random.Random) -> tuple[Draft, int] | N
 # -- Spatial relation ----------------------------------------------------------------------
 
 
-@s3_family(REL, "Num")
-def attribute(p: Prefix, rng: random.Random) -> Draft | None:
+@s3_family(REL, "Num", about=seen)
+def attribute(p: Prefix, o: int, rng: random.Random) -> Draft | None:
     """Longest edge of a seen object's 3D box."""
-    cands = nameable(p, p.seen)
-    if not cands:
-        return None
-    o = rng.choice(cands)
     return _num(
         p,
         "s3.attribute",
@@ -391,13 +412,9 @@ def sequence(p: Prefix, rng: random.Random) -> Draft | None:
     )
 
 
-@s3_family(REL, "MC")
-def spatial_proximity(p: Prefix, rng: random.Random) -> Draft | None:
+@s3_family(REL, "MC", about=seen)
+def spatial_proximity(p: Prefix, a: int, rng: random.Random) -> Draft | None:
     """Category of the object nearest to a seen anchor; farther or unseen categories as foils."""
-    anchors = nameable(p, p.seen)
-    if not anchors:
-        return None
-    a = rng.choice(anchors)
     anchor = p.obj(a)
     nearest: dict[str, float] = {}
     for o in p.house.objects:
