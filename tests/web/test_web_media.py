@@ -115,6 +115,27 @@ def test_page_routes(served):
 
 
 @pytest.mark.parametrize(
+    ("route", "title", "script"),
+    [
+        ("/", "streamspatial", "<script>"),
+        ("/watch", "streamspatial · watch", '<script src="/static/watch.js">'),
+        ("/annotate", "streamspatial · annotate", '<script src="/static/annotate.js">'),
+    ],
+)
+def test_pages_are_whole_documents_in_the_shared_frame(served, route, title, script):
+    """Each page is its own body in the one frame: its title, the stylesheet, its script, and
+    the document closed once; a page body alone is not served as a static file."""
+    srv, _, _ = served
+    text = httpx.get(srv.url + route).text
+    assert text.startswith('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n')
+    assert f"<title>{title}</title>" in text
+    assert '<link rel="stylesheet" href="/static/style.css">' in text
+    assert script in text.split("<body>\n", 1)[1]
+    assert text.endswith("</script>\n</body>\n</html>\n") and text.count("</html>") == 1
+    assert httpx.get(srv.url + "/static/watch.html").status_code == 404
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--videos", "{root}/nope"], "nope: videos folder not found"),

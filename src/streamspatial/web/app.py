@@ -1,8 +1,9 @@
 """The FastAPI application behind ``streamspatial serve``.
 
-Plain HTML and JavaScript pages (no build step) under ``static/``; a JSON API for the human
-study and the annotation tool; and ``/media/<path>`` serving videos only from the configured
-folders, with range requests.  Refusals are JSON ``{"detail": ...}`` with a 4xx status.
+Plain HTML pages (no build step; ``pages/``, each in the one frame of :mod:`.pages`) with
+their JavaScript and stylesheet under ``static/``; a JSON API for the human study and the
+annotation tool; and ``/media/<path>`` serving videos only from the configured folders, with
+range requests.  Refusals are JSON ``{"detail": ...}`` with a 4xx status.
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    StreamingResponse,
+)
 from pydantic import BaseModel
 
 from .annotate import AnnotationError, AnnotationStore
@@ -26,6 +33,7 @@ from .media import (
     resolve_media,
     resolve_video,
 )
+from .pages import TITLES, page_html
 from .prefix_cut import PrefixCuts
 
 STATIC = Path(__file__).parent / "static"
@@ -92,10 +100,10 @@ def create_app(config: ServeConfig) -> FastAPI:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
     # -- pages --------------------------------------------------------------------------
-    for page in ("index", "watch", "annotate"):
+    for page in TITLES:
 
-        def _page(name: str = page) -> FileResponse:
-            return FileResponse(STATIC / f"{name}.html", media_type="text/html")
+        def _page(name: str = page) -> HTMLResponse:
+            return HTMLResponse(page_html(name))
 
         app.get("/" if page == "index" else f"/{page}", include_in_schema=False)(_page)
 
