@@ -275,6 +275,17 @@ def read_json_records(path: Path, problems: list[Problem]) -> Iterator[tuple[str
             )
 
 
+def read_records(
+    path: Path, problems: list[Problem], columns: tuple[str, ...] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """A release's records, from parquet (``.parquet`` / ``.pq``, which must hold ``columns``)
+    when the benchmark publishes one (``columns`` given), else from JSON in any layout
+    (:func:`read_json_records`)."""
+    if columns is not None and path.suffix.lower() in (".parquet", ".pq"):
+        return read_parquet(path, problems, columns)
+    return read_json_records(path, problems)
+
+
 def read_parquet(
     path: Path, problems: list[Problem], required: tuple[str, ...]
 ) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -1,17 +1,22 @@
-"""Checks shared by every adapter: options, evidence, duplicate ids, building the Item."""
+"""Checks shared by every adapter: options, evidence, duplicate ids, building the Item, and
+reading a file whose every record makes its own items."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from streamspatial.core.schema import LETTERS, Item, Option
 
+from ._files import read_records
 from ._rows import Row, check_time, parse_hms
+from .base import LoadResult
 
 # An option is an image only when it is a base64 data URL; other text stays text.
 _IMAGE_URL = re.compile(r"^data:image/[a-z0-9.+-]+;base64,", re.IGNORECASE)
@@ -183,3 +188,20 @@ class IdRegistry:
         if item_id is not None:
             self.check(row, "id", item_id)
         return item_id
+
+
+def load_items(
+    path: Path,
+    item_of: Callable[[Row], Item | list[Item] | None],
+    columns: tuple[str, ...] | None = None,
+) -> LoadResult:
+    """Every record of a release (parquet holding ``columns`` when given, else JSON in any
+    layout: :func:`~._files.read_records`) read as the items ``item_of`` makes of it — one, a
+    list (OVO-Bench's forward probes) or None for a record with problems — each located at its
+    record."""
+    result = LoadResult()
+    for loc, rec in read_records(path, result.problems, columns):
+        made = item_of(Row(rec, str(path), loc, result.problems))
+        for item in made if isinstance(made, list) else [made]:
+            result.add(item, loc)
+    return result

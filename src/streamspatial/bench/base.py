@@ -67,12 +67,16 @@ class GenerationSettings:
 PAPERS_PROTOCOL = "OVO-S-Bench App. G.2: greedy, 1,024-token cap"
 
 
+def greedy(max_tokens: int, source: str) -> GenerationSettings:
+    """Greedy decoding (temperature 0) capped at ``max_tokens``, as most benchmarks' official
+    code fixes it; ``source`` names where."""
+    return GenerationSettings(temperature=0.0, max_tokens=max_tokens, source=source)
+
+
 def papers_protocol(why: str) -> GenerationSettings:
     """Greedy with 1,024 tokens (:data:`PAPERS_PROTOCOL`), for a benchmark that publishes no
     decoding of its own; ``why`` says so."""
-    return GenerationSettings(
-        temperature=0.0, max_tokens=1024, source=f"{why}; the papers' protocol, {PAPERS_PROTOCOL}"
-    )
+    return greedy(1024, f"{why}; the papers' protocol, {PAPERS_PROTOCOL}")
 
 
 @dataclass

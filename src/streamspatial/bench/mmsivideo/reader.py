@@ -28,8 +28,7 @@ from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from .._files import read_json_records
-from .._items import build_item
+from .._items import IdRegistry, build_item, load_items
 from .._rows import Row
 from ..base import (
     BenchmarkAdapter,
@@ -85,12 +84,8 @@ class MMSIVideoAdapter(BenchmarkAdapter):
     keys_all = frozenset({"frames_list", "video_list", "ground_truth"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
-        seen: dict[str, str] = {}
-        for loc, rec in read_json_records(path, result.problems):
-            row = Row(rec, str(path), loc, result.problems)
-            result.add(_item(row, seen), loc)
-        return result
+        ids = IdRegistry()
+        return load_items(path, lambda row: _item(row, ids))
 
     def frame_files(self, item: Item, videos: Path) -> tuple[Path, ...]:
         frames = [videos / "frames" / f for clip in item.meta["frames"] for f in clip]
@@ -145,13 +140,8 @@ def _clips(row: Row) -> list[dict[str, Any]] | None:
     return out if row.ok else None
 
 
-def _item(row: Row, seen: dict[str, str]) -> Item | None:
-    item_id = row.ident("id")
-    row.item_id = item_id
-    if item_id is not None:
-        if item_id in seen:
-            row.problem("id", f"duplicate id; first used at {seen[item_id]}")
-        seen.setdefault(item_id, row.location)
+def _item(row: Row, ids: IdRegistry) -> Item | None:
+    item_id = ids.item_id(row)
     qtype = row.str("type")
     row.str("ori_question")
     system = row.str("system_prompt", allow_empty=True)

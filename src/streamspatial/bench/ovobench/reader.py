@@ -24,8 +24,7 @@ from pathlib import Path
 
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
-from .._files import read_json_records
-from .._items import IdRegistry, build_item
+from .._items import IdRegistry, build_item, load_items
 from .._rows import Row, check_number, check_time
 from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
 
@@ -88,13 +87,8 @@ class OVOBenchAdapter(BenchmarkAdapter):
     keys_any = frozenset({"gt", "test_info"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
         ids = IdRegistry()
-        for loc, rec in read_json_records(path, result.problems):
-            row = Row(rec, str(path), loc, result.problems)
-            for item in _items(row, ids):
-                result.add(item, loc)
-        return result
+        return load_items(path, lambda row: _items(row, ids))
 
     def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # The repository's prompts under both scorers (it publishes no other wording).

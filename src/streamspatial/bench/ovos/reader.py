@@ -33,17 +33,17 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from .. import prompts
-from .._files import read_json_records, read_parquet
 from .._items import (
     IdRegistry,
     build_item,
     evidence_before,
     interval,
+    load_items,
     options_from_list,
     options_from_map,
 )
 from .._rows import Row, check_time, decode_json_text
-from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from ..base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, greedy
 
 # The columns of the release's schema (data/README.md of the official repository).
 COLUMNS = (
@@ -69,25 +69,15 @@ class OvosAdapter(BenchmarkAdapter):
     title = "OVO-S-Bench"
     short_title = "OVO-S"
     scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)
-    generation = GenerationSettings(
-        temperature=0.0,
-        max_tokens=1024,
-        source="OVO-S-Bench App. G.2: greedy, 1,024-token cap (models without a thinking mode)",
+    generation = greedy(
+        1024, "OVO-S-Bench App. G.2: greedy, 1,024-token cap (models without a thinking mode)"
     )
 
     keys_all = frozenset({"query_times", "task_subcategory", "answers"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
-        if path.suffix.lower() in (".parquet", ".pq"):
-            records = read_parquet(path, result.problems, COLUMNS)
-        else:
-            records = read_json_records(path, result.problems)
         ids = IdRegistry()
-        for loc, rec in records:
-            row = Row(rec, str(path), loc, result.problems)
-            result.add(_item(row, ids), loc)
-        return result
+        return load_items(path, lambda row: _item(row, ids), COLUMNS)
 
     def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         if options.official:

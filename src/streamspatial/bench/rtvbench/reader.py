@@ -26,15 +26,15 @@ official`` the wrappers' 8 uniform frames of the clip (``official_policy``).
 from __future__ import annotations
 
 import re
+from itertools import count
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from .._files import read_json_records
-from .._items import build_item, options_from_map
+from .._items import build_item, load_items, options_from_map
 from .._rows import Row
-from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from ..base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, greedy
 
 OFFICIAL_SCORER = (
     "LJungang/RTV-Bench scripts/utils/prompt_utils.py extract_pred_letter, "
@@ -110,21 +110,16 @@ class RTVBenchAdapter(BenchmarkAdapter):
     title = "RTV-Bench"
     short_title = "RTV"
     scoring = ScoringSpec(table="rtvbench", official=OFFICIAL_SCORER)
-    generation = GenerationSettings(
-        temperature=0.0,
-        max_tokens=64,
-        source="RTV-Bench scripts/infer/qwen25vl_wrapper.py: max_new_tokens 64, do_sample False",
+    generation = greedy(
+        64, "RTV-Bench scripts/infer/qwen25vl_wrapper.py: max_new_tokens 64, do_sample False"
     )
     official_policy = "uniform-8"  # infer_offline_*_8f.sh: --sample_frames 8 of [0, end_time]
     keys_all = frozenset({"questionID", "end_time", "options", "field"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
         seen: dict[str, str] = {}
-        for n, (loc, rec) in enumerate(read_json_records(path, result.problems), start=1):
-            row = Row(rec, str(path), loc, result.problems)
-            result.add(_item(row, n, seen), loc)
-        return result
+        n = count(1)  # the record's place, which its item's id carries
+        return load_items(path, lambda row: _item(row, next(n), seen))
 
     def record_id(self, item: Item) -> str:
         return str(item.meta[QUESTION_ID])

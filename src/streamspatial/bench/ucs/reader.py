@@ -31,10 +31,16 @@ from streamspatial.core.directions import DIRECTIONS, direction_classes
 from streamspatial.core.schema import LETTERS, AnswerType, Item, Option, QueryPoint, TaskLabels
 
 from .. import prompts
-from .._files import read_json_records
-from .._items import IdRegistry, build_item, evidence_before, interval, options_from_map
+from .._items import (
+    IdRegistry,
+    build_item,
+    evidence_before,
+    interval,
+    load_items,
+    options_from_map,
+)
 from .._rows import Row, parse_hms
-from ..base import BenchmarkAdapter, GenerationSettings, LoadResult, PromptOptions, ScoringSpec
+from ..base import BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, greedy
 
 UNKNOWN = "unknown"
 # Which released shape an item came from: the official script that reads that shape scores it.
@@ -54,11 +60,10 @@ class UCSAdapter(BenchmarkAdapter):
         table="ucs",
         official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",
     )
-    generation = GenerationSettings(
-        temperature=0.0,
-        max_tokens=16,
-        source="cocowy1/UCS-Bench examples/evaluate_ucsbench_vlm.py: temperature 0.0, max_tokens "
-        "16 (UCS-Bench App. C: deterministic decoding)",
+    generation = greedy(
+        16,
+        "cocowy1/UCS-Bench examples/evaluate_ucsbench_vlm.py: temperature 0.0, max_tokens 16 "
+        "(UCS-Bench App. C: deterministic decoding)",
     )
 
     keys_all = frozenset({"video_uid"})
@@ -67,13 +72,8 @@ class UCSAdapter(BenchmarkAdapter):
     )
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
         ids = IdRegistry()
-        for loc, rec in read_json_records(path, result.problems):
-            row = Row(rec, str(path), loc, result.problems)
-            jsonl_shape = "query_timestamp" in rec or "answer_idx" in rec or "timestamp" in rec
-            result.add(_jsonl_item(row, ids) if jsonl_shape else _array_item(row, ids), loc)
-        return result
+        return load_items(path, lambda row: _item(row, ids))
 
     def video_path(self, item: Item, videos: Path) -> Path:
         from streamspatial.video.sources import VIDEO_SUFFIXES
@@ -237,6 +237,13 @@ def _direction_answer(row: Row) -> str | None:
         )
         return None
     return answer
+
+
+def _item(row: Row, ids: IdRegistry) -> Item | None:
+    """A record of the JSONL shape (a query time of its own) or of the JSON-array one."""
+    rec = row.data
+    jsonl_shape = "query_timestamp" in rec or "answer_idx" in rec or "timestamp" in rec
+    return _jsonl_item(row, ids) if jsonl_shape else _array_item(row, ids)
 
 
 def _jsonl_item(row: Row, ids: IdRegistry) -> Item | None:

@@ -20,17 +20,9 @@ from typing import Any
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
 from .. import prompts
-from .._files import read_json_records, read_parquet
-from .._items import IdRegistry, build_item, options_from_list
+from .._items import IdRegistry, build_item, load_items, options_from_list
 from .._rows import Row
-from ..base import (
-    QUERY_AT_END,
-    BenchmarkAdapter,
-    GenerationSettings,
-    LoadResult,
-    PromptOptions,
-    ScoringSpec,
-)
+from ..base import QUERY_AT_END, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, greedy
 
 COLUMNS = ("id", "dataset", "scene_name", "question_type", "question", "options", "ground_truth")
 NUMERIC_TYPES = (
@@ -49,26 +41,17 @@ class VSIBenchAdapter(BenchmarkAdapter):
         table="vsibench",
         official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
     )
-    generation = GenerationSettings(
-        temperature=0.0,
-        max_tokens=16,
-        source="lmms-eval tasks/vsibench/_default_template_yaml generation_kwargs: "
-        "max_new_tokens 16, temperature 0, do_sample false",
+    generation = greedy(
+        16,
+        "lmms-eval tasks/vsibench/_default_template_yaml generation_kwargs: max_new_tokens 16, "
+        "temperature 0, do_sample false",
     )
 
     keys_all = frozenset({"scene_name", "ground_truth", "question_type"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
         ids = IdRegistry()
-        if path.suffix.lower() in (".parquet", ".pq"):
-            records = read_parquet(path, result.problems, COLUMNS)
-        else:
-            records = read_json_records(path, result.problems)
-        for loc, rec in records:
-            row = Row(rec, str(path), loc, result.problems)
-            result.add(_item(row, ids), loc)
-        return result
+        return load_items(path, lambda row: _item(row, ids), COLUMNS)
 
     def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         # Both scorers send the prompts of VSI-Bench's lmms-eval task (vsibench.yaml).

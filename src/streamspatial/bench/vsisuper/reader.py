@@ -17,22 +17,15 @@ query times are resolved from the video (as for VSI-Bench).  Prompts are the tas
 
 from __future__ import annotations
 
+from itertools import count
 from pathlib import Path
 from typing import Any
 
 from streamspatial.core.schema import AnswerType, Item, QueryPoint, TaskLabels
 
-from .._files import read_json_records, read_parquet
-from .._items import IdRegistry, build_item, options_from_list
+from .._items import IdRegistry, build_item, load_items, options_from_list
 from .._rows import Row, check_number, check_time
-from ..base import (
-    QUERY_AT_END,
-    BenchmarkAdapter,
-    GenerationSettings,
-    LoadResult,
-    PromptOptions,
-    ScoringSpec,
-)
+from ..base import QUERY_AT_END, BenchmarkAdapter, LoadResult, PromptOptions, ScoringSpec, greedy
 
 RECALL, COUNT = "Recall", "Count"
 STREAMING = "_streaming"
@@ -48,10 +41,9 @@ class VSISuperAdapter(BenchmarkAdapter):
     title = "VSI-SUPER"
     short_title = "VSI-S"
     scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
-    generation = GenerationSettings(
-        temperature=0.0,
-        max_tokens=16,
-        source="cambrian-s lmms-eval tasks cambrians_vsr, cambrians_vsc yaml generation_kwargs: "
+    generation = greedy(
+        16,
+        "cambrian-s lmms-eval tasks cambrians_vsr, cambrians_vsc yaml generation_kwargs: "
         "max_new_tokens 16, temperature 0, do_sample false",
     )
 
@@ -59,16 +51,8 @@ class VSISuperAdapter(BenchmarkAdapter):
     keys_any = frozenset({"type", "split"})
 
     def load(self, path: Path) -> LoadResult:
-        result = LoadResult()
-        ids = IdRegistry()
-        if path.suffix.lower() in (".parquet", ".pq"):
-            records = read_parquet(path, result.problems, ("video_path", "question"))
-        else:
-            records = read_json_records(path, result.problems)
-        for n, (loc, rec) in enumerate(records):
-            row = Row(rec, str(path), loc, result.problems)
-            result.add(_item(row, ids, n), loc)
-        return result
+        ids, n = IdRegistry(), count()  # n: the record's place, which names an id-less row
+        return load_items(path, lambda row: _item(row, ids, next(n)), ("video_path", "question"))
 
     def render_prompt(self, item: Item, query: QueryPoint, options: PromptOptions) -> str:
         question = item.question.strip()
