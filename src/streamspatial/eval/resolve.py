@@ -24,6 +24,7 @@ from streamspatial.agents.registry import (
     agent_answering_as,
     agent_entry,
     agent_factory,
+    builtin_options,
 )
 from streamspatial.bench.base import BenchmarkAdapter
 from streamspatial.core.errors import StreamspatialError
@@ -93,15 +94,9 @@ def agent_options(
             f"--perception: only --agent {' / '.join(perception_agents())} read perception, "
             f"not --agent {cfg.agent}"
         )
+    declared = {o.name: getattr(cfg, o.name) for o in builtin_options()}  # as the agents declare
     return AgentOptions(
-        policy=cfg.policy,
-        params=params,
-        variant=cfg.variant,
-        scorer=scorer,
-        perception=cfg.perception,
-        fold_every=cfg.fold_every,
-        fold_memory=cfg.fold_memory,
-        frames=frames,
+        params=params, variant=cfg.variant, scorer=scorer, frames=frames, **declared
     )
 
 
