@@ -28,6 +28,18 @@ TableOf = Callable[[Iterable[Scorable]], Table]
 Headline = dict[str, float | None]
 
 
+def overall_headline(table: Table) -> Headline:
+    """The Overall row of the table's score column: the one number a leaderboard shows of a
+    table that ends with it (VSI-Bench's; the generic table of a benchmark-less run)."""
+    key_col = table.columns[0]
+    metric = next((c for c in ("score", "accuracy", "gpa") if c in table.columns), None)
+    out: Headline = {}
+    for r in table.rows:
+        if r.get(key_col) == "Overall" and metric is not None:
+            out["Overall"] = r.get(metric)
+    return out
+
+
 @dataclass(frozen=True)
 class Export:
     """How a benchmark's items are written: the file name and the writer (items, path → the
@@ -50,7 +62,8 @@ class Benchmark:
     the rules read a language model judge's stored reply (``run --judge``) as a fourth
     argument, beside the response.  ``table``: the
     results table under both scorers unless ``official_table`` averages differently.
-    ``headline``: the leaderboard's numbers of the table.  ``export``: the writer of ``sim
+    ``headline``: the leaderboard's numbers of the table (by default its Overall row,
+    :func:`overall_headline`).  ``export``: the writer of ``sim
     export --format <name>`` (a generated benchmark's multiple-choice questions in this
     release's layout); ``generated``: the file ``sim generate`` writes the items of this
     format to, which the simulator's own question families ask (``Family.format``), and its
@@ -69,7 +82,7 @@ class Benchmark:
     reads_judge: bool = False
     table: TableOf | None = None
     official_table: TableOf | None = None
-    headline: Callable[[Table], Headline] | None = None
+    headline: Callable[[Table], Headline] = overall_headline
     export: Export | None = None
     generated: Export | None = None
     frame_size: tuple[int, int] | None = None
@@ -87,4 +100,4 @@ class Benchmark:
         return self.adapter.title
 
 
-__all__ = ["Benchmark", "Export", "Headline", "TableOf"]
+__all__ = ["Benchmark", "Export", "Headline", "TableOf", "overall_headline"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from streamspatial.bench.home import Headline, overall_headline
 from streamspatial.bench.registry import HOMES
 from streamspatial.core.errors import InputError
 from streamspatial.grading.aggregate import Scorable, Table, generic_table
@@ -47,29 +48,13 @@ def results_table(table: str, records: Iterable[Scorable], scorer: str = "paper"
 
 # -- headline numbers --------------------------------------------------------------------------
 
-Headline = dict[str, float | None]
-
-
-def _overall(table: Table) -> Headline:
-    """The Overall row of the table's score column (VSI-Bench, generic tables)."""
-    key_col = table.columns[0]
-    metric = next((c for c in ("score", "accuracy", "gpa") if c in table.columns), None)
-    out: Headline = {}
-    for r in table.rows:
-        if r.get(key_col) == "Overall" and metric is not None:
-            out["Overall"] = r.get(metric)
-    return out
-
-
-HEADLINES: dict[str, Callable[[Table], Headline]] = {
-    **{b.title: b.headline for b in HOMES.values() if b.headline is not None},
-}
+HEADLINES: dict[str, Callable[[Table], Headline]] = {b.title: b.headline for b in HOMES.values()}
 
 
 def headline(table: Table) -> Headline:
     """The few numbers a leaderboard shows for a table, in the paper's order (the
     ``headline`` of ``scores.json``)."""
-    return HEADLINES.get(table.name, _overall)(table)
+    return HEADLINES.get(table.name, overall_headline)(table)
 
 
 __all__ = ["HEADLINES", "TABLES", "headline", "paper_table", "results_table"]

@@ -8,19 +8,13 @@ what the registry lists, with the names the harnesses give it (``score --from lm
 from streamspatial.bench.home import Benchmark
 
 from .reader import VSIBenchAdapter
-from .score import (
-    vsibench_headline,
-    vsibench_official,
-    vsibench_official_table,
-    vsibench_table,
-)
+from .score import vsibench_official, vsibench_official_table, vsibench_table
 
 BENCHMARK = Benchmark(
     adapter=VSIBenchAdapter(),
     official=vsibench_official,
     table=vsibench_table,
     official_table=vsibench_official_table,
-    headline=vsibench_headline,
     lmms_eval_tasks=("vsibench", "vsibench_debiased", "vsibench_pruned"),
     vlmevalkit_datasets=("VSI-Bench", "VSI-Bench-Debiased"),
 )

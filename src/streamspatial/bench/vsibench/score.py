@@ -154,22 +154,9 @@ def vsibench_official_table(records: Iterable[Scorable]) -> Table:
     )
 
 
-# --- the headline --------------------------------------------------------------------------
-
-
-def vsibench_headline(table: Table) -> dict[str, float | None]:
-    """The Overall row's score, as the leaderboard shows it (both tables end with it)."""
-    out: dict[str, float | None] = {}
-    for r in table.rows:
-        if r["question_type"] == "Overall":
-            out["Overall"] = r["score"]
-    return out
-
-
 __all__ = [
     "VSI_DIRECTION_PARTS",
     "VSI_MERGED",
-    "vsibench_headline",
     "vsibench_merged_row",
     "vsibench_official",
     "vsibench_official_table",
