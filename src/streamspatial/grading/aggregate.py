@@ -151,6 +151,15 @@ def _group(records: Iterable[ScoredQuery], key: Callable[[ScoredQuery], Any]) ->
     return groups
 
 
+def natural_groups(
+    records: Iterable[ScoredQuery], key: Callable[[ScoredQuery], Any]
+) -> list[tuple[Any, list[ScoredQuery]]]:
+    """The records grouped by ``key``, the groups in natural order (``1.2`` before ``1.10``,
+    ``L2`` before ``L10``), as the papers' tables list tasks and levels."""
+    groups = _group(records, key)
+    return [(k, groups[k]) for k in sorted(groups, key=_natural)]
+
+
 def per_source_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") -> Table:
     """Accuracy per source dataset (OVO-S Fig. 12, UCS per-source analyses), pooled."""
     recs = _records(records)
@@ -172,8 +181,7 @@ def generic_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wron
     """Score per task and pooled Overall, for benchmarks without a paper layout (generated)."""
     recs = _records(records)
     rows = []
-    for task, group in sorted(_group(recs, lambda r: r.task).items(),
-                              key=lambda kv: _natural(kv[0])):  # fmt: skip
+    for task, group in natural_groups(recs, lambda r: r.task):
         cell = _cell(group, invalid)
         rows.append({"task": task, "n": cell["n"], "invalid": cell["invalid"],
                      "score": cell["score"]})  # fmt: skip
@@ -254,8 +262,7 @@ def reading_of(records: list[ScoredQuery]) -> str:
 
 def per_task(recs: list[ScoredQuery], invalid: InvalidPolicy):
     """(task, its query points, their cell) for every task, in natural order."""
-    by_task = sorted(_group(recs, lambda r: r.task).items(), key=lambda kv: _natural(kv[0]))
-    for task, in_task in by_task:
+    for task, in_task in natural_groups(recs, lambda r: r.task):
         yield task, in_task, _cell(in_task, invalid)
 
 

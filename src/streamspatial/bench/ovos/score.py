@@ -19,9 +19,8 @@ from streamspatial.grading.aggregate import (
     ScoredQuery,
     Table,
     _cell,
-    _group,
-    _natural,
     _records,
+    natural_groups,
     pooled_row,
 )
 from streamspatial.grading.metrics import mean
@@ -57,14 +56,9 @@ def ovos_table(
     recs = _records(records)
     rows: list[dict[str, Any]] = []
     level_means: list[float] = []
-    for level, in_level in sorted(
-        _group(recs, lambda r: r.level).items(), key=lambda kv: _natural(kv[0])
-    ):
+    for level, in_level in natural_groups(recs, lambda r: r.level):
         cat_scores = []
-        for cat, in_cat in sorted(
-            _group(in_level, lambda r: getattr(r, by) or r.task).items(),
-            key=lambda kv: _natural(kv[0]),
-        ):
+        for cat, in_cat in natural_groups(in_level, lambda r: getattr(r, by) or r.task):
             cell = _cell(in_cat, invalid, "accuracy")
             cat_scores.append(cell["accuracy"])
             rows.append({"level": level, "group": cat, **cell})
@@ -110,13 +104,10 @@ def ovos_official_table(records: Iterable[Scorable]) -> Table:
     skipped = len(recs) - len(kept)
     skip_note = f"; {skipped} query point(s) whose model call failed are skipped"
     rows: list[dict[str, Any]] = []
-    levels = _group(kept, _main_category)
-    for level in sorted(levels, key=_natural):
-        in_level = levels[level]
+    for level, in_level in natural_groups(kept, _main_category):
         name = f"L{level}" if level != "unknown" else level
-        subs = _group(in_level, lambda r: r.subcategory or "unknown")
-        for sub in sorted(subs, key=_natural):
-            rows.append(pooled_row(subs[sub], level=name, group=sub))
+        for sub, in_sub in natural_groups(in_level, lambda r: r.subcategory or "unknown"):
+            rows.append(pooled_row(in_sub, level=name, group=sub))
         rows.append(pooled_row(in_level, level=name, group="All"))
     rows.append(pooled_row(kept, level="Overall", group=""))
     return OVOS_TABLE.filled(

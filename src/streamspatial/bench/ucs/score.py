@@ -21,8 +21,8 @@ from streamspatial.grading.aggregate import (
     Table,
     _cell,
     _group,
-    _natural,
     _records,
+    natural_groups,
     pooled_row,
 )
 from streamspatial.grading.verdict import Scored, letter_verdict
@@ -54,16 +54,11 @@ def ucs_table(records: Iterable[Scorable], *, invalid: InvalidPolicy = "wrong") 
     """
     recs = _records(records)
     rows = []
-    for cat, in_cat in sorted(
-        _group(recs, lambda r: r.category or r.task).items(), key=lambda kv: _natural(kv[0])
-    ):
+    for cat, in_cat in natural_groups(recs, lambda r: r.category or r.task):
         rows.append(
             {"category": cat, "subcategory": "Overall", **_cell(in_cat, invalid, "accuracy")}
         )
-        for sub, in_sub in sorted(
-            _group(in_cat, lambda r: r.subcategory or r.task).items(),
-            key=lambda kv: _natural(kv[0]),
-        ):
+        for sub, in_sub in natural_groups(in_cat, lambda r: r.subcategory or r.task):
             rows.append({"category": cat, "subcategory": sub, **_cell(in_sub, invalid, "accuracy")})
     rows.append({"category": "Overall", "subcategory": "", **_cell(recs, invalid, "accuracy")})
     return UCS_TABLE.filled(rows, "accuracy pooled over query points in every row")
