@@ -24,13 +24,14 @@ visibility) in one place, plain dataclasses and their JSON forms.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, get_args, get_origin, get_type_hints
 
 from streamspatial.core.errors import InputError, Problem
 from streamspatial.core.geometry import Intrinsics, Pose, Vec3
@@ -49,8 +50,59 @@ def _round(x: float, nd: int = 4) -> float:
     return round(float(x), nd)
 
 
+class _FlatRecord:
+    """The JSON form of a record of numbers, names and points (a room, a door, a wall piece,
+    an object): its fields in order, float fields as floats and points as lists of floats;
+    read back field by field as its type says, a field with a default taking it where an
+    older file has no such key.  One rule for the four, so their forms cannot drift apart."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: _dump(hint, getattr(self, f.name)) for f, hint in _typed_fields(type(self))}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Self:
+        values = {}
+        for f, hint in _typed_fields(cls):
+            if f.name in d:
+                values[f.name] = _read(hint, d[f.name])
+            elif f.default is MISSING:
+                raise KeyError(f.name)
+        return cls(**values)
+
+
+@functools.cache
+def _typed_fields(cls: type) -> tuple[tuple[Field[Any], Any], ...]:
+    """A record's fields in order, each with its type (its annotation resolved)."""
+    hints = get_type_hints(cls)
+    return tuple((f, hints[f.name]) for f in fields(cls))
+
+
+def _dump(hint: Any, value: Any) -> Any:
+    """``value`` of type ``hint`` as JSON takes it: floats as floats, tuples as lists."""
+    if hint is float:
+        return float(value)
+    if get_origin(hint) is not tuple:
+        return value
+    args = get_args(hint)
+    if args[-1] is ...:
+        return [_dump(args[0], v) for v in value]
+    return [_dump(t, v) for t, v in zip(args, value, strict=True)]
+
+
+def _read(hint: Any, value: Any) -> Any:
+    """A JSON ``value`` back as type ``hint`` (a fixed-length tuple: exactly that many)."""
+    if hint in (int, str, float):
+        return hint(value)
+    args = get_args(hint)
+    if args[-1] is ...:
+        return tuple(_read(args[0], v) for v in value)
+    if len(value) != len(args):
+        raise ValueError(f"expected {len(args)} numbers, got {value!r}")
+    return tuple(_read(t, v) for t, v in zip(args, value, strict=True))
+
+
 @dataclass(frozen=True)
-class Room:
+class Room(_FlatRecord):
     """One room of the floor plan: a rectilinear polygon (counter-clockwise) and its type."""
 
     room_id: int
@@ -87,28 +139,9 @@ class Room:
         a *= 0.5
         return (cx / (6 * a), cy / (6 * a))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "room_id": self.room_id,
-            "room_type": self.room_type,
-            "name": self.name,
-            "polygon": [[float(x), float(y)] for x, y in self.polygon],
-            "area": float(self.area),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Room:
-        return cls(
-            room_id=int(d["room_id"]),
-            room_type=str(d["room_type"]),
-            name=str(d["name"]),
-            polygon=tuple((_f(p[0]), _f(p[1])) for p in d["polygon"]),
-            area=_f(d["area"]),
-        )
-
 
 @dataclass(frozen=True)
-class Door:
+class Door(_FlatRecord):
     """An opening in the wall between two rooms (``room_b == -1`` would be outside; unused).
 
     ``center`` lies on the shared wall; ``axis`` is the direction the wall runs (``"x"`` for a
@@ -122,53 +155,15 @@ class Door:
     width: float
     axis: str  # "x" or "y"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "door_id": self.door_id,
-            "room_a": self.room_a,
-            "room_b": self.room_b,
-            "center": [float(self.center[0]), float(self.center[1])],
-            "width": float(self.width),
-            "axis": self.axis,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Door:
-        return cls(
-            door_id=int(d["door_id"]),
-            room_a=int(d["room_a"]),
-            room_b=int(d["room_b"]),
-            center=(_f(d["center"][0]), _f(d["center"][1])),
-            width=_f(d["width"]),
-            axis=str(d["axis"]),
-        )
-
 
 @dataclass(frozen=True)
-class WallSegment:
+class WallSegment(_FlatRecord):
     """A straight piece of wall (door gaps already cut out), centred on the line p0→p1."""
 
     p0: Vec2
     p1: Vec2
     thickness: float
     height: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "p0": [float(self.p0[0]), float(self.p0[1])],
-            "p1": [float(self.p1[0]), float(self.p1[1])],
-            "thickness": float(self.thickness),
-            "height": float(self.height),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> WallSegment:
-        return cls(
-            p0=(_f(d["p0"][0]), _f(d["p0"][1])),
-            p1=(_f(d["p1"][0]), _f(d["p1"][1])),
-            thickness=_f(d["thickness"]),
-            height=_f(d["height"]),
-        )
 
     def box(self) -> tuple[Vec3, Vec3]:
         """(centre, full size) of the wall as an axis-aligned box (walls are axis-aligned)."""
@@ -179,7 +174,7 @@ class WallSegment:
 
 
 @dataclass(frozen=True)
-class SceneObject:
+class SceneObject(_FlatRecord):
     """One object instance with its ground-truth 3D box and appearance."""
 
     instance_id: int
@@ -218,39 +213,6 @@ class SceneObject:
         z0 = self.position[2] - self.size[2] / 2
         z1 = self.position[2] + self.size[2] / 2
         return (min(xs), min(ys), z0), (max(xs), max(ys), z1)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "instance_id": self.instance_id,
-            "category": self.category,
-            "room_id": self.room_id,
-            "position": [float(v) for v in self.position],
-            "size": [float(v) for v in self.size],
-            "yaw": float(self.yaw),
-            "color": self.color,
-            "rgb": [float(v) for v in self.rgb],
-            "material": self.material,
-            "kind": self.kind,
-            "support_id": self.support_id,
-            "model": self.model,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> SceneObject:
-        return cls(
-            instance_id=int(d["instance_id"]),
-            category=str(d["category"]),
-            room_id=int(d["room_id"]),
-            position=tuple(_f(v) for v in d["position"]),  # type: ignore[arg-type]
-            size=tuple(_f(v) for v in d["size"]),  # type: ignore[arg-type]
-            yaw=_f(d["yaw"]),
-            color=str(d["color"]),
-            rgb=tuple(_f(v) for v in d["rgb"]),  # type: ignore[arg-type]
-            material=str(d["material"]),
-            kind=str(d.get("kind", "furniture")),
-            support_id=int(d.get("support_id", 0)),
-            model=str(d.get("model", "")),
-        )
 
 
 @dataclass(frozen=True)
