@@ -23,6 +23,7 @@ from streamspatial.core.errors import InputError
 from streamspatial.core.schema import Item
 from streamspatial.scene.types import load_episode_meta, meta_path_for, save_episode_meta
 from streamspatial.sim.pipeline.config import video_problems
+from streamspatial.sim.qa.export import Exported, export_items, videos_dir
 
 from .episode import VIDEO_FPS, VIDEO_SIZE, scan_episode
 from .families import not_on_scans, scan_families
@@ -59,28 +60,18 @@ class ScanBuildConfig:
 
 
 @dataclass
-class ScanBuildResult:
-    out: Path
-    files: dict[str, Path]
-    items: list[Item]
+class ScanBuildResult(Exported):
     scenes: list[str] = field(default_factory=list)
     pruning: dict | None = None
-
-
-def videos_root(out: Path) -> Path:
-    from streamspatial.sim.qa.export import videos_dir
-
-    return videos_dir(out)
 
 
 def build_scans(cfg: ScanBuildConfig, progress: Progress | None = None) -> ScanBuildResult:
     from streamspatial.sim.generate import debias
     from streamspatial.sim.qa import QuestionGenerator
-    from streamspatial.sim.qa.export import export_items
 
     cfg.check()
     scenes = scene_dirs(cfg.dataset, cfg.root)[: cfg.limit]
-    folder = videos_root(cfg.out) / cfg.dataset
+    folder = videos_dir(cfg.out) / cfg.dataset
     folder.mkdir(parents=True, exist_ok=True)
     walks = []
     for n, scene in enumerate(scenes):

@@ -43,7 +43,7 @@ from streamspatial.sim.pipeline.jobs import (
 )
 from streamspatial.sim.pipeline.stages import StageTimes
 
-from .qa.export import FILES, episode_dir, export_items, videos_dir
+from .qa.export import FILES, Exported, episode_dir, export_items
 
 # How a benchmark was computed, not what: left out of its configuration (the manifest keeps
 # the rest, and a folder is continued only by the same configuration).
@@ -60,19 +60,12 @@ Notice = Callable[[str], None]  # one line for the user, before rendering
 
 
 @dataclass
-class GenerateResult:
-    out: Path
-    files: dict[str, Path]
-    items: list[Item]
+class GenerateResult(Exported):
     episodes: list[str] = field(default_factory=list)
     pruning: dict | None = None  # qc.prune.PruneResult.summary() when pruned
     shortfall: dict[str, list[int]] = field(default_factory=dict)  # family: [made, asked]
     stages: dict = field(default_factory=dict)  # the manifest's stage times (.pipeline.stages)
     forecast: list = field(default_factory=list)  # .pipeline.forecast.Shortfall, before rendering
-
-    @property
-    def videos(self) -> Path:
-        return videos_dir(self.out)
 
 
 def generate_benchmark(

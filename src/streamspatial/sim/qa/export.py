@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,22 @@ def episode_dir(out: Path) -> Path:
 def video_ref(episode: str) -> str:
     """How items name an episode's video (relative to :func:`videos_dir`)."""
     return f"{VIDEO_GROUP}/{episode}.mp4"
+
+
+@dataclass
+class Exported:
+    """A benchmark folder :func:`export_items` has written: where it is, its files (format,
+    ``items``, ``manifest`` → path) and the items in them.  ``sim generate`` and ``scans build``
+    each return one, with what their own build adds (walks or scenes, pruning)."""
+
+    out: Path
+    files: dict[str, Path]
+    items: list[Item]
+
+    @property
+    def videos(self) -> Path:
+        """The folder to pass as ``--videos`` for every file (:func:`videos_dir`)."""
+        return videos_dir(self.out)
 
 
 def export_items(
