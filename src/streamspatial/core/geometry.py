@@ -84,8 +84,14 @@ class Pose:
 
 
 @dataclass(frozen=True)
-class Intrinsics:
-    """Pinhole intrinsics in pixels (principal point at the image centre by default)."""
+class Pinhole:
+    """A pinhole camera's image: its size, focal lengths and principal point, in pixels.
+
+    Where a pixel's centre sits is the convention of the subclass, not of this record: the
+    renderer's :class:`Intrinsics` put pixel ``(i, j)``'s centre at ``(j + 0.5, i + 0.5)``,
+    the scan datasets' cameras (``scans.types.Camera``) at ``(j, i)``.  The projection below
+    holds in either, given points in the same convention.
+    """
 
     width: int
     height: int
@@ -93,16 +99,6 @@ class Intrinsics:
     fy: float
     cx: float
     cy: float
-
-    @classmethod
-    def from_hfov(cls, width: int, height: int, hfov_deg: float = 60.0) -> Intrinsics:
-        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
-
-    @classmethod
-    def from_vfov(cls, width: int, height: int, vfov_deg: float) -> Intrinsics:
-        f = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
-        return cls(width, height, f, f, width / 2, height / 2)
 
     def matrix(self) -> np.ndarray:
         return np.array([[self.fx, 0, self.cx], [0, self.fy, self.cy], [0, 0, 1.0]])
@@ -129,6 +125,23 @@ class Intrinsics:
     def hfov_deg(self) -> float:
         return math.degrees(2 * math.atan((self.width / 2) / self.fx))
 
+
+@dataclass(frozen=True)
+class Intrinsics(Pinhole):
+    """The renderer's pinhole intrinsics: pixel centres at ``+0.5`` (GL), so the principal
+    point of a centred camera is the image's centre ``(width / 2, height / 2)``; they are what
+    an episode's metadata records."""
+
+    @classmethod
+    def from_hfov(cls, width: int, height: int, hfov_deg: float = 60.0) -> Intrinsics:
+        f = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+        return cls(width, height, f, f, width / 2, height / 2)
+
+    @classmethod
+    def from_vfov(cls, width: int, height: int, vfov_deg: float) -> Intrinsics:
+        f = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
+        return cls(width, height, f, f, width / 2, height / 2)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "width": self.width,
@@ -151,4 +164,4 @@ class Intrinsics:
         )
 
 
-__all__ = ["Intrinsics", "Pose", "Vec3", "wrap_angle", "wrap_pi"]
+__all__ = ["Intrinsics", "Pinhole", "Pose", "Vec3", "wrap_angle", "wrap_pi"]

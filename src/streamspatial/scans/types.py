@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from streamspatial.core.geometry import Pinhole
+
 # Labels that are the room itself, never an object a question is about (ScanNet's and
 # ScanNet++'s structural classes); floor faces give the room's area.
 STRUCTURE = frozenset({"wall", "floor", "ceiling", "remove", "split", "object"})
@@ -59,15 +61,9 @@ class ScanObject:
 
 
 @dataclass(frozen=True)
-class Camera:
-    """Pinhole intrinsics (OpenCV convention) of one image stream."""
-
-    width: int
-    height: int
-    fx: float
-    fy: float
-    cx: float
-    cy: float
+class Camera(Pinhole):
+    """Pinhole intrinsics of one image stream, in OpenCV's convention (pixel centres at
+    integers, as the datasets store ``K``)."""
 
     def scaled(self, width: int, height: int) -> Camera:
         sx, sy = width / self.width, height / self.height
