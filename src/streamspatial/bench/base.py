@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from streamspatial.core.errors import Problem
 from streamspatial.core.schema import Item, QueryPoint
@@ -243,7 +243,9 @@ class BenchmarkAdapter(ABC):
     :meth:`sniff`.
     """
 
-    name: ClassVar[str]  # short format name used by --format: ovos, vcbench, ucs, s3, vsibench
+    # The short format name used by --format (ovos, vcbench, ucs, s3, vsibench): the name of
+    # the benchmark's folder, bench/<name>/, for an adapter there (:meth:`__init_subclass__`).
+    name: ClassVar[str]
     title: ClassVar[str]
     short_title: ClassVar[str]
     headline_metric: ClassVar[str] = "Overall"
@@ -259,6 +261,16 @@ class BenchmarkAdapter(ABC):
     # How its questions meet the stream: "streaming" (asked at times, shown the prefix) or
     # "offline" (whole clips, no query time: MMSI-Video-Bench), which every report marks.
     protocol: ClassVar[str] = "streaming"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """An adapter in a benchmark's own folder (``streamspatial.bench.<name>.reader``) is
+        named by that folder, the one place the name is written (the registry lists each
+        folder's record by it); an adapter elsewhere names itself."""
+        super().__init_subclass__(**kwargs)
+        package, _, module = cls.__module__.rpartition(".")
+        home, _, folder = package.rpartition(".")
+        if "name" not in cls.__dict__ and home == __package__ and module == "reader":
+            cls.name = folder
 
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""

@@ -70,7 +70,6 @@ def option_texts(text: str) -> dict[str, str]:
 
 
 class MMSIVideoAdapter(BenchmarkAdapter):
-    name = "mmsivideo"
     title = "MMSI-Video-Bench"
     short_title = "MMSI-V"
     scoring = ScoringSpec(table="mmsivideo", official=OFFICIAL_SCORER)

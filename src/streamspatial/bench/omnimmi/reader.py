@@ -126,7 +126,6 @@ def task_of_keys(keys: set[str]) -> str | None:
 
 
 class OmniMMIAdapter(BenchmarkAdapter):
-    name = "omnimmi"
     title = "OmniMMI"
     short_title = "OMMI"
     headline_metric = "avg. w/o P"

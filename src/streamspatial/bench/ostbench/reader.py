@@ -55,7 +55,6 @@ def answer_format(qtype: str) -> str | None:
 
 
 class OSTBenchAdapter(BenchmarkAdapter):
-    name = "ostbench"
     title = "OST-Bench"
     short_title = "OST"
     scoring = ScoringSpec(table="ostbench", official=OFFICIAL_SCORER)

@@ -70,7 +70,6 @@ OFFICIAL_SCORER = "JoeLeelyf/OVO-Bench utils/OVOBenchScore.py"
 
 
 class OVOBenchAdapter(BenchmarkAdapter):
-    name = "ovobench"
     title = "OVO-Bench"
     short_title = "OVO"
     headline_metric = "Total Avg."

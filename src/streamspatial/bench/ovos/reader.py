@@ -65,7 +65,6 @@ OFFICIAL_SCORER = "InternLM/OVO-S-Bench score.py"
 
 
 class OvosAdapter(BenchmarkAdapter):
-    name = "ovos"
     title = "OVO-S-Bench"
     short_title = "OVO-S"
     scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)

@@ -106,7 +106,6 @@ def option_lines(options: dict[str, str]) -> str:
 
 
 class RTVBenchAdapter(BenchmarkAdapter):
-    name = "rtvbench"
     title = "RTV-Bench"
     short_title = "RTV"
     scoring = ScoringSpec(table="rtvbench", official=OFFICIAL_SCORER)

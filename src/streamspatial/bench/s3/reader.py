@@ -92,7 +92,6 @@ class S3Line(BaseModel):
 
 
 class S3Adapter(BenchmarkAdapter):
-    name = "s3"
     title = "S3-Bench"
     short_title = "S3"
     scoring = ScoringSpec(table="s3")

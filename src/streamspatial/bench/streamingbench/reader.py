@@ -101,7 +101,6 @@ _FILE_KIND = re.compile(r"^questions_(real|omni|sqa|proactive)(?=[._])")
 
 
 class StreamingBenchAdapter(BenchmarkAdapter):
-    name = "streamingbench"
     title = "StreamingBench"
     short_title = "StrB"
     headline_metric = "total"

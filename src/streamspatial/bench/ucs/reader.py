@@ -52,7 +52,6 @@ _LETTERED = re.compile(r"^\s*([A-Ga-g])\s*[.):]\s*(.*)$", re.DOTALL)
 
 
 class UCSAdapter(BenchmarkAdapter):
-    name = "ucs"
     title = "UCS-Bench"
     short_title = "UCS"
     scoring = ScoringSpec(

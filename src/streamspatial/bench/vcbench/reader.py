@@ -50,7 +50,6 @@ DATA_FIELDS = ("id", "query_points", "occurrence_times")
 
 
 class VCBenchAdapter(BenchmarkAdapter):
-    name = "vcbench"
     title = "VCBench"
     short_title = "VCBench"
     headline_metric = "GPA"

@@ -34,7 +34,6 @@ NUMERIC_TYPES = (
 
 
 class VSIBenchAdapter(BenchmarkAdapter):
-    name = "vsibench"
     title = "VSI-Bench"
     short_title = "VSI"
     scoring = ScoringSpec(

@@ -37,7 +37,6 @@ OFFICIAL_SCORER = "cambrian-mllm/cambrian-s lmms-eval tasks cambrians_vsr, cambr
 
 
 class VSISuperAdapter(BenchmarkAdapter):
-    name = "vsisuper"
     title = "VSI-SUPER"
     short_title = "VSI-S"
     scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
