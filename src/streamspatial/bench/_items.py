@@ -155,11 +155,13 @@ def evidence_before(
 
 
 def build_item(row: Row, **fields: Any) -> Item | None:
-    """Construct the Item; a schema rule we did not check ourselves still becomes a Problem."""
+    """Construct the Item, whose ``id`` is the row's own (:attr:`Row.item_id`, the id its
+    problems name) unless ``fields`` give another; a schema rule we did not check ourselves
+    still becomes a Problem."""
     if not row.ok:
         return None
     try:
-        return Item(**fields)
+        return Item(**{"id": row.item_id, **fields})
     except ValidationError as exc:
         for err in exc.errors():
             where = ".".join(str(p) for p in err["loc"])

@@ -186,7 +186,7 @@ def _item(row: Row, ids: IdRegistry) -> Item | None:
         spans.append({**clip, "frames": [first, first + len(shown) - 1]})
         first += len(shown)
     return build_item(
-        row, benchmark="mmsivideo", id=item_id, video=f"mmsivideo/{item_id}", question=text,
+        row, benchmark="mmsivideo", video=f"mmsivideo/{item_id}", question=text,
         answer_type=AnswerType.CHOICE, options=options,
         queries=(QueryPoint(index=0, time=float(n - 1), answer=truth.strip()),),
         task=TaskLabels(task=qtype),

@@ -269,16 +269,28 @@ def _single(row: Row, task: str, video: str | None) -> Item | None:
         meta[AT_END] = True
     if not row.ok:
         return None
+    return _text_item(row, task, video, question, time, answer, meta=meta)
+
+
+def _text_item(
+    row: Row,
+    task: str,
+    video: str | None,
+    question: str | None,
+    time: float,
+    answer: str,
+    **fields: Any,
+) -> Item | None:
+    """An OmniMMI question of ``task``, answered in text and asked once, at ``time``."""
     return build_item(
         row,
         benchmark="omnimmi",
-        id=row.item_id,
         video=video,
         question=question,
         answer_type=AnswerType.TEXT,
         queries=(QueryPoint(index=0, time=time, answer=answer),),
         task=_labels(task),
-        meta=meta,
+        **fields,
     )
 
 
@@ -360,15 +372,13 @@ def _turns(
         if task == MD and k == 0 and ANSWER_MARK in question:
             trow.problem("question", f"expected {ANSWER_MARK} only after the first turn")
             continue
-        item = build_item(
+        item = _text_item(
             trow,
-            benchmark="omnimmi",
-            id=item_id,
-            video=video,
-            question=question,
-            answer_type=AnswerType.TEXT,
-            queries=(QueryPoint(index=0, time=t, answer=answer),),
-            task=_labels(task),
+            task,
+            video,
+            question,
+            t,
+            answer,
             depends_on=previous.id if previous else None,
             meta={KIND: task, "turn": k, "span": list(span), "earlier": list(earlier)},
         )

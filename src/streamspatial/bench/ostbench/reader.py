@@ -131,7 +131,6 @@ def _dialogue(
         item = build_item(
             row,
             benchmark="ostbench",
-            id=item_id,
             video=scan,
             question=prompt,
             answer_type=answer_type,

@@ -147,7 +147,6 @@ def _choice_item(row: Row, item_id: str, task: str, video: str) -> Item | None:
     return build_item(
         row,
         benchmark="ovobench",
-        id=item_id,
         video=video,
         question=question,
         answer_type=AnswerType.CHOICE,

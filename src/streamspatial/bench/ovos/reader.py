@@ -118,7 +118,7 @@ def _level(row: Row) -> int | None:
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:
-    item_id = ids.item_id(row)
+    ids.item_id(row)  # the id the item takes (build_item), checked unique
     level = _level(row)
     main = row.str("task_main_category")
     sub = row.str("task_subcategory")
@@ -143,7 +143,6 @@ def _item(row: Row, ids: IdRegistry) -> Item | None:
     return build_item(
         row,
         benchmark="ovos",
-        id=item_id,
         video=video_path,
         question=question,
         answer_type=AnswerType.CHOICE,

@@ -160,7 +160,7 @@ def _item(row: Row, n: int, seen: dict[str, str]) -> Item | None:
         return None
     group = parse_group(qid)
     return build_item(
-        row, benchmark="rtvbench", id=row.item_id, video=video, question=question,
+        row, benchmark="rtvbench", video=video, question=question,
         answer_type=AnswerType.CHOICE, options=options, source=field,
         queries=(QueryPoint(index=0, time=end, answer=str(answer).strip(),
                             evidence=((start, end),) if start is not None else ()),),

@@ -227,7 +227,6 @@ def _item(row: Row, ids: IdRegistry, item_id: str, entry: Row, kind: str) -> Ite
     return build_item(
         row,
         benchmark="streamingbench",
-        id=item_id,
         video=_relative(video),
         question=question,
         **fields,

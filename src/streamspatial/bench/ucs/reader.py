@@ -190,7 +190,6 @@ def _array_item(row: Row, ids: IdRegistry) -> Item | None:
     return build_item(
         row,
         benchmark="ucs",
-        id=qid,
         intent=intent,
         video=strip_mcq(uid),
         question=question,
@@ -284,7 +283,6 @@ def _jsonl_item(row: Row, ids: IdRegistry) -> Item | None:
     return build_item(
         row,
         benchmark="ucs",
-        id=item_id,
         video=strip_mcq(uid),
         question=question,
         answer_type=AnswerType.CHOICE,

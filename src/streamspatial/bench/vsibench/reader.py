@@ -63,7 +63,7 @@ class VSIBenchAdapter(BenchmarkAdapter):
 
 
 def _item(row: Row, ids: IdRegistry) -> Item | None:
-    item_id = ids.item_id(row)
+    ids.item_id(row)  # the id the item takes (build_item), checked unique
     dataset = row.str("dataset")
     scene = row.str("scene_name")
     qtype = row.str("question_type")
@@ -92,7 +92,6 @@ def _item(row: Row, ids: IdRegistry) -> Item | None:
     return build_item(
         row,
         benchmark="vsibench",
-        id=item_id,
         video=f"{dataset}/{scene}.mp4",
         question=question,
         answer_type=AnswerType.NUMBER if numeric else AnswerType.CHOICE,

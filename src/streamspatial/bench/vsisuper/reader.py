@@ -72,8 +72,12 @@ def _item(row: Row, ids: IdRegistry, n: int) -> Item | None:
     ids.check(row, "id", item_id)
     video = row.str("video_path")
     question = row.str("question")
-    common: dict[str, Any] = {"benchmark": "vsisuper", "id": item_id, "video": video,
-                              "question": question, "source": split}  # fmt: skip
+    common: dict[str, Any] = {
+        "benchmark": "vsisuper",
+        "video": video,
+        "question": question,
+        "source": split,
+    }
     if "options" in row.data:  # Recall
         raw = row.list("options")
         options = options_from_list(row, "options", raw) if raw is not None else None
