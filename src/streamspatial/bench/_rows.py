@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,19 @@ class Row:
 
     def list(self, name: str, *, required: bool = True) -> list[Any] | None:
         return self._json(name, list, "a list", required)
+
+    def objects(
+        self, name: str, entries: list[Any], expected: str
+    ) -> Iterator[tuple[int, str, dict[str, Any]]]:
+        """``(k, "name[k]", entry)`` for each object among ``entries``, the list field
+        ``name`` (clips, probes, questions nested in a record); an entry that is not an object
+        is reported at its place as ``expected`` and passed over."""
+        for k, entry in enumerate(entries):
+            where = f"{name}[{k}]"
+            if isinstance(entry, dict):
+                yield k, where, entry
+            else:
+                self.problem(where, expected)
 
     def dict(self, name: str, *, required: bool = True) -> dict[str, Any] | None:
         return self._json(name, dict, "an object", required)

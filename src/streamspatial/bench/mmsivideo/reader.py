@@ -117,11 +117,7 @@ def _clips(row: Row) -> list[dict[str, Any]] | None:
     if raw is None:
         return None
     out = []
-    for k, clip in enumerate(raw):
-        where = f"video_list[{k}]"
-        if not isinstance(clip, dict):
-            row.problem(where, "expected {path, start, end, base_fps}")
-            continue
+    for _, where, clip in row.objects("video_list", raw, "expected {path, start, end, base_fps}"):
         own: list[Any] = []  # the clip's problems, named by its place in video_list
         sub = Row(clip, row.file, row.location, own, row.item_id)
         path, start, end = sub.str("path"), sub.time("start"), sub.time("end")

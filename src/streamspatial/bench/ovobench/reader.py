@@ -167,11 +167,7 @@ def _probes(row: Row, item_id: str, task: str, video: str) -> list[Item]:
     if not row.ok or probes is None:
         return []
     items = []
-    for i, probe in enumerate(probes):
-        field = f"test_info[{i}]"
-        if not isinstance(probe, dict):
-            row.problem(field, "expected an object with realtime")
-            continue
+    for i, field, probe in row.objects("test_info", probes, "expected an object with realtime"):
         t = check_time(row, f"{field}.realtime", probe.get("realtime"))
         if task == "REC":
             count = check_number(row, f"{field}.count", probe.get("count"), what="a count")

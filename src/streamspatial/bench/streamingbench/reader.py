@@ -194,13 +194,7 @@ def _questions(row: Row) -> list[tuple[int, dict[str, Any]]]:
     row.str("video_path")
     if questions is None or not row.ok:
         return []
-    out = []
-    for k, q in enumerate(questions):
-        if isinstance(q, dict):
-            out.append((k, q))
-        else:
-            row.problem(f"questions[{k}]", "expected a question object")
-    return out
+    return [(k, q) for k, _, q in row.objects("questions", questions, "expected a question object")]
 
 
 def _category(kind: str, task: str) -> str:
