@@ -332,6 +332,26 @@ def test_the_cli_refuses_two_sources_with_exit_2(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_the_cli_builds_what_the_library_builds(round_trip, tmp_path):
+    """``scans build``'s flags are ScanBuildConfig's fields: the command with the fixture's
+    settings writes the items and manifest that ``build_scans`` wrote."""
+    from typer.testing import CliRunner
+
+    from streamspatial.cli import app
+
+    fmt, written, result = round_trip
+    if fmt != "scannet":
+        pytest.skip("the flags become the configuration the same way for every dataset")
+    out = tmp_path / "cli"
+    flags = ["--fps", "10", "--size", "160x120", "--no-prune", "--seed", "3", "--no-progress"]
+    r = CliRunner().invoke(
+        app, ["scans", "build", f"--{fmt}", str(written[0].parent), "--out", str(out), *flags]
+    )
+    assert r.exit_code == 0, r.output
+    for name in ("items.jsonl", "manifest.json"):
+        assert (out / name).read_text() == (result.out / name).read_text(), name
+
+
 # -- VSI-Bench metadata -----------------------------------------------------------------------
 
 

@@ -18,8 +18,13 @@ scans_app = typer.Typer(
 )
 
 
+# Where scans build reads from: exactly one is given, and its flag names the dataset.
+SOURCES = ("scannet", "arkitscenes", "scannetpp", "vsibench_meta")
+
+
 @scans_app.command("build")
 def build(
+    ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", help="Output folder for files and videos.")],
     scannet: Annotated[
         Path | None, typer.Option("--scannet", help="A ScanNet scene folder, or a folder of them.")
@@ -65,16 +70,7 @@ def build(
     """Build a benchmark from scans: the same files as ``sim generate`` (each benchmark's
     format, items.jsonl, manifest.json, videos with their ground truth)."""
     console = Console(stderr=True)
-    given = {
-        k: v
-        for k, v in (
-            ("scannet", scannet),
-            ("arkitscenes", arkitscenes),
-            ("scannetpp", scannetpp),
-            ("vsibench-meta", vsibench_meta),
-        )
-        if v
-    }
+    given = {k.replace("_", "-"): ctx.params[k] for k in SOURCES if ctx.params[k]}
     if len(given) != 1:
         raise InputError(
             "scans build: give one of --scannet, --arkitscenes, --scannetpp or --vsibench-meta"
@@ -90,18 +86,10 @@ def build(
     from streamspatial.scans.build import ScanBuildConfig, build_scans
     from streamspatial.scans.families import not_on_scans
 
-    cfg = ScanBuildConfig(
-        out=out,
-        dataset=dataset,
-        root=root,
-        seed=seed,
-        per_family=per_family,
-        fps=fps,
-        size=parse_size(size),
-        prune=prune,
-        resume=resume,
-        limit=limit,
-    )
+    # Each other option is the ScanBuildConfig field of its name, as in ``sim generate``, but
+    # --size (parsed) and --progress (no setting of the benchmark).
+    fields = {k: v for k, v in ctx.params.items() if k not in (*SOURCES, "size", "progress")}
+    cfg = ScanBuildConfig(**fields, dataset=dataset, root=root, size=parse_size(size))
     with stage_bars(console, progress, width=32) as report:
         result = build_scans(cfg, report)
     console.print(
