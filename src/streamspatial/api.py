@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from streamspatial.agents.contract import Agent
 from streamspatial.agents.exploration import ExplorationWorld
 from streamspatial.agents.registry import AgentFactory, agent_entry, agent_names, register_agent
-from streamspatial.bench.base import BenchmarkAdapter
+from streamspatial.bench.base import BenchmarkAdapter, NamedByAdapter
 from streamspatial.core.errors import StreamspatialError
 from streamspatial.core.schema import Item
 from streamspatial.eval.config import RunConfig, build_config
@@ -54,7 +54,7 @@ AgentSpec = str | type[Agent]
 
 
 @dataclass(frozen=True)
-class Benchmark:
+class Benchmark(NamedByAdapter):
     """A benchmark file read and validated: its format's adapter and its items."""
 
     path: Path
@@ -63,11 +63,8 @@ class Benchmark:
 
     @property
     def format(self) -> str:
-        return self.adapter.name
-
-    @property
-    def title(self) -> str:
-        return self.adapter.title
+        """The format the file was read as (its adapter's name)."""
+        return self.name
 
     @property
     def query_points(self) -> int:

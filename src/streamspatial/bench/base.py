@@ -375,3 +375,21 @@ class BenchmarkAdapter(ABC):
         """How a proactive item is polled (StreamingBench Proactive Output), else None: the
         benchmark's declaration, which every run follows without a flag (``agents.polling``)."""
         return None
+
+
+class NamedByAdapter:
+    """A record about one benchmark, which its adapter names: a benchmark's registration
+    (:class:`streamspatial.bench.home.Benchmark`) and a file read with it
+    (:class:`streamspatial.api.Benchmark`) both take its name and title from it."""
+
+    adapter: BenchmarkAdapter
+
+    @property
+    def name(self) -> str:
+        """The format name (``--format``, ``Item.benchmark``)."""
+        return self.adapter.name
+
+    @property
+    def title(self) -> str:
+        """The benchmark's printed name, which its results table carries."""
+        return self.adapter.title

@@ -22,7 +22,7 @@ from streamspatial.core.schema import Item
 from streamspatial.grading.aggregate import Scorable, Table
 from streamspatial.grading.verdict import Rule
 
-from .base import BenchmarkAdapter
+from .base import BenchmarkAdapter, NamedByAdapter
 
 TableOf = Callable[[Iterable[Scorable]], Table]
 Headline = dict[str, float | None]
@@ -52,7 +52,7 @@ class Export:
 
 
 @dataclass(frozen=True)
-class Benchmark:
+class Benchmark(NamedByAdapter):
     """One benchmark, as its folder registers it.
 
     ``official`` / ``paper``: the rule each scorer scores a response with (None: the generic
@@ -88,16 +88,6 @@ class Benchmark:
     frame_size: tuple[int, int] | None = None
     lmms_eval_tasks: tuple[str, ...] = ()
     vlmevalkit_datasets: tuple[str, ...] = ()
-
-    @property
-    def name(self) -> str:
-        """The format name (``--format``, ``Item.benchmark``)."""
-        return self.adapter.name
-
-    @property
-    def title(self) -> str:
-        """The benchmark's printed name, which its results table carries."""
-        return self.adapter.title
 
 
 __all__ = ["Benchmark", "Export", "Headline", "TableOf", "overall_headline"]
