@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -29,12 +29,15 @@ class ScoringSpec:
     ``invalid``: what an unparseable answer counts as — ``"wrong"`` (OVO-S-Bench: it stays in
     every denominator) or ``"exclude"`` (VCBench: left out of the metric, invalid rate
     reported).  ``number_metric``: ``"mra"`` (S3-Bench, VSI-Bench), ``"gpa"`` (VCBench counting
-    trajectories) or ``"exact"``.  ``table``: the layout of the paper's results table.
+    trajectories) or ``"exact"``.  ``table``: the layout of the paper's results table, by its
+    name among :data:`streamspatial.scoring.tables.TABLES`; left None, an adapter's class gives
+    it the benchmark's own, its format name, or ``"generic"`` outside a benchmark's folder
+    (:meth:`BenchmarkAdapter.__init_subclass__`).
     """
 
     invalid: Literal["wrong", "exclude"] = "wrong"
     number_metric: Literal["mra", "gpa", "exact"] = "mra"
-    table: str = "generic"
+    table: str | None = None
     # The benchmark's official scoring code, which ``--scorer official`` reproduces; None when
     # the benchmark publishes none (then the official scorer is the paper's formulas).
     official: str | None = None
@@ -265,12 +268,18 @@ class BenchmarkAdapter(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """An adapter in a benchmark's own folder (``streamspatial.bench.<name>.reader``) is
         named by that folder, the one place the name is written (the registry lists each
-        folder's record by it); an adapter elsewhere names itself."""
+        folder's record by it), and its results table is the benchmark's own, under that name;
+        an adapter elsewhere names itself, and its table is the generic one unless it names
+        another."""
         super().__init_subclass__(**kwargs)
         package, _, module = cls.__module__.rpartition(".")
         home, _, folder = package.rpartition(".")
-        if "name" not in cls.__dict__ and home == __package__ and module == "reader":
+        housed = home == __package__ and module == "reader"
+        if "name" not in cls.__dict__ and housed:
             cls.name = folder
+        spec = cls.__dict__.get("scoring")
+        if spec is not None and spec.table is None:
+            cls.scoring = replace(spec, table=cls.name if housed else "generic")
 
     def sniff(self, path: Path) -> bool:
         """True when ``path`` looks like this format (used by ``--format auto``)."""

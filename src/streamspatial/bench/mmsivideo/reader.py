@@ -72,7 +72,7 @@ def option_texts(text: str) -> dict[str, str]:
 class MMSIVideoAdapter(BenchmarkAdapter):
     title = "MMSI-Video-Bench"
     short_title = "MMSI-V"
-    scoring = ScoringSpec(table="mmsivideo", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(official=OFFICIAL_SCORER)
     generation = GenerationSettings(
         max_tokens=10000,
         source="MMSI-Video-Bench utils/openai_api.py mimic_chat_budget: max_tokens = "

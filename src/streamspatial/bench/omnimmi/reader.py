@@ -129,7 +129,7 @@ class OmniMMIAdapter(BenchmarkAdapter):
     title = "OmniMMI"
     short_title = "OMMI"
     headline_metric = "avg. w/o P"
-    scoring = ScoringSpec(table="omnimmi", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(official=OFFICIAL_SCORER)
     generation = papers_protocol(
         "OmniMMI fixes no decoding for all models (baselines/*_modeling.py: each model's own)"
     )

@@ -57,7 +57,7 @@ def answer_format(qtype: str) -> str | None:
 class OSTBenchAdapter(BenchmarkAdapter):
     title = "OST-Bench"
     short_title = "OST"
-    scoring = ScoringSpec(table="ostbench", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(official=OFFICIAL_SCORER)
     generation = GenerationSettings(
         max_tokens=1000,
         source="rbler1234/OST-Bench models/utils/openai_api.py: max_tokens 1000, no temperature "

@@ -73,7 +73,7 @@ class OVOBenchAdapter(BenchmarkAdapter):
     title = "OVO-Bench"
     short_title = "OVO"
     headline_metric = "Total Avg."
-    scoring = ScoringSpec(number_metric="exact", table="ovobench", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(number_metric="exact", official=OFFICIAL_SCORER)
     generation = GenerationSettings(
         temperature=0.1,
         top_p=0.001,

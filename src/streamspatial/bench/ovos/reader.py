@@ -67,7 +67,7 @@ OFFICIAL_SCORER = "InternLM/OVO-S-Bench score.py"
 class OvosAdapter(BenchmarkAdapter):
     title = "OVO-S-Bench"
     short_title = "OVO-S"
-    scoring = ScoringSpec(number_metric="exact", table="ovos", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(number_metric="exact", official=OFFICIAL_SCORER)
     generation = greedy(
         1024, "OVO-S-Bench App. G.2: greedy, 1,024-token cap (models without a thinking mode)"
     )

@@ -108,7 +108,7 @@ def option_lines(options: dict[str, str]) -> str:
 class RTVBenchAdapter(BenchmarkAdapter):
     title = "RTV-Bench"
     short_title = "RTV"
-    scoring = ScoringSpec(table="rtvbench", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(official=OFFICIAL_SCORER)
     generation = greedy(
         64, "RTV-Bench scripts/infer/qwen25vl_wrapper.py: max_new_tokens 64, do_sample False"
     )

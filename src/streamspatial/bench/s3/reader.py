@@ -94,7 +94,7 @@ class S3Line(BaseModel):
 class S3Adapter(BenchmarkAdapter):
     title = "S3-Bench"
     short_title = "S3"
-    scoring = ScoringSpec(table="s3")
+    scoring = ScoringSpec()
     generation = papers_protocol("S3-Bench publishes no decoding setting")
 
     keys_all = frozenset({"task", "format", "query_time", "answer", "video"})

@@ -104,7 +104,7 @@ class StreamingBenchAdapter(BenchmarkAdapter):
     title = "StreamingBench"
     short_title = "StrB"
     headline_metric = "total"
-    scoring = ScoringSpec(number_metric="exact", table="streamingbench", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(number_metric="exact", official=OFFICIAL_SCORER)
     generation = papers_protocol(
         "StreamingBench fixes no decoding for all models (src/model/*: each model's own, e.g. "
         "MiniCPM-o samples at 0.5)"

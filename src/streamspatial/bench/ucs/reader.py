@@ -56,7 +56,6 @@ class UCSAdapter(BenchmarkAdapter):
     short_title = "UCS"
     scoring = ScoringSpec(
         number_metric="exact",
-        table="ucs",
         official="cocowy1/UCS-Bench eval_ucsbench.py / evaluate_ucsbench_vlm.py",
     )
     generation = greedy(

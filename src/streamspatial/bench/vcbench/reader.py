@@ -57,7 +57,6 @@ class VCBenchAdapter(BenchmarkAdapter):
     scoring = ScoringSpec(
         invalid="exclude",
         number_metric="gpa",
-        table="vcbench",
         official="buaa-colalab/VCBench eval/unify_results.py + eval/compute_metrics.py",
     )
     generation = GenerationSettings(

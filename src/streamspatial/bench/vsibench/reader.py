@@ -37,7 +37,6 @@ class VSIBenchAdapter(BenchmarkAdapter):
     title = "VSI-Bench"
     short_title = "VSI"
     scoring = ScoringSpec(
-        table="vsibench",
         official="vision-x-nyu/thinking-in-space lmms_eval/tasks/vsibench/utils.py",
     )
     generation = greedy(

@@ -39,7 +39,7 @@ OFFICIAL_SCORER = "cambrian-mllm/cambrian-s lmms-eval tasks cambrians_vsr, cambr
 class VSISuperAdapter(BenchmarkAdapter):
     title = "VSI-SUPER"
     short_title = "VSI-S"
-    scoring = ScoringSpec(table="vsisuper", official=OFFICIAL_SCORER)
+    scoring = ScoringSpec(official=OFFICIAL_SCORER)
     generation = greedy(
         16,
         "cambrian-s lmms-eval tasks cambrians_vsr, cambrians_vsc yaml generation_kwargs: "
