@@ -340,8 +340,6 @@ def test_the_cli_builds_what_the_library_builds(round_trip, tmp_path):
     from streamspatial.cli import app
 
     fmt, written, result = round_trip
-    if fmt != "scannet":
-        pytest.skip("the flags become the configuration the same way for every dataset")
     out = tmp_path / "cli"
     flags = ["--fps", "10", "--size", "160x120", "--no-prune", "--seed", "3", "--no-progress"]
     r = CliRunner().invoke(
