@@ -70,10 +70,10 @@ def test_a_walk_planning_too_few_glance_backs_is_lengthened():
     """Rooms enough at every length (a two-room house): the glance-backs decide."""
     house = generate_house(11, n_rooms=2, furniture="boxes")
     assert rooms_entered(house, _plan(house, seconds=60.0)(1)[0]) == 2
-    plan = _plan(house, glances=lambda m: m, seconds=60.0)  # 1, 2, 3 glance-backs
+    plan = _plan(house, glances=lambda m: m + 1, seconds=60.0)  # 2, 3, 4 glance-backs
     (traj, schedule), multiple = stretched(house, plan)
-    assert GLANCES_WANTED == 3
-    assert multiple == 3 and len(schedule.events) == 3
+    assert GLANCES_WANTED == 4
+    assert multiple == 3 and len(schedule.events) == 4
     assert len(traj.poses) == round(60.0 * multiple * 2.0)
     few = _plan(house, glances=lambda m: 1, seconds=60.0)  # never enough: the shortest
     assert stretched(house, few)[1] == 1
