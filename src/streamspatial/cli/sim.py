@@ -182,7 +182,7 @@ def generate(
             "--stretch/--no-stretch",
             help="Lengthen a walk (to two or three times --minutes) that enters fewer than four "
             "rooms (OVO-S Optimal Path, Rerouting and Topological Structure ask about the rooms "
-            "walked through) or plans fewer than two glance-backs (UCS Quantity Change "
+            "walked through) or plans fewer than four glance-backs (UCS Quantity Change "
             "Tracking, OVO-S Change Detection). The terminal and manifest.json (stretched) "
             "name such walks. Default: on for --split eval (a benchmark of every family), off "
             "for --split train (training data as long as asked).",
