@@ -31,7 +31,6 @@ def generated(tmp_path_factory):
     return out
 
 
-
 def test_export_reads_as_rtvbench_and_runs_in_its_own_scoring(capsys, tmp_path, generated):
     rc, out = cli(capsys, "sim", "export", generated, "--format", "rtvbench")
     assert rc == 0, out
