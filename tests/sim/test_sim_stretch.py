@@ -159,3 +159,21 @@ def test_resume_keeps_a_lengthened_walk_and_names_it(tmp_path):
     with pytest.raises(InputError, match=r"holds another benchmark \(stretch true there, false"):
         generate_benchmark(replace(cfg, resume=True, stretch=False))
     assert video.stat().st_mtime_ns == mtime
+
+
+def test_the_help_and_the_docs_state_the_wants_the_code_has():
+    """The ``--stretch`` help and docs/simulator.md spell the numbers out; once the code
+    wanted three glance-backs while both still said two."""
+    import re
+    import typing
+    from pathlib import Path
+
+    from streamspatial.cli.sim import generate
+
+    words = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+    want = {"rooms": ROOMS_WANTED, "glance-backs": GLANCES_WANTED}
+    option = typing.get_type_hints(generate, include_extras=True)["stretch"].__metadata__[0]
+    doc = Path(__file__).parents[2] / "docs" / "simulator.md"
+    for text in (option.help, doc.read_text(encoding="utf-8")):
+        said = re.findall(r"fewer than (\w+) (rooms|glance-backs)", " ".join(text.split()))
+        assert said and all(n in (words[want[w]], str(want[w])) for n, w in said), said
